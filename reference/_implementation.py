@@ -1,0 +1,117 @@
+"""The reference as an implementation under test: the handshake and the five operations (brief §3).
+
+``Reference`` is what ``eventproof run`` checks by default, what the harness computes expected
+answers with, and the model a port copies: ``start()`` answers the handshake, ``run(op, input)``
+answers one request with a JSON value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._errors import InvalidInput
+
+SPEC_VERSION = "1.0"
+DEFAULT_MAX_BYTES = 262144
+OPS = ("select", "fold", "settle", "classify", "project")
+
+
+def _require_mapping(value: Any, path: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise InvalidInput(
+            value=value, path=path, reason="is not a JSON object",
+            fix="Send the operation input as an object, as schemas/operations.json describes.",
+        )
+    return value
+
+
+def _require_list(value: Any, path: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise InvalidInput(
+            value=value, path=path, reason="is not a JSON array",
+            fix="Send a list here, as schemas/operations.json describes.",
+        )
+    return value
+
+
+class Reference:
+    """The reference implementation of every operation, for one fit strategy."""
+
+    def __init__(self, fit_strategy: str = "halving") -> None:
+        if fit_strategy not in ("halving", "maximal"):
+            raise InvalidInput(
+                value=fit_strategy, path="fit_strategy", reason="is not a fit strategy",
+                fix="Use 'halving' or 'maximal' (spec/wire.md §5.5).",
+            )
+        self.fit_strategy = fit_strategy
+
+    def start(self) -> dict[str, Any]:
+        """The handshake answer (spec/protocol.md)."""
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            own_version = version("eventproof")
+        except PackageNotFoundError:  # pragma: no cover - only when run from a bare checkout
+            own_version = "0+unknown"
+        return {
+            "version": 1,
+            "implementation": {
+                "name": f"eventproof-reference-{self.fit_strategy}",
+                "language": "python",
+                "version": own_version,
+                "homepage": "https://github.com/eventproof/eventproof",
+                "issues": "https://github.com/eventproof/eventproof/issues",
+            },
+            "capabilities": {
+                "ops": list(OPS),
+                "fitStrategy": self.fit_strategy,
+                "variableMaxBytes": True,
+            },
+        }
+
+    def run(self, op: str, input: Any) -> Any:
+        """Answer one request; raises :class:`InvalidInput` for an erroneous input."""
+        from . import _selection, _settle, _wire
+
+        request = _require_mapping(input, "$")
+        if op == "select":
+            return _selection.select_output(_require_list(request.get("events"), "$.events"))
+        if op == "fold":
+            return _selection.fold_results(_require_list(request.get("pushes"), "$.pushes"))
+        if op == "settle":
+            cancelled = request.get("cancelled", False)
+            if not isinstance(cancelled, bool):
+                raise InvalidInput(value=cancelled, path="$.cancelled", reason="is not a boolean",
+                                   fix="Send true or false.")
+            diagnostic = request.get("diagnostic")
+            if diagnostic is not None and not isinstance(diagnostic, str):
+                raise InvalidInput(value=diagnostic, path="$.diagnostic", reason="is not a string",
+                                   fix="Send the diagnostic as a string, or leave it out.")
+            return _settle.settle_run(
+                _require_list(request.get("events"), "$.events"),
+                cancelled=cancelled, diagnostic=diagnostic,
+            )
+        if op == "classify":
+            return _wire.classify_event(_require_mapping(request.get("event"), "$.event"))
+        if op == "project":
+            include = request.get("includeLiveEvents", False)
+            if not isinstance(include, bool):
+                raise InvalidInput(value=include, path="$.includeLiveEvents",
+                                   reason="is not a boolean", fix="Send true or false.")
+            max_bytes = request.get("maxBytes", DEFAULT_MAX_BYTES)
+            line = _wire.project_event(
+                _require_mapping(request.get("event"), "$.event"),
+                include_live_events=include, max_bytes=max_bytes,
+                fit_strategy=self.fit_strategy,
+            )
+            return None if line is None else {"line": line.decode("utf-8")}
+        raise InvalidInput(
+            value=op, path="op", reason="is not an operation of this spec",
+            fix=f"Use one of {', '.join(OPS)}.",
+        )
+
+
+def reference_for(fit_strategy: str = "halving") -> Reference:
+    """A reference for ``fit_strategy``; the factory ``--impl python:`` accepts."""
+    return Reference(fit_strategy)

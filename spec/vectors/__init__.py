@@ -1,0 +1,1 @@
+"""Language-neutral conformance vectors, shipped as package data."""
