@@ -74,6 +74,8 @@ RULES: tuple[Rule, ...] = (
          "The bounded text is the marker followed by a suffix of the original text."),
     Rule("bound.ids", "MUST", _WIRE, "project", "wire.md#5.4",
          "toolCallId and toolName are clipped to their first 256 code points, and only then."),
+    Rule("bound.converges", "MUST", _WIRE, "project", "wire.md#5.6",
+         "Projecting any event answers within the time limit: the shrink loop converges."),
     Rule("bound.tail", "MUST", _WIRE, "project", "wire.md#5.5",
          "The tail has exactly the length the declared fit strategy picks."),
     Rule("canon.utf8", "MUST", _WIRE, "project", "wire.md#6.1",

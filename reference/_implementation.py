@@ -115,3 +115,8 @@ class Reference:
 def reference_for(fit_strategy: str = "halving") -> Reference:
     """A reference for ``fit_strategy``; the factory ``--impl python:`` accepts."""
     return Reference(fit_strategy)
+
+
+def maximal_reference() -> Reference:
+    """The reference with the ``maximal`` fit strategy (``--impl python:…:maximal_reference``)."""
+    return Reference("maximal")

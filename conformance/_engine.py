@@ -1,0 +1,429 @@
+"""The engine: drive an implementation with Hypothesis, judge every answer, and shrink failures.
+
+One engine serves every face (the CLI, the pytest plugin, :func:`check_implementation`). For each
+operation the implementation declares, the engine searches for an input on which some check yields
+a violation; Hypothesis shrinks that input to a minimal counterexample; the violated rule is then
+set aside and the search repeats, so every broken rule gets its own minimal counterexample.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from hypothesis import HealthCheck, Phase, given, reject, seed, settings, target
+from hypothesis.errors import Unsatisfiable
+from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+
+from eventproof.reference import InvalidInput, Reference
+
+from . import _adapters
+from ._model import OPS, Capabilities, Case, Check, Errored, ImplErrored, Rule, Violation
+from ._rules import RULES_BY_ID, rules_for
+
+Outcome = Literal["pass", "fail", "error", "crash", "timeout", "skip", "xfail", "xpass"]
+#: Outcomes that make a MUST rule non-conforming.
+FAILING: frozenset[str] = frozenset({"fail", "error", "crash", "timeout", "xpass"})
+
+#: Example budgets per operation search, by profile.
+PROFILES: Mapping[str, int] = {"quick": 60, "default": 200, "thorough": 2000}
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """A minimal input on which the implementation broke a rule, with everything to replay it."""
+
+    op: str
+    input: Any
+    #: The reference's answer (``{"errored": message}`` when the spec calls the input erroneous).
+    expected: Any
+    #: The implementation's answer, or a description of how it failed to answer.
+    actual: Any
+    #: The check's explanation.
+    message: str
+    #: The Hypothesis seed of the run that found it (None in deterministic mode).
+    seed: int | None
+    #: The tail of the implementation's stderr when it crashed or hung.
+    stderr: str = ""
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    """The verdict on one rule."""
+
+    rule: Rule
+    outcome: Outcome
+    counterexample: Counterexample | None = None
+    #: Why a rule was skipped, or which expectation turned a failure into ``xfail``.
+    note: str = ""
+
+
+@dataclass
+class RunReport:
+    """What a run found: the implementation's identity and one result per rule."""
+
+    implementation: dict[str, Any]
+    capabilities: Capabilities
+    results: list[RuleResult]
+    profile: str
+    seed: int | None
+    deterministic: bool
+    duration: float = 0.0
+    calls: int = 0
+
+    @property
+    def conforms(self) -> bool:
+        """True when no MUST rule failed, errored, crashed, timed out or unexpectedly passed."""
+        return not any(
+            result.outcome in FAILING and (result.rule.level == "MUST" or result.outcome == "xpass")
+            for result in self.results
+        )
+
+    @property
+    def failed_rule_ids(self) -> set[str]:
+        """Every rule whose outcome is fail, error, crash or timeout (SHOULD rules included)."""
+        return {
+            result.rule.id
+            for result in self.results
+            if result.outcome in {"fail", "error", "crash", "timeout"}
+        }
+
+    def result_for(self, rule_id: str) -> RuleResult:
+        """The result of one rule by id."""
+        for result in self.results:
+            if result.rule.id == rule_id:
+                return result
+        raise KeyError(rule_id)
+
+
+class HarnessError(Exception):
+    """The harness itself could not go on (exit code 2); the message says why and what to do."""
+
+
+class _Found(Exception):
+    """Raised inside a Hypothesis example when a check was violated; Hypothesis shrinks it."""
+
+    def __init__(
+        self, violation: Violation, outcome: Outcome, actual: Any, stderr: str, op_input: Any
+    ) -> None:
+        super().__init__(f"{violation.rule}: {violation.message}")
+        self.op_input = op_input
+        self.violation = violation
+        self.outcome = outcome
+        self.actual = actual
+        self.stderr = stderr
+
+
+def _profile_checks() -> tuple[dict[str, list[Check]], dict[str, Any], dict[str, Any]]:
+    from . import _selection_checks, _selection_strategies, _wire_checks, _wire_strategies
+
+    checks: dict[str, list[Check]] = {**_selection_checks.CHECKS, **_wire_checks.CHECKS}
+    strategies = {**_selection_strategies.STRATEGIES, **_wire_strategies.STRATEGIES}
+    observers = {**_selection_strategies.OBSERVERS, **_wire_strategies.OBSERVERS}
+    return checks, strategies, observers
+
+
+def expected_answer(reference: Reference, op: str, op_input: Any) -> Any:
+    """The reference's answer, or :class:`Errored` when the spec calls the input erroneous."""
+    try:
+        return reference.run(op, op_input)
+    except InvalidInput as error:
+        return Errored(str(error))
+
+
+def evaluate(case: Case, checks: Iterable[Check], excluded: frozenset[str]) -> list[Violation]:
+    """Every violation of a rule not in ``excluded``, in check order."""
+    found: list[Violation] = []
+    for check in checks:
+        found.extend(v for v in check(case) if v.rule not in excluded)
+    return found
+
+
+def _agreement_rule(op: str) -> str:
+    return {"select": "select.agrees", "fold": "fold.prefix", "settle": "settle.agrees",
+            "classify": "classify.kind", "project": "project.agrees"}[op]
+
+
+def _hang_rule(op: str) -> str:
+    # wire.md §5.6: a projection that never answers is a shrink loop that did not converge.
+    return "bound.converges" if op == "project" else _agreement_rule(op)
+
+
+def _shown(value: Any) -> Any:
+    if isinstance(value, Errored):
+        return {"errored": value.message}
+    if isinstance(value, ImplErrored):
+        return {"errored": value.message}
+    return value
+
+
+@dataclass
+class _OpState:
+    """Book-keeping for one operation across its search rounds."""
+
+    timeout: float
+    slowest: float = 0.0
+    hung_inputs: set[str] = field(default_factory=set)
+    hangs_this_round: int = 0
+    skipped: int = 0
+    answered: int = 0
+    skip_reason: str = ""
+
+
+def _key(op_input: Any) -> str:
+    return json.dumps(op_input, sort_keys=True, ensure_ascii=True)
+
+
+class Engine:
+    """Runs the property search for one implementation behind one adapter."""
+
+    def __init__(
+        self,
+        adapter: _adapters.Adapter,
+        *,
+        capabilities: Capabilities,
+        max_examples: int,
+        run_seed: int | None,
+        deterministic: bool,
+        database: ExampleDatabase | None,
+        timeout: float,
+        identity: str,
+        on_progress: Callable[[str, str], None] | None = None,
+    ) -> None:
+        self.adapter = adapter
+        self.capabilities = capabilities
+        self.max_examples = max_examples
+        self.run_seed = run_seed
+        self.deterministic = deterministic
+        self.database = database
+        self.timeout = timeout
+        self.identity = identity
+        self.reference = Reference(capabilities.fit_strategy)
+        self.checks, self.strategies, self.observers = _profile_checks()
+        self.on_progress = on_progress or (lambda op, message: None)
+        self.calls = 0
+        self.unavailable: str | None = None
+
+    # -- one request --------------------------------------------------------------------------
+    def _ask(self, op: str, op_input: Any, state: _OpState) -> Any:
+        """Send one request; returns the adapter's response (timeouts guarded, see below)."""
+        key = _key(op_input)
+        if key in state.hung_inputs:
+            # An input that already hung is not sent again: replaying it would only wait again.
+            return _adapters.TimedOut(state.timeout, "")
+        if state.hangs_this_round:
+            # One hang per round is shrunk no further: other inputs are judged only if answered
+            # quickly, so a hanging implementation costs one timeout per round, not hundreds.
+            budget = max(1.0, 10 * state.slowest)
+        else:
+            budget = state.timeout
+        started = time.perf_counter()
+        response = self.adapter.run(op, op_input, timeout=budget)
+        self.calls += 1
+        if isinstance(response, _adapters.TimedOut):
+            state.hung_inputs.add(key)
+            state.hangs_this_round += 1
+        else:
+            state.slowest = max(state.slowest, time.perf_counter() - started)
+        return response
+
+    def _judge(
+        self, op: str, op_input: Any, response: Any, excluded: frozenset[str], state: _OpState
+    ) -> None:
+        """Raise :class:`_Found` when the response breaks a rule not yet found."""
+        stderr = ""
+        if isinstance(response, _adapters.Skipped):
+            state.skipped += 1
+            state.skip_reason = response.reason
+            return
+        if isinstance(response, _adapters.TimedOut):
+            rule = _hang_rule(op)
+            if rule in excluded:
+                reject()
+            violation = Violation(rule, f"no answer within {response.seconds:g} s; the "
+                                  "implementation was stopped and restarted")
+            raise _Found(violation, "timeout", {"timeout": response.seconds}, response.stderr,
+                         op_input)
+        if isinstance(response, _adapters.Crashed):
+            rule = _agreement_rule(op)
+            if rule in excluded:
+                reject()
+            violation = Violation(rule, f"the implementation crashed: {response.message}")
+            raise _Found(violation, "crash", {"crashed": response.message}, response.stderr,
+                         op_input)
+        if isinstance(response, _adapters.Broken):
+            rule = _agreement_rule(op)
+            if rule in excluded:
+                reject()
+            violation = Violation(rule, f"the answer broke the protocol: {response.error}")
+            raise _Found(violation, "error", {"protocolError": str(response.error)}, "", op_input)
+        if isinstance(response, ImplErrored):
+            actual: Any = response
+        else:
+            actual = response.output
+        state.answered += 1
+        expected = expected_answer(self.reference, op, op_input)
+        case = Case(op=op, input=op_input, expected=expected, actual=actual,  # type: ignore[arg-type]
+                    capabilities=self.capabilities)
+        violations = evaluate(case, self.checks[op], excluded)
+        if violations:
+            outcome: Outcome = "error" if isinstance(actual, ImplErrored) else "fail"
+            raise _Found(violations[0], outcome, _shown(actual), stderr, op_input)
+
+    # -- one search round ----------------------------------------------------------------------
+    def _search(self, op: str, excluded: frozenset[str], state: _OpState) -> _Found | None:
+        strategy = self.strategies[op](self.capabilities)
+        observer = self.observers.get(op)
+        state.hangs_this_round = 0
+
+        def example(op_input: Any) -> None:
+            if observer is not None:
+                for label, value in observer(op_input).items():
+                    target(value, label=label)
+            self._judge(op, op_input, self._ask(op, op_input, state), excluded, state)
+
+        test = given(strategy)(example)
+        test.hypothesis.inner_test._hypothesis_internal_add_digest = (  # type: ignore[attr-defined]
+            f"eventproof:{self.identity}:{op}:{','.join(sorted(excluded))}".encode()
+        )
+        test = settings(
+            max_examples=self.max_examples,
+            database=self.database,
+            derandomize=self.deterministic,
+            deadline=None,
+            report_multiple_bugs=False,
+            print_blob=False,
+            suppress_health_check=list(HealthCheck),
+            phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+        )(test)
+        if self.run_seed is not None and not self.deterministic:
+            test = seed(self.run_seed)(test)
+        try:
+            test()
+        except _Found as found:
+            return found
+        except Unsatisfiable:
+            # Every remaining example was set aside (e.g. each one hangs on a rule already found).
+            return None
+        return None
+
+    def check_op(self, op: str) -> list[RuleResult]:
+        """Search one operation until no further rule can be broken."""
+        rules = rules_for(op) + ((RULES_BY_ID["bound.converges"],) if op == "project" else ())
+        if op not in self.capabilities.ops:
+            return [RuleResult(rule, "skip", note=f"the implementation does not declare '{op}'")
+                    for rule in rules]
+        state = _OpState(timeout=self.timeout)
+        found: dict[str, RuleResult] = {}
+        while len(found) < len(rules) and self.unavailable is None:
+            self.on_progress(op, f"searching ({len(found)} rule(s) broken so far)")
+            hit = self._search(op, frozenset(found), state)
+            if hit is None:
+                break
+            rule = RULES_BY_ID[hit.violation.rule]
+            expected = expected_answer(self.reference, op, hit.op_input)
+            found[rule.id] = RuleResult(rule, hit.outcome, Counterexample(
+                op=op, input=hit.op_input, expected=_shown(expected), actual=hit.actual,
+                message=hit.violation.message, seed=self.run_seed, stderr=hit.stderr,
+            ))
+            self.on_progress(op, f"{rule.id}: {hit.outcome}")
+            if hit.outcome == "crash" and self.adapter.exhausted():
+                self.unavailable = hit.violation.message
+        results = []
+        for rule in rules:
+            if rule.id in found:
+                results.append(found[rule.id])
+            elif self.unavailable is not None:
+                results.append(RuleResult(rule, "error", note=f"not checked: {self.unavailable}"))
+            elif state.answered == 0 and state.skipped:
+                results.append(RuleResult(rule, "skip", note=state.skip_reason))
+            else:
+                results.append(RuleResult(rule, "pass"))
+        return results
+
+
+def check_implementation(
+    impl: Any,
+    *,
+    ops: Iterable[str] | None = None,
+    profile: str = "default",
+    max_examples: int | None = None,
+    seed: int | None = None,
+    deterministic: bool = True,
+    timeout: float = 10.0,
+    use_shell: bool = False,
+    database: str | Path | None = None,
+    on_progress: Callable[[str, str], None] | None = None,
+) -> RunReport:
+    """Check ``impl`` against the reference and return the verdict on every rule.
+
+    ``impl`` is an object with ``start()`` and ``run(op, input)``, a zero-argument factory of one,
+    or a spec string: ``python:MODULE:ATTR``, or a command line started as a subprocess that speaks
+    spec/protocol.md. With ``deterministic`` (the default, for CI) the search is derandomized and
+    uses no example database; otherwise ``seed`` (random when None) fixes it and failures are
+    saved to ``database`` so the next run starts from them.
+    """
+    if profile not in PROFILES:
+        raise HarnessError(f"unknown profile {profile!r}: use one of {', '.join(PROFILES)}")
+    examples = max_examples if max_examples is not None else PROFILES[profile]
+    run_seed = None if deterministic else (seed if seed is not None else random.getrandbits(32))
+    db = None if deterministic or database is None else DirectoryBasedExampleDatabase(database)
+    started = time.perf_counter()
+    adapter = _adapters.adapter_for(impl, timeout=timeout, use_shell=use_shell)
+    try:
+        handshake = adapter.start()
+        capabilities = handshake.capabilities
+        wanted = tuple(OPS if ops is None else ops)
+        unknown = [op for op in wanted if op not in OPS]
+        if unknown:
+            raise HarnessError(f"unknown operation(s) {', '.join(map(repr, unknown))}: "
+                               f"use one of {', '.join(OPS)}")
+        engine = Engine(
+            adapter, capabilities=capabilities, max_examples=examples, run_seed=run_seed,
+            deterministic=deterministic, database=db, timeout=timeout,
+            identity=handshake.identity_key(), on_progress=on_progress,
+        )
+        results: list[RuleResult] = []
+        for op in OPS:
+            if op in wanted:
+                results.extend(engine.check_op(op))
+        return RunReport(
+            implementation=handshake.implementation_dict(), capabilities=capabilities,
+            results=results, profile=profile, seed=run_seed, deterministic=deterministic,
+            duration=time.perf_counter() - started, calls=engine.calls,
+        )
+    finally:
+        adapter.stop()
+
+
+def apply_expectations(report: RunReport, expected: Mapping[str, str]) -> RunReport:
+    """Turn listed failures into ``xfail`` and listed passes into ``xpass`` (rule id -> prefix)."""
+    results = []
+    for result in report.results:
+        prefix = expected.get(result.rule.id)
+        if prefix is None:
+            results.append(result)
+        elif result.outcome in {"fail", "error", "crash", "timeout"}:
+            message = result.counterexample.message if result.counterexample else result.note
+            if message.startswith(prefix):
+                results.append(replace(result, outcome="xfail", note=f"expected: {prefix}"))
+            else:
+                results.append(replace(result, note=f"listed with prefix {prefix!r}, but the "
+                                       f"message is {message[:80]!r}"))
+        elif result.outcome == "pass":
+            results.append(replace(result, outcome="xpass",
+                                   note="listed as an expected failure but it passes now: "
+                                        "remove it from the expectations file"))
+        else:
+            results.append(result)
+    return replace(report, results=results)
+
+
+def iter_failures(report: RunReport) -> Iterator[RuleResult]:
+    """Results with a counterexample, in rule order."""
+    return (result for result in report.results if result.counterexample is not None)

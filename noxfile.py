@@ -1,0 +1,99 @@
+"""Sessions: tests, lint, typing, spec, build (default); vectors, mutation, bench, thorough (opt-in).
+
+Every session uses the Python that runs nox; dependency groups come from pyproject.toml.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).parent
+PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
+
+nox.options.sessions = ["tests", "lint", "typing", "spec", "build"]
+nox.options.default_venv_backend = "venv"
+nox.options.reuse_existing_virtualenvs = True
+
+
+def _group(name: str) -> list[str]:
+    return nox.project.dependency_groups(PYPROJECT, name)
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run the test suite (unit, integration, miniatures) against the installed wheel."""
+    session.install(".", *_group("test"))
+    # pytest exits 5 when it collected nothing; nox treats every non-zero code as a failure.
+    session.run("pytest", "-n", "auto", "-q", *session.posargs,
+                env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")})
+
+
+@nox.session(default=False)
+def thorough(session: nox.Session) -> None:
+    """Run the test suite with the thorough Hypothesis profile (many more examples)."""
+    session.install(".", *_group("test"))
+    session.run("pytest", "-n", "auto", *session.posargs, env={"HYPOTHESIS_PROFILE": "thorough"})
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Check style and common mistakes with ruff."""
+    session.install(*_group("lint"))
+    session.run("ruff", "check", "reference", "conformance", "tests", "noxfile.py")
+
+
+@nox.session
+def typing(session: nox.Session) -> None:
+    """Type-check reference/ and conformance/ strictly with mypy."""
+    session.install("-e", ".", *_group("typing"))
+    session.run("mypy", "--strict", "reference", "conformance")
+
+
+@nox.session
+def spec(session: nox.Session) -> None:
+    """Validate every schema, schema example and vector file, and run the vectors on the reference."""
+    session.install(".")
+    session.run("python", "-m", "eventproof.conformance._spec_check")
+    session.run("eventproof", "vectors")
+
+
+@nox.session
+def build(session: nox.Session) -> None:
+    """Build the wheel, install it into a fresh environment and run the CLI from it."""
+    session.install("build")
+    dist = Path(session.create_tmp()) / "dist"
+    session.run("python", "-m", "build", "--wheel", "--outdir", str(dist))
+    wheel = next(dist.glob("eventproof-*.whl"))
+    session.install("--force-reinstall", str(wheel))
+    with session.chdir(session.create_tmp()):
+        session.run("eventproof", "rules")
+        session.run("eventproof", "vectors")
+        session.run("eventproof", "run", "--profile", "quick", "--deterministic")
+
+
+@nox.session(default=False)
+def vectors(session: nox.Session) -> None:
+    """Regenerate spec/vectors/ from the reference (commit the result)."""
+    session.install("-e", ".")
+    session.run("python", "-m", "eventproof.conformance._vectors", "--write")
+
+
+@nox.session(default=False)
+def mutation(session: nox.Session) -> None:
+    """Mutate the reference and count the mutants `eventproof run` kills (slow)."""
+    session.install("-e", ".", *_group("mutation"), *_group("test"))
+    session.run("python", "tests/mutation/run_mutation.py", *session.posargs)
+
+
+@nox.session(default=False)
+def bench(session: nox.Session) -> None:
+    """Benchmark projection throughput against plain serialization; write figures and plots."""
+    session.install(".", *_group("bench"))
+    session.run(
+        "pytest", "tests/benchmarks", "-p", "no:xdist", "--benchmark-only",
+        "--benchmark-autosave", "--benchmark-storage", ".benchmarks", *session.posargs,
+    )
+    session.run("python", "tests/benchmarks/report.py")

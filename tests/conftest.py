@@ -1,0 +1,26 @@
+"""Hypothesis profiles for this project's own tests, chosen with HYPOTHESIS_PROFILE.
+
+``ci`` (the default under nox) is derandomized so a red run is reproducible; ``dev`` explores a
+fresh seed each time; ``thorough`` raises the budget tenfold (``nox -s thorough``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parent.parent
+# The miniature implementations are importable as ``miniatures.selection`` etc.
+sys.path.insert(0, str(ROOT / "tests"))
+
+settings.register_profile(
+    "ci", max_examples=100, derandomize=True, deadline=None, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("dev", max_examples=100, deadline=None)
+settings.register_profile("thorough", max_examples=1000, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
