@@ -21,7 +21,7 @@ def _require_mapping(value: Any, path: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise InvalidInput(
             value=value, path=path, reason="is not a JSON object",
-            fix="Send the operation input as an object, as schemas/operations.json describes.",
+            fix="Send the operation input as an object, as schemas/op-<op>.json describes.",
         )
     return value
 
@@ -30,7 +30,7 @@ def _require_list(value: Any, path: str) -> list[Any]:
     if not isinstance(value, list):
         raise InvalidInput(
             value=value, path=path, reason="is not a JSON array",
-            fix="Send a list here, as schemas/operations.json describes.",
+            fix="Send a list here, as schemas/op-<op>.json describes.",
         )
     return value
 
@@ -80,10 +80,10 @@ class Reference:
         if op == "fold":
             return _selection.fold_results(_require_list(request.get("pushes"), "$.pushes"))
         if op == "settle":
-            cancelled = request.get("cancelled", False)
-            if not isinstance(cancelled, bool):
-                raise InvalidInput(value=cancelled, path="$.cancelled", reason="is not a boolean",
-                                   fix="Send true or false.")
+            cancelled = request.get("cancelled")
+            if not isinstance(cancelled, bool):  # selection.md §6: a misspelt key must not pass
+                raise InvalidInput(value=cancelled, path="$.cancelled", reason="is not a boolean (the key is required)",
+                                   fix="Send \"cancelled\": true or false.")
             diagnostic = request.get("diagnostic")
             if diagnostic is not None and not isinstance(diagnostic, str):
                 raise InvalidInput(value=diagnostic, path="$.diagnostic", reason="is not a string",

@@ -1,0 +1,172 @@
+"""The selection profile's JSON Schemas: well-formed, identified, and right about their examples."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+import pytest
+from eventproof.conformance._schemas import BASE_URI, all_schemas, schema_issues
+from eventproof.reference._selection import fold_results, select_output
+from eventproof.reference._settle import settle_run
+from jsonschema import Draft202012Validator
+
+SCHEMAS = (
+    "session-event.json",
+    "content-block.json",
+    "chunk.json",
+    "op-select.json",
+    "op-fold.json",
+    "op-settle.json",
+)
+OPS = ("select", "fold", "settle")
+SPEC = Path(__file__).resolve().parents[2] / "spec" / "selection.md"
+
+
+def _examples() -> list[Any]:
+    """One pytest.param per example of schemas/examples/<schema>, valid and invalid alike."""
+    params = []
+    for name in SCHEMAS:
+        document = json.loads((files("eventproof.schemas") / "examples" / name).read_text("utf-8"))
+        for verdict in ("valid", "invalid"):
+            for number, entry in enumerate(document[verdict]):
+                params.append(pytest.param(
+                    name + entry.get("ref", ""), verdict == "valid", entry,
+                    id=f"{name}-{verdict}-{number}",
+                ))
+    return params
+
+
+EXAMPLES = _examples()
+
+
+@pytest.mark.parametrize("name", SCHEMAS)
+def test_schema_is_valid_2020_12_with_its_id(name: str) -> None:
+    """Each selection schema is valid draft 2020-12 and its $id is the base URI + its name."""
+    schema = all_schemas()[name]
+    Draft202012Validator.check_schema(schema)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert schema["$id"] == BASE_URI + name
+
+
+@pytest.mark.parametrize("name", [n for n in SCHEMAS if n.startswith("op-")])
+def test_op_schema_has_input_and_output(name: str) -> None:
+    """Each operation schema defines $defs/input and $defs/output."""
+    assert {"input", "output"} <= set(all_schemas()[name]["$defs"])
+
+
+@pytest.mark.parametrize("name", SCHEMAS)
+def test_every_schema_has_valid_and_invalid_examples(name: str) -> None:
+    """Each selection schema ships several valid and several invalid examples, each invalid
+    one saying why."""
+    document = json.loads((files("eventproof.schemas") / "examples" / name).read_text("utf-8"))
+    assert set(document) == {"valid", "invalid"}
+    assert len(document["valid"]) >= 3
+    assert len(document["invalid"]) >= 3
+    for entry in document["valid"] + document["invalid"]:
+        assert set(entry) <= {"instance", "ref", "why"}
+        assert "instance" in entry
+    assert all(entry.get("why") for entry in document["invalid"])
+
+
+@pytest.mark.parametrize(("target", "valid", "entry"), EXAMPLES)
+def test_example(target: str, valid: bool, entry: dict[str, Any]) -> None:
+    """A valid example validates against its schema and an invalid one does not."""
+    issues = schema_issues(entry["instance"], target)
+    if valid:
+        assert issues == [], f"{target}: {[str(i) for i in issues]}"
+    else:
+        assert issues, f"{target} accepted an instance that is invalid because {entry['why']}"
+
+
+def test_settle_output_with_empty_last_assistant_message_is_invalid() -> None:
+    """op-settle output refuses lastAssistantMessage: [] (spec/selection.md §5.4)."""
+    output: dict[str, Any] = {
+        "result": {"output": [], "stopReason": "error"},
+        "end": {"stopReason": "error", "lastAssistantMessage": []},
+        "toolResult": {"isError": True, "text": "Error: subagent run failed"},
+    }
+    assert schema_issues(output, "op-settle.json#/$defs/output")
+    del output["end"]["lastAssistantMessage"]
+    assert schema_issues(output, "op-settle.json#/$defs/output") == []
+
+
+# -- the reference's outputs conform to the output schemas ----------------------------------------
+
+
+def _event(type_: str, data: Any, seq: int = 0) -> dict[str, Any]:
+    return {"type": type_, "seq": seq, "time": "2025-01-01T00:00:00Z", "data": data}
+
+
+def _message(*content: Any) -> dict[str, Any]:
+    return _event("assistant/message", {"message": {"role": "assistant", "content": list(content)}})
+
+
+def _delta(text: str) -> dict[str, Any]:
+    return _event("assistant/chunk", {"chunk": {"type": "text-delta", "index": 0, "text": text}})
+
+
+def _turn_end(kind: str) -> dict[str, Any]:
+    return _event("turn/end", {"turn": 1, "reason": {"kind": kind}})
+
+
+_LOGS: dict[str, list[dict[str, Any]]] = {
+    "empty": [],
+    "usage-only": [_message(), _turn_end("max-tokens")],
+    "message-then-empty": [
+        _message({"type": "text", "text": "Found it."}), _message(), _turn_end("max-tokens"),
+    ],
+    "streamed-only": [_delta("Hel"), _delta("lo"), _turn_end("aborted")],
+    "reasoning-only": [_message({"type": "reasoning", "text": "r"}), _turn_end("blocked")],
+    "completed-mixed": [
+        _delta("draft"),
+        _message({"type": "reasoning", "text": "r"}, {"type": "text", "text": "Done."},
+                 {"type": "tool-call", "id": "c", "name": "n", "arguments": {}}),
+        _event("subagent/heartbeat", {}),
+        _turn_end("completed"),
+    ],
+    "unknown-kind": [_delta("x"), _turn_end("a-kind-from-the-future")],
+}
+
+
+@pytest.mark.parametrize("log", list(_LOGS.values()), ids=list(_LOGS))
+def test_reference_select_and_fold_outputs_conform(log: list[dict[str, Any]]) -> None:
+    """On hand-built logs, select and fold inputs and the reference's outputs match op-select.json
+    and op-fold.json."""
+    assert schema_issues({"events": log}, "op-select.json#/$defs/input") == []
+    assert schema_issues(select_output(log), "op-select.json#/$defs/output") == []
+    pushes = [{"event": e} for e in log] + [{"text": ""}, {"text": "tail"}]
+    assert schema_issues({"pushes": pushes}, "op-fold.json#/$defs/input") == []
+    assert schema_issues(fold_results(pushes), "op-fold.json#/$defs/output") == []
+
+
+@pytest.mark.parametrize("log", list(_LOGS.values()), ids=list(_LOGS))
+@pytest.mark.parametrize("cancelled", [False, True])
+@pytest.mark.parametrize("diagnostic", [None, "", "boom"])
+def test_reference_settle_outputs_conform(
+    log: list[dict[str, Any]], cancelled: bool, diagnostic: str | None,
+) -> None:
+    """On hand-built logs, the settle input and the reference's output match op-settle.json."""
+    request: dict[str, Any] = {"events": log, "cancelled": cancelled}
+    if diagnostic is not None:
+        request["diagnostic"] = diagnostic
+    assert schema_issues(request, "op-settle.json#/$defs/input") == []
+    output = settle_run(log, cancelled=cancelled, diagnostic=diagnostic)
+    assert schema_issues(output, "op-settle.json#/$defs/output") == []
+    assert schema_issues({"input": request, "output": output}, "op-settle.json") == []
+
+
+_EXAMPLE = re.compile(r"Input \(`(\w+)`\):\s*```json\n(.*?)```\s*Output:\s*```json\n(.*?)```", re.S)
+_SPEC_EXAMPLES = _EXAMPLE.findall(SPEC.read_text("utf-8"))
+
+
+@pytest.mark.parametrize(("op", "given_input", "stated_output"), _SPEC_EXAMPLES,
+                         ids=[f"{op}-{n}" for n, (op, _, _) in enumerate(_SPEC_EXAMPLES)])
+def test_spec_worked_example_is_schema_valid(op: str, given_input: str, stated_output: str) -> None:
+    """Each worked example of spec/selection.md is a valid exchange of its operation schema."""
+    assert op in OPS
+    exchange = {"input": json.loads(given_input), "output": json.loads(stated_output)}
+    assert schema_issues(exchange, f"op-{op}.json") == []
