@@ -14,7 +14,14 @@ from ._backstop import (
 )
 from ._canonical import canonical_bytes, well_formed
 from ._errors import InvalidInput
-from ._implementation import DEFAULT_MAX_BYTES, OPS, SPEC_VERSION, Reference, reference_for
+from ._implementation import (
+    DEFAULT_MAX_BYTES,
+    OPS,
+    SPEC_VERSION,
+    Reference,
+    maximal_reference,
+    reference_for,
+)
 from ._selection import OutputFold, fold_results, select_output
 from ._settle import settle_run
 from ._wire import classify_event, project_event
@@ -34,6 +41,7 @@ __all__ = [
     "classify_event",
     "extract_text",
     "fold_results",
+    "maximal_reference",
     "project_event",
     "reference_for",
     "select_output",

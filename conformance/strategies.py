@@ -1,0 +1,58 @@
+"""Public Hypothesis strategies for agent event streams, for use in your own property tests.
+
+Every strategy yields schema-valid JSON values (see ``schemas/``); ``op_inputs`` yields the inputs
+``eventproof run`` sends for one operation, so a port can run the same search in its own suite::
+
+    from hypothesis import given
+    from eventproof.conformance.strategies import op_inputs
+
+    @given(op_inputs("project"))
+    def test_my_projection_fits(request): ...
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from ._model import OPS, Capabilities
+from ._selection_strategies import (
+    assistant_messages,
+    chunks,
+    content_blocks,
+    session_events,
+    session_logs,
+)
+from ._wire_strategies import (
+    agent_events,
+    assistant_message_events,
+    json_values,
+    partial_results,
+    tool_execution_updates,
+)
+
+__all__ = [
+    "agent_events",
+    "assistant_message_events",
+    "assistant_messages",
+    "chunks",
+    "content_blocks",
+    "json_values",
+    "op_inputs",
+    "partial_results",
+    "session_events",
+    "session_logs",
+    "tool_execution_updates",
+]
+
+
+def op_inputs(op: str, capabilities: Capabilities | None = None) -> st.SearchStrategy[Any]:
+    """Inputs for ``op`` exactly as the harness generates them for an implementation declaring
+    ``capabilities`` (default: every op, ``halving``, variable ``maxBytes``)."""
+    from ._engine import _profile_checks
+
+    if op not in OPS:
+        raise ValueError(f"{op!r} is not an operation; use one of {', '.join(OPS)}")
+    _, strategies, _ = _profile_checks()
+    return strategies[op](capabilities or Capabilities())  # type: ignore[no-any-return]
