@@ -1,0 +1,261 @@
+"""The backstop: bound one oversized ``tool_execution_update`` line (spec/wire.md §5).
+
+The bounded form keeps both ids (clipped), drops everything else, and carries the marker plus a
+tail of the update's text: a suffix counted in code points, as long as the declared fit strategy
+allows. The clear searches below serialize every candidate and measure it, exactly as §5.5 reads;
+:func:`maximal_tail_fast` finds the same tail with two serializations (§5.6 explains why the size
+of a candidate is the envelope's plus the escaped cost of its tail).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._canonical import canonical_bytes, escaped_size, well_formed
+from ._errors import InvalidInput
+
+#: Opens the bounded text: a reader meets the warning before the tail (wire.md §5.3).
+MARKER = "[live output truncated]\n"
+#: toolCallId and toolName keep at most this many code points, from the start (wire.md §5.4).
+ID_CLIP_CODE_POINTS = 256
+#: The smallest maxBytes: the empty-tail bounded form always fits in it (wire.md §5.6).
+MIN_MAX_BYTES = 4096
+#: The fit strategies an implementation may declare (wire.md §5.5).
+FIT_STRATEGIES = ("halving", "maximal")
+#: How a search runs: ``fast`` (default) or ``clear`` (serialize every candidate; the spec).
+METHODS = ("fast", "clear")
+
+
+@dataclass
+class BoundStats:
+    """What one bounding did, for tests and benchmarks."""
+
+    #: Canonical serializations of a candidate bounded form (each costs O(line) work).
+    serializations: int = 0
+    #: Tail lengths (code points) whose bounded form was serialized, in order.
+    candidates: list[int] = field(default_factory=list)
+
+
+# -- §5.3 text ---------------------------------------------------------------------------------
+
+
+def extract_text(partial_result: Any) -> str:
+    """The text of a ``partialResult`` (wire.md §5.3), every string well-formed first.
+
+    A string is its own text. An object whose ``content`` is an array contributes the ``text``
+    of every element that is an object with ``"type": "text"`` and a string ``text``, joined with
+    ``""`` in order. Anything else (null, a number, an array, an object without array content)
+    has the empty text.
+    """
+    if isinstance(partial_result, str):
+        return well_formed(partial_result)
+    if isinstance(partial_result, Mapping):
+        content = partial_result.get("content")
+        if isinstance(content, list):
+            # Each piece is well-formed on its own: two halves of a pair in different blocks
+            # never meet to form a character neither block contained (wire.md §5.3).
+            return "".join(
+                well_formed(block["text"])
+                for block in content
+                if isinstance(block, Mapping)
+                and block.get("type") == "text"
+                and isinstance(block.get("text"), str)
+            )
+    return ""
+
+
+# -- §5.4 ids ----------------------------------------------------------------------------------
+
+
+def clip_id(value: str) -> str:
+    """The first :data:`ID_CLIP_CODE_POINTS` code points of ``well_formed(value)`` (§5.4)."""
+    return well_formed(value)[:ID_CLIP_CODE_POINTS]
+
+
+# -- §5.2 bounded form -------------------------------------------------------------------------
+
+
+def bounded_form(tool_call_id: str, tool_name: str, tail: str) -> dict[str, Any]:
+    """The bounded form with already clipped ids and ``tail``, in its exact key order (§5.2)."""
+    return {
+        "type": "tool_execution_update",
+        "toolCallId": tool_call_id,
+        "toolName": tool_name,
+        "partialResult": {"content": [{"type": "text", "text": MARKER + tail}]},
+    }
+
+
+def tail_of(text: str, k: int) -> str:
+    """The last ``k`` code points of ``text``; ``k == 0`` is the empty string (never ``[-0:]``)."""
+    return text[len(text) - k:]
+
+
+def halving_candidates(n: int) -> Iterator[int]:
+    """The tail lengths ``halving`` tries: n, ⌊n/2⌋, ⌊n/4⌋, …, 1, 0 (wire.md §5.5)."""
+    k = n
+    while True:
+        yield k
+        if k == 0:
+            return
+        k //= 2
+
+
+class _Measure:
+    """Serializes candidate bounded forms for one update and counts the work."""
+
+    def __init__(self, tool_call_id: str, tool_name: str, text: str, stats: BoundStats) -> None:
+        self.tool_call_id = tool_call_id
+        self.tool_name = tool_name
+        self.text = text
+        self.stats = stats
+        #: The last candidate serialized and its line.
+        self.last: tuple[int, bytes] | None = None
+
+    def line(self, k: int) -> bytes:
+        self.stats.serializations += 1
+        self.stats.candidates.append(k)
+        line = canonical_bytes(bounded_form(self.tool_call_id, self.tool_name,
+                                            tail_of(self.text, k)))
+        self.last = (k, line)
+        return line
+
+    def fits(self, k: int, max_bytes: int) -> bool:
+        return len(self.line(k)) <= max_bytes
+
+
+# -- §5.5 fit strategies, as the spec reads --------------------------------------------------
+
+
+def halving_tail(measure: _Measure, max_bytes: int) -> int:
+    """``halving``: the first of n, ⌊n/2⌋, …, 1, 0 whose bounded form fits (wire.md §5.5)."""
+    for k in halving_candidates(len(measure.text)):
+        if measure.fits(k, max_bytes):
+            return k
+    # k = 0 always fits (wire.md §5.6), so the loop returns before it ends.
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def maximal_tail_clear(measure: _Measure, max_bytes: int) -> int:
+    """``maximal`` by serializing candidates: the largest k in [0, n] that fits (wire.md §5.5).
+
+    Fit is monotone in k (§5.6), so a binary search over serialized candidates finds it; k = 0
+    fits by §5.6, which is the search's invariant.
+    """
+    low, high = 0, len(measure.text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if measure.fits(middle, max_bytes):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def maximal_tail_fast(measure: _Measure, max_bytes: int) -> int:
+    """``maximal`` with one serialization: the envelope's size plus escaped tail costs (§5.6).
+
+    The line for tail length k is the empty-tail line plus ``escaped_size(tail)`` bytes, and the
+    escaped size of a string is the sum of its code points' costs, each at least one byte. So
+    the tail grows from the end of the text while the budget lasts; pieces are measured a chunk
+    at a time (a chunk that does not fit is halved), O(n) work in all, and the search stops
+    exactly at the first code point that no longer fits.
+    """
+    text = measure.text
+    budget = max_bytes - len(measure.line(0))
+    start = len(text)  # the tail is text[start:]
+    size = min(budget, start)  # no more than `budget` code points fit: each costs >= 1 byte
+    while size > 0:
+        cost = escaped_size(text[start - size:start])
+        if cost <= budget:
+            budget -= cost
+            start -= size
+            size = min(size, budget, start)
+        else:
+            size //= 2
+    return len(text) - start
+
+
+# -- the public entry --------------------------------------------------------------------------
+
+
+def check_max_bytes(max_bytes: Any) -> int:
+    """``max_bytes`` if it is an integer >= :data:`MIN_MAX_BYTES` (wire.md §5.6), else raise.
+
+    A float with no fraction (``4096.0``) is that integer, as in JSON; ``True`` is not a number.
+    """
+    if isinstance(max_bytes, float) and max_bytes.is_integer():
+        max_bytes = int(max_bytes)
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < MIN_MAX_BYTES:
+        raise InvalidInput(
+            value=max_bytes, path="$.maxBytes",
+            reason=f"is not an integer >= {MIN_MAX_BYTES}: below that the bounded form may not "
+                   "fit at all (wire.md §5.6)",
+            fix=f"Send an integer of at least {MIN_MAX_BYTES}, or leave it at 262144.",
+        )
+    return max_bytes
+
+
+def check_fit_strategy(fit_strategy: Any) -> str:
+    """``fit_strategy`` if it names a strategy of wire.md §5.5, else raise."""
+    if fit_strategy not in FIT_STRATEGIES:
+        raise InvalidInput(
+            value=fit_strategy, path="fitStrategy", reason="is not a fit strategy",
+            fix="Use 'halving' or 'maximal' (spec/wire.md §5.5).",
+        )
+    return str(fit_strategy)
+
+
+def _id(update: Mapping[str, Any], key: str) -> str:
+    value = update.get(key)
+    if not isinstance(value, str):
+        raise InvalidInput(
+            value=value, path=f"$.event.{key}",
+            reason="is not a string, so the bounded form cannot carry it (wire.md §5.4, §7)",
+            fix=f"Send {key} as a string, as schemas/agent-event.json requires.",
+        )
+    return value
+
+
+def bound_with_line(
+    update: Mapping[str, Any], *, max_bytes: int, fit_strategy: str,
+    stats: BoundStats | None = None, method: str = "fast",
+) -> tuple[dict[str, Any], bytes]:
+    """The bounded form of ``update`` and its canonical line (see :func:`bound_live_update`)."""
+    max_bytes = check_max_bytes(max_bytes)
+    check_fit_strategy(fit_strategy)
+    if method not in METHODS:
+        raise InvalidInput(value=method, path="method", reason="is not a search method",
+                           fix="Use 'fast' or 'clear'.")
+    measure = _Measure(
+        clip_id(_id(update, "toolCallId")), clip_id(_id(update, "toolName")),
+        extract_text(update.get("partialResult")), stats if stats is not None else BoundStats(),
+    )
+    if fit_strategy == "halving":
+        k = halving_tail(measure, max_bytes)  # one version: it serializes every candidate
+    elif method == "clear":
+        k = maximal_tail_clear(measure, max_bytes)
+    else:
+        k = maximal_tail_fast(measure, max_bytes)
+    form = bounded_form(measure.tool_call_id, measure.tool_name, tail_of(measure.text, k))
+    if measure.last is not None and measure.last[0] == k:
+        return form, measure.last[1]  # the search's last candidate is the answer: reuse its bytes
+    return form, measure.line(k)
+
+
+def bound_live_update(
+    update: Mapping[str, Any], *, max_bytes: int, fit_strategy: str,
+    stats: BoundStats | None = None, method: str = "fast",
+) -> dict[str, Any]:
+    """The bounded form of a ``tool_execution_update`` (wire.md §5.2-5.5).
+
+    ``{"type", "toolCallId": clip(id), "toolName": clip(name), "partialResult": {"content":
+    [{"type": "text", "text": MARKER + tail}]}}`` where the tail is the longest suffix of the
+    extracted text that ``fit_strategy`` picks so that the line is at most ``max_bytes``
+    bytes. Pass a :class:`BoundStats` to learn how many candidates were serialized; ``method=
+    "clear"`` runs the serialize-every-candidate search for ``maximal`` too.
+    """
+    form, _ = bound_with_line(update, max_bytes=max_bytes, fit_strategy=fit_strategy,
+                              stats=stats, method=method)
+    return form

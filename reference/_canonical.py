@@ -1,0 +1,312 @@
+"""Canonical serialization: the exact bytes of a wire line (spec/wire.md §6).
+
+The canonical form of a JSON value is the UTF-8 encoding of what ECMAScript's ``JSON.stringify``
+writes for it once every string (and every member name) is well-formed (§6.1). Pinning an
+existing, widely implemented encoder lets a TypeScript port agree byte for byte with no code of its
+own, and leaves every other language a short, fully specified target.
+
+:func:`canonical_bytes_clear` is the spec in code: a small recursive encoder.
+:func:`canonical_bytes` answers the same bytes, taking a fast path through ``orjson`` when it is
+installed and the value provably needs nothing orjson does differently (no floats, no array-index
+member names, no integers beyond 2^53-1, only plain ``dict``/``list``/``str``/``int``/``bool``/
+``None``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any
+
+from ._errors import InvalidInput
+
+_orjson: ModuleType | None
+try:  # optional: the reference works, byte for byte the same, without it
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - exercised by the no-orjson test
+    _orjson = None
+
+#: The largest integer a double holds exactly together with all its neighbours (wire.md §7).
+MAX_SAFE_INTEGER = 2**53 - 1
+#: ECMAScript array indices are integers 0 <= i < 2^32 - 1 (wire.md §6.4).
+_ARRAY_INDEX_LIMIT = 2**32 - 1
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_PAIR = re.compile("([\ud800-\udbff])([\udc00-\udfff])")
+_NEEDS_ESCAPE = re.compile('[\x00-\x1f"\\\\]')
+# JSON.stringify's QuoteJSONString: two-character escapes where ECMA-262 has one, lowercase
+# \u00xx for the other controls, everything else (U+007F, U+2028, U+2029 included) raw (§6.2).
+_ESCAPES: dict[str, str] = {
+    '"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r",
+}
+for _code in range(0x20):
+    _ESCAPES.setdefault(chr(_code), f"\\u{_code:04x}")
+del _code
+_c_encode_basestring = getattr(json.encoder, "c_encode_basestring", None)
+_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+
+
+# -- §6.1 well-formed text ---------------------------------------------------------------------
+
+
+def _join_pair(match: re.Match[str]) -> str:
+    high, low = ord(match[1]), ord(match[2])
+    return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+
+
+def well_formed(s: str) -> str:
+    """``s`` as ECMAScript's ``String.prototype.toWellFormed`` sees it (wire.md §6.1).
+
+    A high surrogate followed by a low surrogate is one astral code point (that is how the pair
+    reads in UTF-16); every other surrogate becomes U+FFFD, one U+FFFD per surrogate.
+    """
+    if s.isascii() or _SURROGATE.search(s) is None:  # the common case: nothing to do
+        return s
+    return _SURROGATE.sub("\ufffd", _SURROGATE_PAIR.sub(_join_pair, s))
+
+
+# -- §6.2 strings ------------------------------------------------------------------------------
+
+
+def escape_clear(text: str) -> str:
+    """The body of a canonical string literal for well-formed ``text``, quotes excluded."""
+    return _NEEDS_ESCAPE.sub(lambda match: _ESCAPES[match[0]], text)
+
+
+def _escape(text: str) -> str:
+    """:func:`escape_clear`, by CPython's C string escaper (a test holds the two equal).
+
+    ``json.encoder.c_encode_basestring`` escapes exactly the characters of ``_ESCAPES``, the
+    same way, and is ten times faster on escape-heavy text.
+    """
+    if _c_encode_basestring is None:  # pragma: no cover - CPython always has the C escaper
+        return escape_clear(text)
+    escaped: str = _c_encode_basestring(text)
+    return escaped[1:-1]
+
+
+def quote(s: str) -> str:
+    """The canonical string literal for ``s``, quotes included (wire.md §6.2)."""
+    return '"' + _escape(well_formed(s)) + '"'
+
+
+def escaped_cost(char: str) -> int:
+    """Bytes one code point costs inside a canonical string literal (wire.md §6.5 table).
+
+    ``char`` is one code point; a lone surrogate costs what its U+FFFD replacement costs.
+    """
+    code = ord(char)
+    if char in _ESCAPES:
+        return len(_ESCAPES[char])  # 2 for '"', '\\', \b \t \n \f \r; 6 for \u00xx
+    if code < 0x80:
+        return 1
+    if code < 0x800:
+        return 2
+    if code < 0x10000:
+        return 3  # includes U+FFFD, which every lone surrogate becomes
+    return 4
+
+
+def escaped_size(text: str) -> int:
+    """Bytes ``text`` costs inside a canonical string literal, quotes excluded.
+
+    Equal to the sum of :func:`escaped_cost` over the code points of ``well_formed(text)``: the
+    cost of a string is additive over its code points, which is what makes a tail's size
+    computable piece by piece (wire.md §5.6).
+    """
+    body = _escape(well_formed(text))
+    return len(body) if body.isascii() else len(body.encode("utf-8"))
+
+
+# -- §6.3 numbers ------------------------------------------------------------------------------
+
+
+def _shortest_digits(x: float) -> tuple[str, int]:
+    """For finite ``x > 0``: the shortest round-trip digits ``s`` and the exponent ``n`` with
+    ``x == 0.s × 10^n`` (ECMA-262 Number::toString's ``s`` and ``n``).
+
+    ``repr`` already picks the shortest digit string that reads back as ``x`` (and the nearest
+    one among equals), which is exactly what ECMA-262 asks for; only the layout differs.
+    """
+    mantissa, _, exponent = float.__repr__(x).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = whole + fraction
+    point = len(whole) + (int(exponent) if exponent else 0)
+    significant = digits.lstrip("0")
+    point -= len(digits) - len(significant)
+    return significant.rstrip("0"), point
+
+
+def number_to_string(x: float) -> str:
+    """ECMA-262 ``Number::toString(x)`` in radix 10, for a finite ``x`` (wire.md §6.3)."""
+    if x == 0:
+        return "0"  # -0 too: JSON.stringify(-0) is "0"
+    if x < 0:
+        return "-" + number_to_string(-x)
+    digits, n = _shortest_digits(x)
+    k = len(digits)
+    if k <= n <= 21:
+        return digits + "0" * (n - k)  # an integer: 30.0 -> "30", 1e21 stays below
+    if 0 < n <= 21:
+        return digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * -n + digits  # 1e-6 -> "0.000001"
+    exponent = n - 1
+    sign = "+" if exponent >= 0 else "-"
+    mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
+    return f"{mantissa}e{sign}{abs(exponent)}"  # 1e21 -> "1e+21", 1e-7 -> "1e-7"
+
+
+# -- §6.4 member order -------------------------------------------------------------------------
+
+
+def is_array_index(key: str) -> bool:
+    """True when ``key`` is an ECMAScript array index: the canonical decimal of 0 <= i < 2^32-1."""
+    if not key or len(key) > 10 or not key.isascii() or not key.isdigit():
+        return False
+    if key[0] == "0" and key != "0":
+        return False  # "01" is not canonical: it is an ordinary name
+    return int(key) < _ARRAY_INDEX_LIMIT
+
+
+def member_path(path: str, key: str) -> str:
+    """The JSONPath of member ``key`` of the object at ``path`` (``$.a``, ``$["a b"]``)."""
+    if _IDENTIFIER.match(key):
+        return f"{path}.{key}"
+    return f"{path}[{json.dumps(key, ensure_ascii=True)}]"
+
+
+def ordered_members(value: Mapping[Any, Any], path: str) -> list[tuple[str, Any, str]]:
+    """The members of ``value`` as ``JSON.stringify`` visits them (wire.md §6.4).
+
+    Names are well-formed first; when two names become equal, the later value replaces the
+    earlier one at the earlier one's position (what assignment to a JS object does). Array-index
+    names come first in ascending numeric order, then the others in insertion order
+    (OrdinaryOwnPropertyKeys). Each member is ``(name, value, path of the original member)``.
+    """
+    members: dict[str, tuple[Any, str]] = {}
+    for key, item in value.items():
+        if not isinstance(key, str):
+            raise InvalidInput(
+                value=key, path=path, reason="is a member name that is not a string",
+                fix="JSON object member names are strings; convert the key to a string.",
+            )
+        members[well_formed(key)] = (item, member_path(path, key))
+    indices = sorted((key for key in members if is_array_index(key)), key=int)
+    others = [key for key in members if not is_array_index(key)]
+    return [(key, *members[key]) for key in indices + others]
+
+
+# -- the clear encoder (the spec) --------------------------------------------------------------
+
+
+def _encode(value: Any, path: str) -> str:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return quote(value)
+    if isinstance(value, int):
+        if abs(value) > MAX_SAFE_INTEGER:
+            raise InvalidInput(
+                value=value, path=path,
+                reason="is an integer beyond 2^53-1 in magnitude: a double cannot hold it exactly, "
+                       "so a JSON.parse reader would silently round it (wire.md §7, RFC 7493 §2.2)",
+                fix="Send integers within ±9007199254740991, or carry the value as a string.",
+            )
+        return str(int(value))  # int(): an IntEnum's str() is its name, not its digits
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise InvalidInput(
+                value=value, path=path,
+                reason="is not a finite number; JSON has no NaN or Infinity (wire.md §7)",
+                fix="Send a finite number, null, or a string such as \"NaN\".",
+            )
+        return number_to_string(float(value))
+    if isinstance(value, Mapping):
+        members = ordered_members(value, path)
+        return "{" + ",".join(
+            quote(key) + ":" + _encode(item, item_path) for key, item, item_path in members
+        ) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(
+            _encode(item, f"{path}[{index}]") for index, item in enumerate(value)
+        ) + "]"
+    raise InvalidInput(
+        value=value, path=path, reason=f"is a {type(value).__name__}, not a JSON value",
+        fix="Send only objects, arrays, strings, numbers, booleans and null.",
+    )
+
+
+def canonical_text(value: Any) -> str:
+    """The canonical serialization of ``value`` as text (what ``JSON.stringify`` returns)."""
+    try:
+        return _encode(value, "$")
+    except RecursionError:
+        raise InvalidInput(
+            value="<deeply nested value>", path="$",
+            reason="nests deeper than the reference can follow (wire.md §7)",
+            fix="Send a value nested at most a few hundred levels deep.",
+        ) from None
+
+
+def canonical_bytes_clear(value: Any) -> bytes:
+    """The canonical serialization of ``value`` by the clear encoder alone (wire.md §6)."""
+    return canonical_text(value).encode("utf-8")
+
+
+# -- the optional fast path --------------------------------------------------------------------
+
+_PLAIN_SCALARS = (str, bool, type(None))
+
+
+def _orjson_agrees(value: Any) -> bool:
+    """True when orjson's bytes for ``value`` are canonical, provided orjson accepts it.
+
+    orjson writes the same escapes and the same member order as the canonical form for plain
+    objects, arrays, strings, booleans, null and integers; it differs on floats (it writes
+    "1.0", "-0.0" and "1e21" where the canonical form has "1", "0" and "1e+21"), on array-index
+    names (it keeps insertion order) and on integers up to 2^64 (the canonical form refuses
+    those beyond 2^53-1). Lone surrogates make orjson raise, which sends the value to the clear
+    encoder.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind in _PLAIN_SCALARS:
+            continue
+        if kind is int:
+            if abs(item) > MAX_SAFE_INTEGER:
+                return False
+        elif kind is dict:
+            for key in item:
+                # Every array-index name starts with a digit; other digit-led names are rare.
+                if type(key) is not str or key[:1].isdigit():
+                    return False
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        else:
+            return False
+    return True
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """UTF-8 bytes of ``JSON.stringify(value)`` after well-forming every string (wire.md §6).
+
+    No trailing newline. Raises :class:`InvalidInput` (naming the JSONPath) for integers beyond
+    2^53-1, NaN and infinities, non-string member names and non-JSON values (wire.md §7).
+    """
+    if _orjson is not None and _orjson_agrees(value):
+        try:
+            fast: bytes = _orjson.dumps(value)
+            return fast
+        except _orjson.JSONEncodeError:  # lone surrogates, very deep nesting: the clear encoder
+            pass
+    return canonical_bytes_clear(value)

@@ -1,0 +1,229 @@
+"""Classification and projection of agent events to wire lines (spec/wire.md §3-4).
+
+A *frame* (``message_update``, ``tool_execution_update``) is ephemeral progress; every other type,
+unknown ones included, is a *fact*. A projected line is the canonical serialization (§6) of the
+projected value; only a ``tool_execution_update`` line longer than ``maxBytes`` is replaced by the
+bounded form of the backstop (§5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from ._backstop import BoundStats, bound_with_line, check_fit_strategy, check_max_bytes
+from ._canonical import canonical_bytes
+from ._errors import InvalidInput
+from ._implementation import DEFAULT_MAX_BYTES
+
+#: The ephemeral types (wire.md §3); everything else is durable.
+FRAME_TYPES = frozenset({"message_update", "tool_execution_update"})
+
+_EVENT = "$.event"
+
+
+def _require_event(event: Any) -> Mapping[str, Any]:
+    if not isinstance(event, Mapping):
+        raise InvalidInput(
+            value=event, path=_EVENT, reason="is not a JSON object",
+            fix="Send the agent event as an object with a string 'type' (wire.md §2).",
+        )
+    kind = event.get("type")
+    if not isinstance(kind, str):
+        raise InvalidInput(
+            value=kind, path=f"{_EVENT}.type", reason="is not a string, so the event has no type",
+            fix="Every agent event carries a string 'type' (wire.md §2, §7).",
+        )
+    return event
+
+
+def classify_event(event: Any) -> Literal["fact", "frame"]:
+    """``"frame"`` for ``message_update`` and ``tool_execution_update``, else ``"fact"`` (§3)."""
+    return "frame" if _require_event(event)["type"] in FRAME_TYPES else "fact"
+
+
+# -- §4 projection -----------------------------------------------------------------------------
+
+
+def _mapping(value: Any, path: str, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise InvalidInput(
+            value=value, path=path, reason=f"is not an object, so it is not {what} (wire.md §7)",
+            fix=f"Send {what} as schemas/agent-event.json describes.",
+        )
+    return value
+
+
+def _list(value: Any, path: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise InvalidInput(
+            value=value, path=path, reason="is not an array (wire.md §7)",
+            fix="Send an array here, as schemas/agent-event.json describes.",
+        )
+    return value
+
+
+def _role(message: Mapping[str, Any], path: str) -> str:
+    role = message.get("role")
+    if not isinstance(role, str):
+        raise InvalidInput(
+            value=role, path=f"{path}.role", reason="is not a string, so the message has no role",
+            fix="Send the message's role as a string (wire.md §2, §7).",
+        )
+    return role
+
+
+def _index(value: Any) -> int | None:
+    """A JSON integer as a Python int (``1.0`` is 1, as in JSON); ``None`` for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def _tool_call_fields(message_event: Mapping[str, Any]) -> tuple[str, str]:
+    """The ``id`` and ``name`` of the tool call a ``toolcall_start`` announces (wire.md §4.3)."""
+    base = f"{_EVENT}.assistantMessageEvent"
+    partial = _mapping(message_event.get("partial"), f"{base}.partial",
+                       "an assistant message snapshot")
+    content = _list(partial.get("content"), f"{base}.partial.content")
+    raw_index = message_event.get("contentIndex")
+    index = _index(raw_index)
+    # A JS reader indexes content[contentIndex]: a negative, fractional or absent index, or
+    # one past the end, finds no block at all (never Python's content[-1]).
+    if index is None or not 0 <= index < len(content):
+        raise InvalidInput(
+            value=raw_index, path=f"{base}.contentIndex",
+            reason=f"points at no block of partial.content (it has {len(content)}): a "
+                   "toolcall_start must announce a tool call that exists (wire.md §4.5)",
+            fix="Send the index of the toolCall block this toolcall_start opens.",
+        )
+    block_path = f"{base}.partial.content[{index}]"
+    block = content[index]
+    if not isinstance(block, Mapping) or block.get("type") != "toolCall":
+        raise InvalidInput(
+            value=block, path=block_path,
+            reason="is not a toolCall block: a toolcall_start must announce a tool call "
+                   "(wire.md §4.5)",
+            fix="Point contentIndex at the toolCall block, or send another event type.",
+        )
+    fields = []
+    for key in ("id", "name"):
+        value = block.get(key)
+        if not isinstance(value, str):
+            raise InvalidInput(
+                value=value, path=f"{block_path}.{key}", reason="is not a string (wire.md §7)",
+                fix=f"Send the tool call's {key} as a string.",
+            )
+        fields.append(value)
+    return fields[0], fields[1]
+
+
+def _project_message_update(event: Mapping[str, Any]) -> dict[str, Any]:
+    """``{type, usage?, assistantMessageEvent minus partial}`` (wire.md §4.3)."""
+    message = _mapping(event.get("message"), f"{_EVENT}.message", "a message")
+    role = _role(message, f"{_EVENT}.message")
+    if role != "assistant":
+        raise InvalidInput(
+            value=role, path=f"{_EVENT}.message.role",
+            reason="is not 'assistant': a message_update streams an assistant message, so "
+                   "this event is erroneous (wire.md §4.5)",
+            fix="Send message_update only for assistant messages.",
+        )
+    message_event = _mapping(event.get("assistantMessageEvent"),
+                             f"{_EVENT}.assistantMessageEvent", "an assistantMessageEvent")
+    projected_event = {key: value for key, value in message_event.items() if key != "partial"}
+    if message_event.get("type") == "toolcall_start":
+        # JS object spread: an existing key keeps its position, its value is replaced.
+        projected_event["id"], projected_event["toolName"] = _tool_call_fields(message_event)
+    projected: dict[str, Any] = {"type": event["type"]}
+    if "usage" in message:
+        projected["usage"] = message["usage"]
+    projected["assistantMessageEvent"] = projected_event
+    return projected
+
+
+def _project_turn_end(event: Mapping[str, Any]) -> dict[str, Any]:
+    """``{type, messageRole, toolResultCount}`` (wire.md §4.4)."""
+    message = _mapping(event.get("message"), f"{_EVENT}.message", "a message")
+    return {
+        "type": event["type"],
+        "messageRole": _role(message, f"{_EVENT}.message"),
+        "toolResultCount": len(_list(event.get("toolResults"), f"{_EVENT}.toolResults")),
+    }
+
+
+def _project_agent_end(event: Mapping[str, Any]) -> dict[str, Any]:
+    """``{type, willRetry, messageCount}``; ``willRetry`` is false when absent (wire.md §4.4)."""
+    will_retry = event.get("willRetry", False)
+    if not isinstance(will_retry, bool):
+        raise InvalidInput(
+            value=will_retry, path=f"{_EVENT}.willRetry", reason="is not a boolean (wire.md §7)",
+            fix="Send true or false, or leave willRetry out (it then reads as false).",
+        )
+    return {
+        "type": event["type"],
+        "willRetry": will_retry,
+        "messageCount": len(_list(event.get("messages"), f"{_EVENT}.messages")),
+    }
+
+
+# Where the members of a message_update projection that can hold numbers came from (§7).
+_MESSAGE_UPDATE_SOURCES = {
+    "usage": f"{_EVENT}.message.usage",
+    "assistantMessageEvent": f"{_EVENT}.assistantMessageEvent",
+}
+
+
+def _input_path(kind: str, path: str) -> str:
+    """Where the value at ``path`` of a projected value sat in the operation input."""
+    if kind == "message_update":  # only usage and the event can hold numbers (type is a str)
+        member = "usage" if path.startswith("$.usage") else "assistantMessageEvent"
+        return _MESSAGE_UPDATE_SOURCES[member] + path[len("$." + member):]
+    return _EVENT + path[1:]  # every other projection that copies values copies the event
+
+
+def _serialize(projected: Mapping[str, Any], kind: str) -> bytes:
+    """The canonical line of ``projected``; a refused number is named where the input had it."""
+    try:
+        return canonical_bytes(projected)
+    except InvalidInput as error:
+        raise InvalidInput(value=error.value, path=_input_path(kind, error.path),
+                           reason=error.reason, fix=error.fix) from None
+
+
+def project_event(
+    event: Any, *, include_live_events: bool, max_bytes: int = DEFAULT_MAX_BYTES,
+    fit_strategy: str = "halving", stats: BoundStats | None = None,
+) -> bytes | None:
+    """The canonical wire line of ``event``, or ``None`` for a frame not opted into (wire.md §4).
+
+    Raises :class:`InvalidInput` for an erroneous event (§4.5), for a value whose serialization
+    the canonical form refuses (§7), and for ``max_bytes`` that is not an integer >= 4096. A
+    :class:`BoundStats` passed as ``stats`` counts the backstop's serializations.
+    """
+    if not isinstance(include_live_events, bool):
+        raise InvalidInput(value=include_live_events, path="$.includeLiveEvents",
+                           reason="is not a boolean", fix="Send true or false.")
+    max_bytes = check_max_bytes(max_bytes)
+    check_fit_strategy(fit_strategy)
+    event = _require_event(event)
+    kind = event["type"]
+    if kind in FRAME_TYPES and not include_live_events:
+        return None  # §4.1 comes first: a frame nobody opted into is never looked at
+    if kind == "message_update":
+        projected = _project_message_update(event)
+    elif kind == "turn_end":
+        projected = _project_turn_end(event)
+    elif kind == "agent_end":
+        projected = _project_agent_end(event)
+    else:
+        projected = dict(event)  # §4.2: every other fact, and an opted-in tool_execution_update
+    line = _serialize(projected, kind)
+    if kind == "tool_execution_update" and len(line) > max_bytes:
+        _, line = bound_with_line(event, max_bytes=max_bytes, fit_strategy=fit_strategy,
+                                  stats=stats)
+    return line
