@@ -16,11 +16,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from hypothesis import HealthCheck, Phase, given, reject, seed, settings, target
-from hypothesis.errors import Unsatisfiable
-from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
-
 from eventproof.reference import InvalidInput, Reference
+from hypothesis import HealthCheck, Phase, given, reject, seed, settings, target
+from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+from hypothesis.errors import Unsatisfiable
 
 from . import _adapters
 from ._model import OPS, Capabilities, Case, Check, Errored, ImplErrored, Rule, Violation
@@ -175,6 +174,12 @@ class _OpState:
     skip_reason: str = ""
 
 
+#: Hangs allowed per search round before further inputs are set aside unsent.
+_HANGS_PER_ROUND = 3
+#: Stands for a request that was deliberately not sent (see ``Engine._ask``).
+_NOT_SENT = object()
+
+
 def _key(op_input: Any) -> str:
     return json.dumps(op_input, sort_keys=True, ensure_ascii=True)
 
@@ -216,12 +221,12 @@ class Engine:
         if key in state.hung_inputs:
             # An input that already hung is not sent again: replaying it would only wait again.
             return _adapters.TimedOut(state.timeout, "")
-        if state.hangs_this_round:
-            # One hang per round is shrunk no further: other inputs are judged only if answered
-            # quickly, so a hanging implementation costs one timeout per round, not hundreds.
-            budget = max(1.0, 10 * state.slowest)
-        else:
-            budget = state.timeout
+        if state.hangs_this_round >= _HANGS_PER_ROUND:
+            # Enough hangs to shrink with: further inputs are set aside unsent, so a hanging
+            # implementation costs a few timeouts per round, not one per shrink attempt.
+            return _NOT_SENT
+        # After a first hang, an input must be answered in 10x the slowest answer seen so far.
+        budget = max(1.0, 10 * state.slowest) if state.hangs_this_round else state.timeout
         started = time.perf_counter()
         response = self.adapter.run(op, op_input, timeout=budget)
         self.calls += 1
@@ -237,6 +242,8 @@ class Engine:
     ) -> None:
         """Raise :class:`_Found` when the response breaks a rule not yet found."""
         stderr = ""
+        if response is _NOT_SENT:
+            reject()
         if isinstance(response, _adapters.Skipped):
             state.skipped += 1
             state.skip_reason = response.reason

@@ -15,7 +15,8 @@ _WIRE = "wire"
 RULES: tuple[Rule, ...] = (
     # -- selection: spec/selection.md -------------------------------------------------------------
     Rule("select.never-empty", "MUST", _SELECTION, "select", "selection.md#3.2",
-         "The output is null or a non-empty list of blocks; an empty-content message never counts."),
+         "The output is null or a non-empty list of blocks; an empty-content message never "
+         "counts."),
     Rule("select.last-message", "MUST", _SELECTION, "select", "selection.md#3.1",
          "When an assistant message with non-empty content exists, the output is the content of "
          "the last one."),

@@ -63,7 +63,9 @@ def _parse_ops(value: str | None) -> tuple[str, ...] | None:
     return ops
 
 
-def _progress(console: Console, enabled: bool) -> tuple[Callable[[str, str], None], Callable[[], None]]:
+def _progress(
+    console: Console, enabled: bool
+) -> tuple[Callable[[str, str], None], Callable[[], None]]:
     """A live status line on a terminal; nothing at all elsewhere (CI logs stay clean)."""
     if not enabled or not console.is_terminal:
         return (lambda op, message: None), (lambda: None)
@@ -104,7 +106,8 @@ def main() -> None:
               show_default=True, help="Example budget per operation search (60 / 200 / 2000).")
 @click.option("--max-examples", type=click.IntRange(min=1), default=None,
               help="Override the profile's example budget.")
-@click.option("--seed", type=int, default=None, help="Seed the search (ignored with --deterministic).")
+@click.option("--seed", type=int, default=None,
+              help="Seed the search (ignored with --deterministic).")
 @click.option("--deterministic/--random", default=None,
               help="Derandomized search, no example database: the CI mode. Default: on when the "
                    "CI environment variable is set, off otherwise.")

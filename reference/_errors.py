@@ -1,4 +1,4 @@
-"""The one error the reference raises for input the spec calls erroneous (selection.md §6, wire.md §7)."""
+"""The one error the reference raises for erroneous input (selection.md §6, wire.md §7)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 
 class InvalidInput(ValueError):
-    """An input breaks the spec: says what the value was, where it sat, why it matters and the fix."""
+    """An input breaks the spec: what the value was, where it sat, why it matters, and the fix."""
 
     def __init__(self, *, value: Any, path: str, reason: str, fix: str) -> None:
         #: The offending value, as received.

@@ -82,8 +82,9 @@ class Reference:
         if op == "settle":
             cancelled = request.get("cancelled")
             if not isinstance(cancelled, bool):  # selection.md §6: a misspelt key must not pass
-                raise InvalidInput(value=cancelled, path="$.cancelled", reason="is not a boolean (the key is required)",
-                                   fix="Send \"cancelled\": true or false.")
+                raise InvalidInput(value=cancelled, path="$.cancelled",
+                                   reason="is not a boolean (the key is required)",
+                                   fix='Send "cancelled": true or false.')
             diagnostic = request.get("diagnostic")
             if diagnostic is not None and not isinstance(diagnostic, str):
                 raise InvalidInput(value=diagnostic, path="$.diagnostic", reason="is not a string",
