@@ -168,14 +168,16 @@ def run(
             console.print(f"wrote {len(report.failed_rule_ids)} expectation(s) to {expect}")
             sys.exit(EXIT_CONFORMS)
         report = apply_expectations(report, expected)
-        _replay.save_failures(report, state_dir / "failures")
-        _reports.render_console(report, console, verbose=verbose)
+        files = _replay.save_failures(report, state_dir / "failures")
+        spec = impl or _default_impl(fit)
+        _reports.render_console(report, console, verbose=verbose, replay_files=files,
+                                impl_spec=spec)
         if json_path:
-            _reports.write_json(report, json_path)
+            _reports.write_json(report, json_path, replay_files=files)
         if junit_path:
-            _reports.write_junit(report, junit_path)
+            _reports.write_junit(report, junit_path, replay_files=files, impl_spec=spec)
         if markdown_path:
-            _reports.write_markdown(report, markdown_path)
+            _reports.write_markdown(report, markdown_path, replay_files=files, impl_spec=spec)
     sys.exit(EXIT_CONFORMS if report.conforms else EXIT_NONCONFORMING)
 
 
@@ -201,9 +203,9 @@ def replay(files: tuple[Path, ...], impl: str | None, fit: str, timeout: float,
         fixed = result.status == "fixed"
         still += not fixed
         mark = "[green]fixed[/]" if fixed else f"[red]{result.status}[/]"
-        console.print(f"{mark}  {path}  ({result.case.rule})")
+        console.print(f"{mark}  {path}  ({result.case.rule})", soft_wrap=True)
         if not fixed and result.message:
-            console.print(f"    {result.message}", markup=False)
+            console.print(f"    {result.message}", markup=False, soft_wrap=True)
     console.print(f"{len(results) - still} fixed, {still} still failing")
     sys.exit(EXIT_CONFORMS if still == 0 else EXIT_NONCONFORMING)
 

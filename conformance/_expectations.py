@@ -1,0 +1,175 @@
+"""The expected-failures file: which rules an implementation is known to break, and how.
+
+The format follows protobuf's conformance failure lists: UTF-8 text, one entry per line,
+
+    <rule-id> <message prefix>
+
+where the prefix (possibly empty: any failure of the rule) must start the failure's message for
+the failure to count as expected. Lines whose first non-blank character is ``#`` are comments;
+blank lines are ignored. A ``#`` later in a line is part of the prefix (messages may contain one).
+
+Applying the file is :func:`eventproof.conformance._engine.apply_expectations`: a listed failure
+becomes ``xfail``; a listed rule that passes becomes ``xpass`` and fails the run, so a fixed bug
+cannot hide behind a stale entry (the WPT and protobuf rule: expectations only ever shrink).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from eventproof.reference import SPEC_VERSION
+
+from ._engine import RunReport
+from ._protocol import frozen_exception
+from ._reports import SUITE_VERSION
+
+__all__ = ["PREFIX_LENGTH", "ExpectationsError", "load_expectations", "write_expectations"]
+
+#: How many characters of a failure's message :func:`write_expectations` keeps as its prefix.
+PREFIX_LENGTH = 60
+
+_STILL_FAILING = frozenset({"fail", "error", "crash", "timeout", "xfail"})
+# Characters a one-line UTF-8 prefix cannot carry faithfully: line breaks (str.splitlines also
+# breaks at U+001C-U+001E, U+0085, U+2028 and U+2029), other C0 and C1 controls (an editor may
+# rewrite a tab) and lone surrogates (not encodable as UTF-8).
+_UNWRITABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+@frozen_exception
+@dataclass(frozen=True)
+class ExpectationsError(Exception):
+    """An expectations file that cannot be used: the file, the line, the text, why, and the fix."""
+
+    #: The expectations file as the user named it.
+    path: str
+    #: The 1-based line number, or None when the whole file is the problem.
+    line: int | None
+    #: The offending line as written ("" when the whole file is the problem).
+    text: str
+    #: What is wrong.
+    reason: str
+    #: What to do about it.
+    fix: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}, line {self.line}" if self.line is not None else self.path
+        shown = f": {self.text!r}" if self.text else ""
+        return f"expectations file {where}{shown}: {self.reason}. {self.fix}"
+
+
+def _known_rule_ids() -> list[str]:
+    from ._rules import HARNESS_RULES, RULES
+
+    return [rule.id for rule in (*RULES, *HARNESS_RULES)]
+
+
+def load_expectations(path: str | os.PathLike[str]) -> dict[str, str]:
+    """Read an expectations file into ``{rule id: message prefix}``.
+
+    Raises :class:`ExpectationsError` for an unreadable file, an unknown rule id (with the closest
+    real ids) and a rule listed twice.
+    """
+    shown = str(path)
+    try:
+        # utf-8-sig: a byte order mark some editors write is not part of the first rule id.
+        text = Path(path).read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise ExpectationsError(shown, None, "", "no such file",
+                                "Create it with `eventproof run --expect FILE "
+                                "--update-expectations`, or leave --expect out") from None
+    except IsADirectoryError:
+        raise ExpectationsError(shown, None, "", "is a directory",
+                                "Pass the expectations file itself") from None
+    except UnicodeDecodeError as error:
+        raw = Path(path).read_bytes()
+        bad_line = raw.count(b"\n", 0, error.start) + 1
+        bad = raw.splitlines()[bad_line - 1].decode("utf-8", "backslashreplace") if raw else ""
+        raise ExpectationsError(shown, bad_line, bad, f"is not UTF-8 (byte {error.start})",
+                                "Save the file as UTF-8") from None
+    except OSError as error:
+        raise ExpectationsError(shown, None, "", f"cannot be read ({error.strerror})",
+                                "Check the path and its permissions") from None
+    known = _known_rule_ids()
+    known_set = set(known)
+    entries: dict[str, str] = {}
+    first_seen: dict[str, int] = {}
+    for number, raw_line in enumerate(text.splitlines(), start=1):
+        line = raw_line.strip()
+        if not line or line.startswith("#"):
+            continue
+        rule_id, *rest = line.split(maxsplit=1)
+        prefix = rest[0] if rest else ""
+        if rule_id not in known_set:
+            close = difflib.get_close_matches(rule_id, known, n=3, cutoff=0.5)
+            hint = (f"Did you mean {' or '.join(repr(c) for c in close)}? " if close else "")
+            raise ExpectationsError(
+                shown, number, raw_line, f"{rule_id!r} is not a rule id",
+                f"{hint}Each line is '<rule-id> <message prefix>'; `eventproof rules` lists "
+                "every id. Fix the id, or delete the line if the rule no longer exists",
+            )
+        if rule_id in entries:
+            raise ExpectationsError(
+                shown, number, raw_line,
+                f"{rule_id!r} is already listed on line {first_seen[rule_id]}",
+                "Keep one line per rule: one expected message prefix decides each rule",
+            )
+        entries[rule_id] = prefix
+        first_seen[rule_id] = number
+    return entries
+
+
+def _prefix(message: str) -> str:
+    """The part of a message kept as its expected prefix: at most PREFIX_LENGTH characters that
+    survive a round trip through a UTF-8 text line unchanged (a shorter prefix still matches)."""
+    cut = _UNWRITABLE.search(message)
+    kept = message[: cut.start()] if cut else message
+    if kept[:1].isspace():
+        return ""  # the reader strips it, so it could never match: expect any failure instead
+    return kept[:PREFIX_LENGTH].rstrip()
+
+
+def write_expectations(path: str | os.PathLike[str], report: RunReport) -> None:
+    """Write every rule ``report`` finds broken (fail, error, crash, timeout, or an expected
+    failure that still fails), in rule order, each with the first characters of its message."""
+    implementation = report.implementation
+    who = str(implementation.get("name", "an unnamed implementation"))
+    if implementation.get("version"):
+        who += f" {implementation['version']}"
+    if implementation.get("language"):
+        who += f" ({implementation['language']})"
+    how = ("a deterministic run" if report.seed is None
+           else f"a run with seed {report.seed}")
+    lines = [
+        "# eventproof expected failures: '<rule-id> <message prefix>' per line; '#' starts a",
+        "# comment line. A listed rule whose failure message starts with the prefix is reported",
+        "# as xfail; a listed rule that passes is reported as xpass and fails the run: delete its",
+        "# line then. An empty prefix accepts any failure of the rule.",
+        f"# Written by eventproof {SUITE_VERSION} (spec {SPEC_VERSION}) from {how} of {who},",
+        f"# profile {report.profile}; regenerate with `eventproof run --expect FILE "
+        "--update-expectations`.",
+        "",
+    ]
+    order = {rule_id: index for index, rule_id in enumerate(_known_rule_ids())}
+    # Registry order, not the order of the run: the file stays stable from run to run.
+    ranked = sorted(report.results, key=lambda result: (order.get(result.rule.id, len(order)),
+                                                         result.rule.id))
+    for result in ranked:
+        if result.outcome not in _STILL_FAILING:
+            continue
+        if result.counterexample is not None:
+            message = result.counterexample.message
+        elif result.outcome == "xfail" and result.note.startswith("expected: "):
+            # apply_expectations keeps the prefix that matched in the note.
+            message = result.note.removeprefix("expected: ")
+        else:
+            message = result.note
+        prefix = _prefix(message)
+        lines.append(f"{result.rule.id} {prefix}" if prefix else result.rule.id)
+    target = Path(path)
+    if target.parent != Path():
+        target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("\n".join(lines) + "\n", encoding="utf-8", newline="\n")

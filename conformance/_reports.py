@@ -1,0 +1,741 @@
+"""What CI and people read after a run: the JSON report, JUnit XML, Markdown and the console.
+
+Every face renders the same :class:`~eventproof.conformance._engine.RunReport`. The JSON report is
+the complete, versioned record (``schemas/report.json``); JUnit XML feeds CI test tabs; the Markdown
+summary is written for a pull request or a job summary; the console is the short human view.
+
+Values from an implementation are shown as JSON. Strings may hold lone surrogates (the suite
+generates them on purpose, spec/wire.md §6.1) and control characters, which UTF-8 files and XML
+cannot carry raw: they are written as JSON escapes (``\\ud800``), so what is shown is still the
+exact value.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import shlex
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from eventproof.reference import SPEC_VERSION
+from rich.console import Console
+from rich.text import Text
+
+from . import _protocol
+from ._engine import Outcome, RuleResult, RunReport
+from ._model import OPS, Capabilities
+
+__all__ = [
+    "OUTCOMES",
+    "PROTOCOL_VERSION",
+    "REPORT_VERSION",
+    "SPEC_URL",
+    "SUITE_VERSION",
+    "answer_diff",
+    "dumps_json",
+    "failure_text",
+    "markdown_summary",
+    "pretty_json",
+    "readable_json",
+    "render_console",
+    "report_document",
+    "section_label",
+    "section_url",
+    "totals",
+    "write_json",
+    "write_junit",
+    "write_markdown",
+]
+
+
+def _suite_version() -> str:
+    try:
+        return version("eventproof")
+    except PackageNotFoundError:  # pragma: no cover - only when run from a bare checkout
+        return "0+unknown"
+
+
+#: The version of this distribution (the suite that judged the run).
+SUITE_VERSION: str = _suite_version()
+#: The version of the JSON report's shape; bumped on any incompatible change to schemas/report.json.
+REPORT_VERSION = 1
+#: The subprocess protocol version this suite speaks (spec/protocol.md).
+PROTOCOL_VERSION: int = _protocol.PROTOCOL_VERSION
+#: Where the normative text is published; a rule's section is a file under it.
+SPEC_URL = "https://github.com/eventproof/eventproof/blob/main/spec/"
+#: Every outcome, in the order reports list them.
+OUTCOMES: tuple[Outcome, ...] = (
+    "pass", "fail", "error", "crash", "timeout", "skip", "xfail", "xpass",
+)
+
+#: Outcomes shown as a failure section (the run's verdict depends on them).
+_SHOWN = frozenset({"fail", "error", "crash", "timeout", "xpass"})
+#: How much of one value the console shows before pointing at the replay file.
+_CONSOLE_LIMIT = 2000
+#: How much of one value a Markdown block or a JUnit failure carries.
+_DOCUMENT_LIMIT = 20000
+
+# Inside a JSON string these are shown as escapes: lone surrogates have no UTF-8 form, and
+# U+0085, U+2028 and U+2029 end a line for str.splitlines, editors and terminals.
+_UNSAFE_IN_STRING = re.compile("[\x85\u2028\u2029\ud800-\udfff]")
+# XML 1.0 §2.2 allows TAB, LF, CR and everything from U+0020 except surrogates, U+FFFE, U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# A wire line shown as written: a character that cannot be shown raw on one line is written
+# ⟨U+XXXX⟩, which no JSON text contains, so it is never confused with an escape in the line.
+_NOT_SHOWN_RAW = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029\ud800-\udfff]")
+# Free text from an implementation (stderr, messages) keeps its line breaks and tabs; any other
+# control character (a terminal escape sequence) is shown, not obeyed.
+_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029\ud800-\udfff]")
+
+
+# -- JSON text ---------------------------------------------------------------------------------
+
+def _escape_unsafe(text: str) -> str:
+    # In json.dumps output these characters only occur inside strings, where "\uXXXX" is the JSON
+    # escape of exactly that code unit: the text stays valid JSON for the same value (RFC 8259 §7).
+    return _UNSAFE_IN_STRING.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def _printable(text: str) -> str:
+    """Free text with control characters other than LF and TAB, and lone surrogates, escaped."""
+    return _HIDDEN.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def dumps_json(value: Any, *, indent: int | None = None) -> str:
+    """``value`` as JSON text any UTF-8 file can hold: non-ASCII kept, lone surrogates escaped."""
+    return _escape_unsafe(json.dumps(value, indent=indent, ensure_ascii=False))
+
+
+def pretty_json(value: Any) -> str:
+    """``value`` as indented JSON, keys in their original order (member order matters, wire.md
+    §6.4)."""
+    return dumps_json(value, indent=2)
+
+
+def readable_json(value: Any, width: int = 120) -> str:
+    """``value`` as JSON for reading: a value whose compact form fits on its line stays on one
+    line (one event per line in a log), larger ones open up, indented by two. Key order is kept."""
+    return _readable(value, 0, 0, width)
+
+
+def _readable(value: Any, indent: int, taken: int, width: int) -> str:
+    compact = _escape_unsafe(json.dumps(value, ensure_ascii=False))
+    if not isinstance(value, list | dict) or not value or indent + taken + len(compact) <= width:
+        return compact
+    inner = " " * (indent + 2)
+    if isinstance(value, list):
+        items = [inner + _readable(item, indent + 2, 0, width) for item in value]
+        return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+    members = []
+    for key, member in value.items():
+        label = dumps_json(key) + ": "
+        members.append(inner + label + _readable(member, indent + 2, len(label), width))
+    return "{\n" + ",\n".join(members) + "\n" + " " * indent + "}"
+
+
+def _write_text(path: str | os.PathLike[str], text: str) -> None:
+    target = Path(path)
+    if target.parent != Path():
+        target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8", newline="\n")
+
+
+def _clip(text: str, limit: int, where: str) -> str:
+    if len(text) <= limit:
+        return text
+    return (f"{text[:limit]}\n… cut at {limit} of {len(text)} characters; the full value is in "
+            f"{where}")
+
+
+# -- rules and sections ------------------------------------------------------------------------
+
+def section_label(section: str) -> str:
+    """``selection.md#3.1`` as a reader cites it: ``spec/selection.md §3.1``."""
+    file, _, number = section.partition("#")
+    return f"spec/{file} §{number}" if number else f"spec/{file}"
+
+
+def section_url(section: str) -> str:
+    """The published spec file that states a rule's section."""
+    return SPEC_URL + section.partition("#")[0]
+
+
+def _impl_label(implementation: Mapping[str, Any]) -> str:
+    name = str(implementation.get("name", "unnamed implementation"))
+    parts = [name]
+    if implementation.get("version"):
+        parts.append(str(implementation["version"]))
+    if implementation.get("language"):
+        parts.append(f"({implementation['language']})")
+    return " ".join(parts)
+
+
+def totals(report: RunReport) -> dict[str, int]:
+    """How many rules ended with each outcome (every outcome present, zeros included)."""
+    counts: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
+    for result in report.results:
+        counts[result.outcome] += 1
+    return counts
+
+
+def _ops_in(report: RunReport) -> list[str]:
+    seen: set[str] = {result.rule.op for result in report.results}
+    return [op for op in OPS if op in seen] + sorted(seen - set(OPS))
+
+
+def _explanation(result: RuleResult) -> str:
+    """The one message that says what went wrong (or why the rule was not judged)."""
+    if result.outcome == "xpass":
+        return result.note
+    if result.counterexample is not None:
+        return result.counterexample.message
+    return result.note
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _verdict_line(report: RunReport) -> str:
+    """The verdict and what it means for the exit code, with what else a reader should know."""
+    broken = sum(1 for result in report.results
+                 if result.outcome in _SHOWN - {"xpass"} and result.rule.level == "MUST")
+    stale = sum(1 for result in report.results if result.outcome == "xpass")
+    should = sum(1 for result in report.results
+                 if result.outcome in _SHOWN - {"xpass"} and result.rule.level == "SHOULD")
+    expected = sum(1 for result in report.results if result.outcome == "xfail")
+    notes = []
+    if broken:
+        notes.append(_plural(broken, "MUST rule") + " broken")
+    if stale:
+        notes.append(_plural(stale, "stale expectation") + " (listed, but passing now)")
+    if should:
+        notes.append(_plural(should, "SHOULD rule") + " broken (does not decide conformance)")
+    if expected:
+        notes.append(_plural(expected, "expected failure"))
+    detail = f": {'; '.join(notes)}" if notes else ""
+    if report.conforms:
+        return f"conforms (exit code 0){detail}"
+    return f"does not conform (exit code 1){detail}"
+
+
+# -- the diff ----------------------------------------------------------------------------------
+
+def _line_of(value: Any) -> str | None:
+    if isinstance(value, dict) and set(value) == {"line"} and isinstance(value["line"], str):
+        return value["line"]
+    return None
+
+
+def _parsed_line(line: str) -> Any:
+    try:
+        return json.loads(line)
+    except ValueError:
+        return line  # not JSON at all: the diff then shows the raw text
+
+
+def _visible(line: str) -> str:
+    """A wire line as written; what cannot be shown raw on one line appears as ``⟨U+XXXX⟩``."""
+    return _NOT_SHOWN_RAW.sub(lambda match: f"⟨U+{ord(match.group()):04X}⟩", line)
+
+
+def _first_difference(expected: str, actual: str) -> str:
+    index = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b),
+                 min(len(expected), len(actual)))
+    start = max(0, index - 20)
+    around_expected = dumps_json(expected[start:index + 20])
+    around_actual = dumps_json(actual[start:index + 20])
+    return (f"the lines first differ at character {index}: expected {around_expected}, "
+            f"actual {around_actual}")
+
+
+def answer_diff(op: str, expected: Any, actual: Any) -> str:
+    """A unified diff from the expected to the actual answer, over pretty JSON.
+
+    For ``project`` the wire lines are parsed first, so the diff shows which member differs rather
+    than one long changed line; when the parsed values agree, the first differing character of the
+    lines is named instead (the bytes differ, wire.md §6).
+    """
+    expected_line, actual_line = _line_of(expected), _line_of(actual)
+    if op == "project" and expected_line is not None and actual_line is not None:
+        before, after = _parsed_line(expected_line), _parsed_line(actual_line)
+    else:
+        before, after = expected, actual
+    diff = "\n".join(difflib.unified_diff(
+        pretty_json(before).splitlines(), pretty_json(after).splitlines(),
+        fromfile="expected", tofile="actual", lineterm="",
+    ))
+    if diff:
+        return diff
+    if expected_line is not None and actual_line is not None and expected_line != actual_line:
+        return ("(the lines parse to equal JSON values; the bytes differ) "
+                + _first_difference(expected_line, actual_line))
+    return "(no difference in the JSON values)"
+
+
+# -- the JSON report ---------------------------------------------------------------------------
+
+def _capabilities_document(capabilities: Capabilities) -> dict[str, Any]:
+    ops = [op for op in OPS if op in capabilities.ops] + sorted(set(capabilities.ops) - set(OPS))
+    return {"ops": ops, "fitStrategy": capabilities.fit_strategy,
+            "variableMaxBytes": capabilities.variable_max_bytes}
+
+
+def _result_document(result: RuleResult, replay_file: str | Path | None) -> dict[str, Any]:
+    rule = result.rule
+    document: dict[str, Any] = {
+        "id": rule.id, "level": rule.level, "profile": rule.profile, "op": rule.op,
+        "section": rule.section, "title": rule.title, "outcome": result.outcome,
+        "note": result.note,
+    }
+    example = result.counterexample
+    if example is not None:
+        document["counterexample"] = {
+            "op": example.op, "input": example.input, "expected": example.expected,
+            "actual": example.actual, "message": example.message, "seed": example.seed,
+            "stderr": example.stderr,
+        }
+        if replay_file is not None:
+            document["counterexample"]["replayFile"] = str(replay_file)
+    return document
+
+
+def report_document(
+    report: RunReport, *, replay_files: Mapping[str, str | Path] | None = None
+) -> dict[str, Any]:
+    """The versioned JSON report of a run (``schemas/report.json``).
+
+    ``replay_files`` maps rule ids to the case files :func:`~._replay.save_failures` wrote, so a
+    reader can go from a failure to the file that replays it.
+    """
+    files = replay_files or {}
+    return {
+        "reportVersion": REPORT_VERSION,
+        "specVersion": _spec_version(),
+        "suiteVersion": SUITE_VERSION,
+        "protocolVersion": PROTOCOL_VERSION,
+        "implementation": dict(report.implementation),
+        "capabilities": _capabilities_document(report.capabilities),
+        "profile": report.profile,
+        "seed": report.seed,
+        "deterministic": report.deterministic,
+        "durationSeconds": round(max(report.duration, 0.0), 3),
+        "calls": report.calls,
+        "totals": totals(report),
+        "conforms": report.conforms,
+        "results": [_result_document(result, files.get(result.rule.id))
+                    for result in report.results],
+    }
+
+
+def _spec_version() -> str:
+    return str(SPEC_VERSION)
+
+
+def write_json(
+    report: RunReport, path: str | os.PathLike[str], *,
+    replay_files: Mapping[str, str | Path] | None = None,
+) -> None:
+    """Write :func:`report_document` as UTF-8 JSON to ``path`` (parent directories created)."""
+    _write_text(path, dumps_json(report_document(report, replay_files=replay_files), indent=2)
+                + "\n")
+
+
+# -- the plain-text explanation of one result (JUnit, the pytest plugin) -----------------------
+
+def _replay_command(replay_file: str | Path | None, impl_spec: str | None) -> str:
+    if replay_file is None:
+        return ""
+    impl = shlex.quote(impl_spec) if impl_spec else "'<your implementation>'"
+    return f"eventproof replay {shlex.quote(str(replay_file))} --impl {impl}"
+
+
+def _default_case(implementation: Mapping[str, Any], rule_id: str) -> Path:
+    """Where ``eventproof run`` saves a rule's case file unless told otherwise (--state-dir)."""
+    from ._replay import case_path
+
+    return case_path(Path(".eventproof") / "failures",
+                     str(implementation.get("name", "implementation")), rule_id)
+
+
+def _seed_note(seed: int | None) -> str:
+    if seed is None:
+        return "none (a derandomized run: the same command finds this input again)"
+    return f"{seed} (rerun with `eventproof run --random --seed {seed}`)"
+
+
+def failure_text(
+    result: RuleResult, *, replay_file: str | Path | None = None, impl_spec: str | None = None,
+    limit: int = _DOCUMENT_LIMIT,
+) -> str:
+    """Everything about one failed (or stale) rule as plain text: what, where, the values, how to
+    replay. Each value is cut after ``limit`` characters with a note of its full size."""
+    rule = result.rule
+    lines = [
+        f"{rule.id} ({rule.level}) {result.outcome} — {section_label(rule.section)}: {rule.title}",
+        _explanation(result),
+    ]
+    example = result.counterexample
+    where = str(replay_file) if replay_file is not None else "the JSON report (--json)"
+    if example is not None and result.outcome != "xpass":
+        lines += [
+            "", f"minimal input ({example.op}):", _clip(readable_json(example.input), limit, where),
+            "", "expected:", _clip(readable_json(example.expected), limit, where),
+            "", "actual:", _clip(readable_json(example.actual), limit, where),
+            "", "diff (expected → actual):",
+            _clip(answer_diff(example.op, example.expected, example.actual), limit, where),
+        ]
+        expected_line, actual_line = _line_of(example.expected), _line_of(example.actual)
+        if example.op == "project" and expected_line is not None and actual_line is not None:
+            lines += ["", "expected line: " + _clip(_visible(expected_line), limit, where),
+                      "actual line:   " + _clip(_visible(actual_line), limit, where)]
+        if example.stderr:
+            lines += ["", "stderr of the implementation:", _clip(example.stderr, limit, where)]
+        lines += ["", f"seed: {_seed_note(example.seed)}"]
+        command = _replay_command(replay_file, impl_spec)
+        if command:
+            lines.append(f"replay: {command}")
+    if rule.level == "SHOULD" and result.outcome != "xpass":
+        lines += ["", "(a SHOULD rule: reported, but it does not decide conformance)"]
+    return _printable("\n".join(lines))
+
+
+# -- JUnit XML ---------------------------------------------------------------------------------
+
+def _xml_safe(text: str) -> str:
+    """``text`` with every character XML 1.0 cannot carry shown as a ``\\uXXXX`` escape."""
+    return _NOT_XML.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def _first_line(text: str, limit: int = 500) -> str:
+    line = text.splitlines()[0] if text else ""
+    return line if len(line) <= limit else line[:limit] + "…"
+
+
+def _properties(report: RunReport) -> ET.Element:
+    properties = ET.Element("properties")
+    values: list[tuple[str, Any]] = [
+        (f"implementation.{key}", value) for key, value in report.implementation.items()
+        if isinstance(value, str | int | float | bool)
+    ]
+    values += [
+        ("seed", "none (deterministic)" if report.seed is None else report.seed),
+        ("deterministic", report.deterministic), ("profile", report.profile),
+        ("spec-version", _spec_version()), ("suite-version", SUITE_VERSION),
+        ("fit-strategy", report.capabilities.fit_strategy), ("conforms", report.conforms),
+    ]
+    for name, value in values:
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        ET.SubElement(properties, "property", name=name, value=_xml_safe(text))
+    return properties
+
+
+def _testcase(result: RuleResult, replay_file: str | Path | None,
+              impl_spec: str | None) -> ET.Element:
+    rule = result.rule
+    case = ET.Element("testcase", classname=f"eventproof.{rule.op}", name=rule.id, time="0")
+    outcome = result.outcome
+    text = _xml_safe(failure_text(result, replay_file=replay_file, impl_spec=impl_spec))
+    message = _xml_safe(_first_line(_explanation(result)))
+    if outcome == "fail":
+        ET.SubElement(case, "failure", message=message, type=rule.id).text = text
+    elif outcome == "xpass":
+        ET.SubElement(case, "failure", message=message, type="xpass").text = text
+    elif outcome in {"error", "crash", "timeout"}:
+        ET.SubElement(case, "error", message=message, type=outcome).text = text
+    elif outcome == "skip":
+        ET.SubElement(case, "skipped", message=_xml_safe(result.note or "skipped"))
+    elif outcome == "xfail":
+        ET.SubElement(case, "skipped", type="xfail",
+                      message=_xml_safe(result.note or "expected failure")).text = text
+    if result.counterexample is not None and result.counterexample.stderr:
+        ET.SubElement(case, "system-err").text = _xml_safe(result.counterexample.stderr)
+    return case
+
+
+def junit_tree(
+    report: RunReport, *, replay_files: Mapping[str, str | Path] | None = None,
+    impl_spec: str | None = None,
+) -> ET.ElementTree[ET.Element]:
+    """The JUnit XML document: one ``<testsuite>`` per operation, one ``<testcase>`` per rule."""
+    files = replay_files or {}
+    counts = totals(report)
+    root = ET.Element(
+        "testsuites", name="eventproof", tests=str(len(report.results)),
+        failures=str(counts["fail"] + counts["xpass"]),
+        errors=str(counts["error"] + counts["crash"] + counts["timeout"]),
+        skipped=str(counts["skip"] + counts["xfail"]), time=f"{max(report.duration, 0.0):.3f}",
+    )
+    for op in _ops_in(report):
+        results = [result for result in report.results if result.rule.op == op]
+        outcomes = [result.outcome for result in results]
+        suite = ET.SubElement(
+            root, "testsuite", name=f"eventproof.{op}", tests=str(len(results)),
+            failures=str(sum(o in {"fail", "xpass"} for o in outcomes)),
+            errors=str(sum(o in {"error", "crash", "timeout"} for o in outcomes)),
+            skipped=str(sum(o in {"skip", "xfail"} for o in outcomes)), time="0",
+        )
+        suite.append(_properties(report))
+        for result in results:
+            suite.append(_testcase(result, files.get(result.rule.id), impl_spec))
+    ET.indent(root)
+    return ET.ElementTree(root)
+
+
+def write_junit(
+    report: RunReport, path: str | os.PathLike[str], *,
+    replay_files: Mapping[str, str | Path] | None = None, impl_spec: str | None = None,
+) -> None:
+    """Write :func:`junit_tree` to ``path`` as UTF-8 XML (parent directories created)."""
+    target = Path(path)
+    if target.parent != Path():
+        target.parent.mkdir(parents=True, exist_ok=True)
+    junit_tree(report, replay_files=replay_files, impl_spec=impl_spec).write(
+        target, encoding="utf-8", xml_declaration=True)
+
+
+# -- Markdown ----------------------------------------------------------------------------------
+
+def _fence(body: str, language: str = "") -> str:
+    # A fence longer than any backtick run inside keeps the block closed where it should be.
+    longest = max((len(run) for run in re.findall("`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{body}\n{fence}"
+
+
+def _code(text: str) -> str:
+    ticks = "``" if "`" in text else "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _outcome_table(report: RunReport) -> list[str]:
+    header = "| operation | " + " | ".join(OUTCOMES) + " |"
+    rule_line = "|---|" + "---:|" * len(OUTCOMES)
+    rows = [header, rule_line]
+    for op in _ops_in(report):
+        counts = dict.fromkeys(OUTCOMES, 0)
+        for result in report.results:
+            if result.rule.op == op:
+                counts[result.outcome] += 1
+        rows.append(f"| {op} | " + " | ".join(str(counts[o]) for o in OUTCOMES) + " |")
+    overall = totals(report)
+    rows.append("| **all** | " + " | ".join(f"**{overall[o]}**" for o in OUTCOMES) + " |")
+    return rows
+
+
+def _markdown_failure(result: RuleResult, replay_file: str | Path | None,
+                      impl_spec: str | None, implementation: Mapping[str, Any]) -> list[str]:
+    rule = result.rule
+    where = f"`{replay_file}`" if replay_file is not None else "the JSON report (`--json`)"
+    lines = [
+        f"### {result.outcome}: {_code(rule.id)} ({rule.level})",
+        "",
+        f"[{section_label(rule.section)}]({section_url(rule.section)}): {rule.title}",
+        "",
+    ]
+    lines += ["> " + line for line in _printable(_explanation(result)).splitlines()]
+    example = result.counterexample
+    if example is not None and result.outcome != "xpass":
+        lines += [
+            "", f"**Minimal input** ({_code(example.op)}):", "",
+            _fence(_clip(readable_json(example.input), _DOCUMENT_LIMIT, where), "json"),
+            "", "**Expected:**", "",
+            _fence(_clip(readable_json(example.expected), _DOCUMENT_LIMIT, where), "json"),
+            "", "**Actual:**", "",
+            _fence(_clip(readable_json(example.actual), _DOCUMENT_LIMIT, where), "json"),
+            "", "**Diff** (expected → actual):", "",
+            _fence(_clip(answer_diff(example.op, example.expected, example.actual),
+                         _DOCUMENT_LIMIT, where), "diff"),
+        ]
+        expected_line, actual_line = _line_of(example.expected), _line_of(example.actual)
+        if example.op == "project" and expected_line is not None and actual_line is not None:
+            lines += ["", "**The lines as written** (expected, then actual):", "",
+                      _fence(_clip(_visible(expected_line), _DOCUMENT_LIMIT, where) + "\n"
+                             + _clip(_visible(actual_line), _DOCUMENT_LIMIT, where))]
+        if example.stderr:
+            lines += ["", "**stderr of the implementation:**", "",
+                      _fence(_clip(_printable(example.stderr), _DOCUMENT_LIMIT, where))]
+        lines += ["", f"**Seed:** {_seed_note(example.seed)}"]
+        if replay_file is not None:
+            lines += ["", f"**Replay:** {_code(_replay_command(replay_file, impl_spec))}"]
+        else:
+            default = _default_case(implementation, rule.id)
+            lines += ["", f"**Replay:** {_code(_replay_command(default, impl_spec))} (where "
+                          "`eventproof run` saves the case by default)"]
+    elif result.note and result.note != _explanation(result):
+        lines += ["", f"Note: {_printable(result.note)}"]
+    return lines
+
+
+def markdown_summary(
+    report: RunReport, *, replay_files: Mapping[str, str | Path] | None = None,
+    impl_spec: str | None = None,
+) -> str:
+    """A Markdown summary: identity and verdict, a table of outcomes, one section per failure."""
+    files = replay_files or {}
+    verdict = "conforms" if report.conforms else "does not conform"
+    mark = "✅" if report.conforms else "❌"
+    seed = "none (deterministic)" if report.seed is None else str(report.seed)
+    lines = [
+        f"# {mark} eventproof: {_cell(_impl_label(report.implementation))} {verdict}",
+        "",
+        f"Spec {_spec_version()}, eventproof {SUITE_VERSION}; profile {_code(report.profile)}, "
+        f"seed {seed}, {report.calls} calls in {report.duration:.1f} s; "
+        f"fit strategy {_code(report.capabilities.fit_strategy)}.",
+        "",
+        *_outcome_table(report),
+    ]
+    failures = [result for result in report.results if result.outcome in _SHOWN]
+    if failures:
+        lines += ["", "## Failures", ""]
+        for result in failures:
+            lines += _markdown_failure(result, files.get(result.rule.id), impl_spec,
+                                       report.implementation)
+            lines.append("")
+    expected = [result for result in report.results if result.outcome == "xfail"]
+    if expected:
+        lines += ["", "## Expected failures", "",
+                  *(f"- {_code(result.rule.id)} ({result.rule.level}): "
+                    f"{_cell(_printable(_first_line(_explanation(result), 200)))}"
+                    for result in expected)]
+    lines += ["", f"**Verdict:** {_verdict_line(report)}", ""]
+    return "\n".join(lines)
+
+
+def write_markdown(
+    report: RunReport, path: str | os.PathLike[str], *,
+    replay_files: Mapping[str, str | Path] | None = None, impl_spec: str | None = None,
+) -> None:
+    """Write :func:`markdown_summary` to ``path`` (UTF-8; parent directories created)."""
+    _write_text(path, markdown_summary(report, replay_files=replay_files, impl_spec=impl_spec))
+
+
+# -- the console -------------------------------------------------------------------------------
+
+def _out(console: Console, *items: Text) -> None:
+    # soft_wrap: no newlines inserted at the console width, so JSON lines and replay commands
+    # stay whole in CI logs (which rich renders 80 columns wide) and can be copied.
+    console.print(*items, soft_wrap=True)
+
+
+_STYLE = {"pass": "green", "fail": "bold red", "error": "bold red", "crash": "bold red",
+          "timeout": "bold red", "skip": "yellow", "xfail": "yellow", "xpass": "bold red"}
+
+
+def _indented(text: str, indent: str = "    ") -> str:
+    return "\n".join(indent + line for line in text.splitlines())
+
+
+def _diff_text(diff: str) -> Text:
+    text = Text()
+    for line in diff.splitlines():
+        style = ("red" if line.startswith("-") else "green" if line.startswith("+")
+                 else "cyan" if line.startswith("@@") else "")
+        text.append("    " + line + "\n", style=style)
+    text.rstrip()
+    return text
+
+
+def _console_failure(console: Console, result: RuleResult, replay_file: str | Path | None,
+                     impl_spec: str | None, verbose: bool,
+                     implementation: Mapping[str, Any]) -> None:
+    rule = result.rule
+    heading = Text()
+    heading.append(result.outcome.upper(), style=_STYLE[result.outcome])
+    heading.append(f"  {rule.id}  {rule.level}  {section_label(rule.section)}", style="bold")
+    if rule.level == "SHOULD":
+        heading.append("  (SHOULD: reported, does not decide conformance)", style="dim")
+    _out(console, heading)
+    _out(console, Text(_indented(_printable(_explanation(result)), "  ")))
+    example = result.counterexample
+    if example is None or result.outcome == "xpass":
+        return
+    where = (str(replay_file) if replay_file is not None
+             else "the JSON report (eventproof run --json FILE)")
+    limit = 10 * _DOCUMENT_LIMIT if verbose else _CONSOLE_LIMIT
+    _out(console, Text(f"  minimal input ({example.op}):", style="bold"))
+    _out(console, Text(_indented(_clip(readable_json(example.input), limit, where))))
+    if verbose:
+        _out(console, Text("  expected:", style="bold"))
+        _out(console, Text(_indented(_clip(readable_json(example.expected), limit, where))))
+        _out(console, Text("  actual:", style="bold"))
+        _out(console, Text(_indented(_clip(readable_json(example.actual), limit, where))))
+    _out(console, Text("  expected → actual:", style="bold"))
+    _out(console, _diff_text(_clip(answer_diff(example.op, example.expected, example.actual),
+                                   limit, where)))
+    expected_line, actual_line = _line_of(example.expected), _line_of(example.actual)
+    if example.op == "project" and expected_line is not None and actual_line is not None:
+        _out(console, Text(_indented(
+            "expected line: " + _clip(_visible(expected_line), limit, where) + "\n"
+            + "actual line:   " + _clip(_visible(actual_line), limit, where))))
+    if example.stderr:
+        tail = example.stderr if verbose else "\n".join(example.stderr.splitlines()[-20:])
+        _out(console, Text("  stderr (last lines):" if not verbose else "  stderr:",
+                           style="bold"))
+        _out(console, Text(_indented(_printable(tail)), style="dim"))
+    _out(console, Text(f"  seed: {_seed_note(example.seed)}"))
+    if replay_file is not None:
+        _out(console, Text(f"  replay: {_replay_command(replay_file, impl_spec)}"))
+    else:
+        default = _default_case(implementation, rule.id)
+        _out(console, Text(f"  replay: {_replay_command(default, impl_spec)}  (where eventproof "
+                           "run saves the case by default)"))
+
+
+def _op_line(op: str, results: Iterable[RuleResult]) -> Text:
+    counts = dict.fromkeys(OUTCOMES, 0)
+    for result in results:
+        counts[result.outcome] += 1
+    line = Text(f"  {op:<9} {sum(counts.values()):>2} rules ")
+    for outcome in OUTCOMES:
+        if counts[outcome]:
+            line.append(f" {counts[outcome]} {outcome}",
+                        style=_STYLE[outcome] if outcome != "pass" else "green")
+    return line
+
+
+def render_console(
+    report: RunReport, console: Console, *, verbose: bool = False,
+    replay_files: Mapping[str, str | Path] | None = None, impl_spec: str | None = None,
+) -> None:
+    """Print a compact summary: one line per operation, then each failure, then the verdict.
+
+    Rich drops colours when ``console`` is not a terminal, so CI logs get plain text. With
+    ``verbose``, every rule is listed and values are shown in full (up to a generous limit).
+    """
+    files = replay_files or {}
+    seed = "deterministic" if report.seed is None else f"seed {report.seed}"
+    _out(console, Text(
+        f"eventproof {SUITE_VERSION} (spec {_spec_version()}) checked "
+        f"{_impl_label(report.implementation)}: profile {report.profile}, {seed}, "
+        f"{report.calls} calls in {report.duration:.1f} s", style="bold"))
+    for op in _ops_in(report):
+        results = [result for result in report.results if result.rule.op == op]
+        _out(console, _op_line(op, results))
+        if verbose:
+            for result in results:
+                line = Text(f"      {result.outcome:<8}", style=_STYLE[result.outcome])
+                line.append(f" {result.rule.id} ({result.rule.level})")
+                if result.note:
+                    line.append(f"  {_printable(_first_line(result.note, 200))}",
+                                style="dim")
+                _out(console, line)
+    for result in report.results:
+        if result.outcome in _SHOWN:
+            _out(console)
+            _console_failure(console, result, files.get(result.rule.id), impl_spec, verbose,
+                             report.implementation)
+    _out(console)
+    _out(console, Text(_verdict_line(report), style="bold green" if report.conforms
+                       else "bold red"))
