@@ -1,0 +1,533 @@
+"""The messages of the subprocess protocol (spec/protocol.md) as small frozen classes.
+
+Every message that crosses the process boundary is checked against ``schemas/protocol.json`` in
+both directions: :func:`encode` refuses to send a request the schema rejects, and the ``decode_*``
+functions refuse an answer that breaks it, with a :class:`ProtocolError` that says which message,
+which member, what was expected, what arrived and how to fix it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Final, TypeVar, cast
+
+from jsonschema.exceptions import (  # type: ignore[import-untyped, unused-ignore]
+    ValidationError,
+    best_match,
+)
+
+from ._model import OPS, Capabilities, FitStrategy
+from ._schemas import validator_for
+
+#: The protocol version this harness speaks (spec/protocol.md §4.3).
+PROTOCOL_VERSION: Final = 1
+#: The schema file every message is checked against.
+SCHEMA: Final = "protocol.json"
+
+_SHOWN_CHARACTERS = 200
+
+_E = TypeVar("_E", bound=BaseException)
+#: What Python itself assigns on a raised exception (``raise ... from``, ``contextlib``,
+#: ``add_note``); a frozen dataclass would refuse these and turn a clear error into a confusing one.
+_EXCEPTION_STATE = frozenset(
+    {"__traceback__", "__cause__", "__context__", "__suppress_context__", "__notes__"}
+)
+
+
+def frozen_exception(cls: type[_E]) -> type[_E]:
+    """Finish a ``@dataclass(frozen=True)`` exception: traceback state stays assignable, and it
+    pickles.
+
+    Apply it outside ``@dataclass``. The fields stay frozen; only the members Python's own
+    machinery writes on every raised exception are let through.
+    """
+    frozen_setattr = cls.__setattr__
+
+    def __setattr__(self: _E, name: str, value: Any) -> None:
+        if name in _EXCEPTION_STATE:
+            BaseException.__setattr__(self, name, value)
+        else:
+            frozen_setattr(self, name, value)
+
+    def __reduce__(self: _E) -> tuple[Any, ...]:
+        # BaseException pickles its ``args``, which a dataclass leaves empty.
+        return (type(self), tuple(getattr(self, each.name) for each in fields(self)))  # type: ignore[arg-type]
+
+    setattr(cls, "__setattr__", __setattr__)  # noqa: B010 - mypy forbids assigning a method
+    setattr(cls, "__reduce__", __reduce__)  # noqa: B010
+    return cls
+
+
+def shown(value: Any, limit: int = _SHOWN_CHARACTERS) -> str:
+    """``value`` as a reader should see it in a message: JSON where possible, cut at ``limit``."""
+    if isinstance(value, bytes | bytearray):
+        text = repr(bytes(value[: limit + 1]))
+        total = len(value)
+        unit = "bytes"
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError, RecursionError):
+            try:
+                text = repr(value)
+            except RecursionError:
+                text = f"<a {type(value).__name__} nested too deeply to show>"
+        total = len(text)
+        unit = "characters"
+    if len(text) <= limit and total <= limit:
+        return text
+    return f"{text[:limit]}… ({total} {unit} in all)"
+
+
+@frozen_exception
+@dataclass(frozen=True)
+class ProtocolError(Exception):
+    """A message broke spec/protocol.md: which message, where, what was expected, what came, and
+    the fix."""
+
+    #: Which message, e.g. ``the answer to run request seq 17 (op project)``.
+    message: str
+    #: Where in it: a JSONPath such as ``$.seq``, or ``the line`` when the line itself is wrong.
+    field: str
+    #: What the protocol demands there.
+    expected: str
+    #: What arrived, already rendered and cut to a readable length (see :func:`shown`).
+    received: str
+    #: What to change, citing the spec section.
+    fix: str
+
+    def __str__(self) -> str:
+        subject = self.message[:1].upper() + self.message[1:]
+        return (
+            f"{subject} breaks the protocol at {self.field}: expected {self.expected}, "
+            f"received {self.received}. {self.fix}"
+        )
+
+
+# -- requests (harness -> program) ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StartRequest:
+    """``{"cmd": "start", "version": 1}``: the handshake request (spec/protocol.md §4.1)."""
+
+    schema_def: ClassVar[str] = "startRequest"
+
+    version: int = PROTOCOL_VERSION
+
+    def to_json(self) -> dict[str, Any]:
+        return {"cmd": "start", "version": self.version}
+
+    def describe(self) -> str:
+        return "the start request"
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """``{"cmd": "run", "seq", "op", "input"}``: one operation on one input (protocol.md §5.1)."""
+
+    schema_def: ClassVar[str] = "runRequest"
+
+    #: The sequence id the answer must echo.
+    seq: int
+    #: The operation (``select``, ``fold``, ``settle``, ``classify``, ``project``).
+    op: str
+    #: The operation input, a JSON value.
+    input: Any
+
+    def to_json(self) -> dict[str, Any]:
+        return {"cmd": "run", "seq": self.seq, "op": self.op, "input": self.input}
+
+    def describe(self) -> str:
+        return f"run request seq {self.seq} (op {self.op})"
+
+
+@dataclass(frozen=True)
+class StopRequest:
+    """``{"cmd": "stop"}``: the program exits with status 0 and answers nothing (protocol.md §6)."""
+
+    schema_def: ClassVar[str] = "stopRequest"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"cmd": "stop"}
+
+    def describe(self) -> str:
+        return "the stop request"
+
+
+Request = StartRequest | RunRequest | StopRequest
+
+# -- answers (program -> harness) -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """Who answers: the ``implementation`` member of the handshake (spec/protocol.md §4.2)."""
+
+    name: str
+    language: str
+    version: str | None = None
+    homepage: str | None = None
+    issues: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form; absent members stay absent."""
+        return {
+            each.name: getattr(self, each.name)
+            for each in fields(self)
+            if getattr(self, each.name) is not None
+        }
+
+
+@dataclass(frozen=True)
+class StartResponse:
+    """The handshake answer: identity and capabilities (spec/protocol.md §4.2)."""
+
+    schema_def: ClassVar[str] = "startResponse"
+
+    implementation: Implementation
+    capabilities: Capabilities
+    version: int = PROTOCOL_VERSION
+
+    def to_json(self) -> dict[str, Any]:
+        capabilities = self.capabilities
+        return {
+            "version": self.version,
+            "implementation": self.implementation.to_json(),
+            "capabilities": {
+                # The declared order is lost in a frozenset; the spec order is a stable one.
+                "ops": sorted(capabilities.ops, key=_op_order),
+                "fitStrategy": capabilities.fit_strategy,
+                "variableMaxBytes": capabilities.variable_max_bytes,
+            },
+        }
+
+    def implementation_dict(self) -> dict[str, Any]:
+        """The identity as reports show it (the wire form of ``implementation``)."""
+        return self.implementation.to_json()
+
+    def identity_key(self) -> str:
+        """A stable string naming this implementation and everything that changes its answers."""
+        return json.dumps(
+            [self.implementation.to_json(), self.to_json()["capabilities"]],
+            sort_keys=True, separators=(",", ":"),
+        )
+
+    def describe(self) -> str:
+        return "the answer to the start request"
+
+
+@dataclass(frozen=True)
+class RunOutput:
+    """``{"seq", "output"}``: the operation's output (spec/protocol.md §5.2)."""
+
+    schema_def: ClassVar[str] = "outputResponse"
+
+    seq: int
+    output: Any
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seq": self.seq, "output": self.output}
+
+    def describe(self) -> str:
+        return f"an output answer with seq {self.seq}"
+
+
+@dataclass(frozen=True)
+class RunSkipped:
+    """``{"seq", "skipped": {"reason", "issueUrl"?}}``: not answered, and why (protocol.md §5.3)."""
+
+    schema_def: ClassVar[str] = "skippedResponse"
+
+    seq: int
+    reason: str
+    issue_url: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        skipped: dict[str, Any] = {"reason": self.reason}
+        if self.issue_url is not None:
+            skipped["issueUrl"] = self.issue_url
+        return {"seq": self.seq, "skipped": skipped}
+
+    def describe(self) -> str:
+        return f"a skipped answer with seq {self.seq}"
+
+
+@dataclass(frozen=True)
+class RunErrored:
+    """``{"seq", "errored": {"message", "context"?}}``: refused or failed (protocol.md §5.4)."""
+
+    schema_def: ClassVar[str] = "erroredResponse"
+
+    seq: int
+    message: str
+    #: Anything the implementation adds to explain itself; ``None`` when absent.
+    context: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        errored: dict[str, Any] = {"message": self.message}
+        if self.context is not None:
+            errored["context"] = self.context
+        return {"seq": self.seq, "errored": errored}
+
+    def describe(self) -> str:
+        return f"an errored answer with seq {self.seq}"
+
+
+RunResponse = RunOutput | RunSkipped | RunErrored
+Message = Request | StartResponse | RunResponse
+
+#: The request every (re)started program receives first.
+START: Final = StartRequest()
+#: The last request.
+STOP: Final = StopRequest()
+
+
+def _op_order(op: str) -> tuple[int, str]:
+    return (OPS.index(op), op) if op in OPS else (len(OPS), op)
+
+
+# -- schema checks -----------------------------------------------------------------------------
+
+_FIXES = {
+    "startRequest": "Send {\"cmd\": \"start\", \"version\": 1} (spec/protocol.md §4.1).",
+    "runRequest": "Send {\"cmd\": \"run\", \"seq\": <integer>, \"op\": <operation>, \"input\": "
+                  "<JSON value>} (spec/protocol.md §5.1).",
+    "stopRequest": "Send {\"cmd\": \"stop\"} (spec/protocol.md §6).",
+    "request": "Send one of the three requests of spec/protocol.md §3: start, run, stop.",
+    "startResponse": "Answer the start request with {\"version\": 1, \"implementation\": "
+                     "{\"name\", \"language\", ...}, \"capabilities\": {\"ops\": [...], ...}} "
+                     "(spec/protocol.md §4.2).",
+    "startRefusal": "Answer the start request with the handshake of spec/protocol.md §4.2.",
+    "outputResponse": "Answer a run request with {\"seq\": <its seq>, \"output\": <JSON value>} "
+                      "(spec/protocol.md §5.2).",
+    "skippedResponse": "Skip a request with {\"seq\": <its seq>, \"skipped\": {\"reason\": "
+                       "<non-empty text>, \"issueUrl\"?: <URL>}} (spec/protocol.md §5.3).",
+    "erroredResponse": "Refuse a request with {\"seq\": <its seq>, \"errored\": {\"message\": "
+                       "<text>, \"context\"?: <JSON value>}} (spec/protocol.md §5.4).",
+    "runResponse": "Answer a run request with exactly one of output, skipped or errored next to "
+                   "its seq (spec/protocol.md §5.2-5.4).",
+}
+
+
+def _expected(error: ValidationError) -> str:
+    """What the schema wanted at the place ``error`` points to, in words."""
+    keyword, wanted, instance = error.validator, error.validator_value, error.instance
+    if keyword == "required" and isinstance(instance, dict):
+        missing = [name for name in wanted if name not in instance]
+        members = ", ".join(json.dumps(name) for name in missing)
+        return f"an object with the member{'s' if len(missing) > 1 else ''} {members}"
+    if keyword == "additionalProperties" and isinstance(instance, dict):
+        allowed = list(error.schema.get("properties", {})) if isinstance(error.schema, dict) else []
+        extra = [name for name in instance if name not in allowed]
+        return (f"only the members {', '.join(json.dumps(name) for name in allowed)} "
+                f"(not {', '.join(json.dumps(name) for name in extra)})")
+    if keyword == "type":
+        kinds = wanted if isinstance(wanted, list) else [wanted]
+        return "a JSON " + " or ".join(kinds)
+    if keyword == "const":
+        return json.dumps(wanted)
+    if keyword == "enum":
+        return "one of " + ", ".join(json.dumps(each) for each in wanted)
+    if keyword == "minLength":
+        return "a non-empty string"
+    if keyword == "minimum":
+        return f"a number of at least {wanted}"
+    if keyword == "uniqueItems":
+        return "a list without duplicates"
+    if keyword in ("oneOf", "anyOf"):
+        return "exactly one of the shapes the schema allows there"
+    return str(error.message)
+
+
+def _check(instance: Any, schema_def: str, message: str) -> None:
+    """Raise :class:`ProtocolError` when ``instance`` breaks ``protocol.json#/$defs/<def>``."""
+    validator = validator_for(f"{SCHEMA}#/$defs/{schema_def}")
+    error = best_match(validator.iter_errors(instance))
+    if error is None:
+        return
+    raise ProtocolError(
+        message=message, field=error.json_path, expected=_expected(error),
+        received=shown(error.instance), fix=_FIXES[schema_def],
+    )
+
+
+# -- encoding ----------------------------------------------------------------------------------
+
+
+def encode(message: Message) -> bytes:
+    """One line: ASCII-only JSON (so lone surrogates survive transport) and a newline (spec §2.1).
+
+    Raises :class:`ProtocolError` when the message breaks its schema or is not JSON; for a
+    request that is a fault of the harness, never of the program under test.
+    """
+    value = message.to_json()
+    try:
+        text = json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise ProtocolError(
+            message=message.describe(), field="$", expected="a JSON value",
+            received=f"{shown(value)} ({exc})",
+            fix="Only JSON values (dict with str keys, list, str, int, finite float, bool, None) "
+                "can cross the process boundary.",
+        ) from None
+    _check(value, message.schema_def, message.describe())
+    return text.encode("ascii") + b"\n"
+
+
+# -- decoding ----------------------------------------------------------------------------------
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_line(line: bytes | bytearray | str, message: str) -> Any:
+    """The JSON value on ``line``; ``message`` names it for the error (spec/protocol.md §2.1)."""
+    if isinstance(line, bytes | bytearray):
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ProtocolError(
+                message=message, field="the line", expected="UTF-8 text",
+                received=f"{shown(line)} (byte {exc.start} is not UTF-8)",
+                fix="Write UTF-8; a JSON encoder that escapes non-ASCII characters writes pure "
+                    "ASCII, which is always safe (spec/protocol.md §2.1).",
+            ) from None
+    else:
+        text = line
+    try:
+        # NaN and Infinity are not JSON (RFC 8259 §6), though Python's parser accepts them.
+        return json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise ProtocolError(
+            message=message, field="the line", expected="JSON nested at most a few hundred deep",
+            received=f"{shown(text[:200])} (nested deeper than this harness's JSON parser goes)",
+            fix="No operation of this spec needs such nesting; check what the program writes "
+                "(spec/protocol.md §2.1).",
+        ) from None
+    except ValueError as exc:
+        raise ProtocolError(
+            message=message, field="the line", expected="one JSON object on one line",
+            received=f"{shown(text)} ({exc})",
+            fix="Write exactly one JSON object and a newline per answer on stdout, and nothing "
+                "else there: logs and diagnostics belong on stderr (spec/protocol.md §2.2).",
+        ) from None
+
+
+def decode_request(line: bytes | bytearray | str) -> Request:
+    """The request on ``line`` (the program's side of the boundary), schema-checked."""
+    what = "a request from the harness"
+    value = parse_line(line, what)
+    if not isinstance(value, dict):
+        raise ProtocolError(message=what, field="$", expected="a JSON object",
+                            received=shown(value), fix=_FIXES["request"])
+    command = value.get("cmd")
+    schema_def = {"start": "startRequest", "run": "runRequest", "stop": "stopRequest"}.get(
+        command if isinstance(command, str) else ""
+    )
+    if schema_def is None:
+        raise ProtocolError(message=what, field="$.cmd",
+                            expected='one of "start", "run", "stop"',
+                            received=shown(command), fix=_FIXES["request"])
+    _check(value, schema_def, what)
+    if command == "start":
+        return StartRequest(version=value["version"])
+    if command == "run":
+        return RunRequest(seq=int(value["seq"]), op=value["op"], input=value["input"])
+    return StopRequest()
+
+
+def start_response_from_json(value: Any, request: StartRequest = START) -> StartResponse:
+    """The handshake in the parsed answer ``value``, or a :class:`ProtocolError`."""
+    message = f"the answer to {request.describe()}"
+    if isinstance(value, dict) and "version" in value and value["version"] != request.version:
+        # Checked before the schema so that the error names both versions (spec §4.3).
+        refusal = value.get("error")
+        said = f" and said: {shown(refusal)}" if isinstance(refusal, str) else ""
+        raise ProtocolError(
+            message=message, field="$.version",
+            expected=f"{request.version} (this harness speaks protocol version {request.version})",
+            received=f"{shown(value['version'])}: the program speaks protocol version "
+                     f"{shown(value['version'])}{said}",
+            fix=f"Use a harness release that speaks protocol version {shown(value['version'])}, "
+                f"or make the program answer version {request.version} as spec/protocol.md "
+                "§4.3 describes.",
+        )
+    if isinstance(value, dict) and "error" in value:
+        _check(value, "startRefusal", message)
+        raise ProtocolError(
+            message=message, field="$.error", expected="a handshake, not a refusal",
+            received=shown(value["error"]),
+            fix="The program refused to start; its error says why (spec/protocol.md §4.3).",
+        )
+    _check(value, "startResponse", message)
+    identity = value["implementation"]
+    declared = value["capabilities"]
+    defaults = Capabilities()
+    capabilities = Capabilities(
+        ops=frozenset(declared["ops"]),
+        fit_strategy=cast(FitStrategy, declared.get("fitStrategy", defaults.fit_strategy)),
+        variable_max_bytes=declared.get("variableMaxBytes", defaults.variable_max_bytes),
+    )
+    return StartResponse(
+        version=value["version"],
+        implementation=Implementation(
+            name=identity["name"], language=identity["language"],
+            version=identity.get("version"), homepage=identity.get("homepage"),
+            issues=identity.get("issues"),
+        ),
+        capabilities=capabilities,
+    )
+
+
+def decode_start_response(
+    line: bytes | bytearray | str, request: StartRequest = START
+) -> StartResponse:
+    """The handshake on ``line``, schema- and version-checked (spec/protocol.md §4)."""
+    value = parse_line(line, f"the answer to {request.describe()}")
+    return start_response_from_json(value, request)
+
+
+_ANSWER_KINDS = ("output", "skipped", "errored")
+
+
+def run_response_from_json(value: Any, request: RunRequest) -> RunResponse:
+    """The answer to ``request`` in the parsed ``value``, or a :class:`ProtocolError`."""
+    message = f"the answer to {request.describe()}"
+    if not isinstance(value, dict):
+        raise ProtocolError(message=message, field="$", expected="a JSON object",
+                            received=shown(value), fix=_FIXES["runResponse"])
+    kinds = [kind for kind in _ANSWER_KINDS if kind in value]
+    if len(kinds) != 1:
+        raise ProtocolError(
+            message=message, field="$",
+            expected="exactly one of the members \"output\", \"skipped\", \"errored\"",
+            received=shown(value), fix=_FIXES["runResponse"],
+        )
+    kind = kinds[0]
+    # Checking against the one variant that applies gives a precise error, not oneOf's summary.
+    _check(value, f"{kind}Response", message)
+    seq = value["seq"]
+    if seq != request.seq:
+        raise ProtocolError(
+            message=message, field="$.seq",
+            expected=f"{request.seq}, the seq of the request it answers",
+            received=shown(seq),
+            fix="Echo the seq of each run request unchanged in its answer, and answer requests "
+                "in the order they arrive (spec/protocol.md §5.1).",
+        )
+    if kind == "output":
+        return RunOutput(seq=request.seq, output=value["output"])
+    if kind == "skipped":
+        skipped = value["skipped"]
+        return RunSkipped(seq=request.seq, reason=skipped["reason"],
+                          issue_url=skipped.get("issueUrl"))
+    errored = value["errored"]
+    return RunErrored(seq=request.seq, message=errored["message"], context=errored.get("context"))
+
+
+def decode_run_response(line: bytes | bytearray | str, request: RunRequest) -> RunResponse:
+    """The answer to ``request`` on ``line``, schema- and seq-checked (spec/protocol.md §5)."""
+    return run_response_from_json(parse_line(line, f"the answer to {request.describe()}"), request)
