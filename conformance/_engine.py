@@ -20,6 +20,7 @@ from eventproof.reference import InvalidInput, Reference
 from hypothesis import HealthCheck, Phase, given, reject, seed, settings, target
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.errors import Unsatisfiable
+from hypothesis.strategies import SearchStrategy
 
 from . import _adapters
 from ._model import OPS, Capabilities, Case, Check, Errored, ImplErrored, Rule, Violation
@@ -284,7 +285,7 @@ class Engine:
 
     # -- one search round ----------------------------------------------------------------------
     def _search(self, op: str, excluded: frozenset[str], state: _OpState) -> _Found | None:
-        strategy = self.strategies[op](self.capabilities)
+        strategy: SearchStrategy[Any] = self.strategies[op](self.capabilities)
         observer = self.observers.get(op)
         state.hangs_this_round = 0
 
@@ -294,8 +295,10 @@ class Engine:
                     target(value, label=label)
             self._judge(op, op_input, self._ask(op, op_input, state), excluded, state)
 
-        test = given(strategy)(example)
-        test.hypothesis.inner_test._hypothesis_internal_add_digest = (  # type: ignore[attr-defined]
+        test: Any = given(strategy)(example)
+        # Hypothesis keys its example database by the test function; every search here shares
+        # one function, so the digest names the implementation, the operation and the round.
+        test.hypothesis.inner_test._hypothesis_internal_add_digest = (
             f"eventproof:{self.identity}:{op}:{','.join(sorted(excluded))}".encode()
         )
         test = settings(

@@ -313,7 +313,8 @@ _FIXES = {
 
 def _expected(error: ValidationError) -> str:
     """What the schema wanted at the place ``error`` points to, in words."""
-    keyword, wanted, instance = error.validator, error.validator_value, error.instance
+    keyword, instance = error.validator, error.instance
+    wanted: Any = error.validator_value
     if keyword == "required" and isinstance(instance, dict):
         missing = [name for name in wanted if name not in instance]
         members = ", ".join(json.dumps(name) for name in missing)
