@@ -770,8 +770,9 @@ class SubprocessAdapter:
 
     Every request has a deadline. A program that hangs, dies, or breaks the protocol is killed
     with everything it started, and restarted before the next request with the handshake
-    replayed, at most ``max_restarts`` times over the adapter's life; after that every request
-    answers :class:`Crashed` at once. stderr is read all the time into a bounded buffer.
+    replayed, at most ``max_restarts`` times in a row: an answered request resets the count, so
+    a program that hangs on some inputs is checked to the end while one that can no longer
+    answer anything is given up on; after that every request answers :class:`Crashed` at once. stderr is read all the time into a bounded buffer.
     """
 
     def __init__(
@@ -807,6 +808,8 @@ class SubprocessAdapter:
         self.max_line_bytes = max_line_bytes
         #: How many times the program was restarted so far.
         self.restarts = 0
+        #: Restarts since the last answered request; bounded by :attr:`max_restarts`.
+        self.restarts_in_a_row = 0
         self._env = None if env is None else dict(env)
         self._cwd = cwd
         self._use_shell = use_shell
@@ -895,6 +898,7 @@ class SubprocessAdapter:
                 program.kill()
                 self._lost(program)
             return Broken(error, self._stderr.since(mark))
+        self.restarts_in_a_row = 0
         return _outcome_of_response(response)
 
     def stop(self) -> None:
@@ -911,7 +915,7 @@ class SubprocessAdapter:
 
     def exhausted(self) -> bool:
         return self._given_up is not None or (
-            self._needs_restart and self.restarts >= self.max_restarts
+            self._needs_restart and self.restarts_in_a_row >= self.max_restarts
         )
 
     @property
@@ -1015,10 +1019,12 @@ class SubprocessAdapter:
     def _restart(self) -> None:
         """Start the program afresh and replay the handshake, within the restart budget."""
         reason = "it failed before"
-        while self.restarts < self.max_restarts:
+        while self.restarts_in_a_row < self.max_restarts:
             self.restarts += 1
+            self.restarts_in_a_row += 1
             self._stderr.append(
-                f"\n[eventproof: restart {self.restarts} of {self.max_restarts}]\n".encode()
+                f"\n[eventproof: restart {self.restarts_in_a_row} of {self.max_restarts} in a "
+                "row]\n".encode()
             )
             try:
                 program = self._spawn()
@@ -1033,8 +1039,9 @@ class SubprocessAdapter:
             self._needs_restart = False
             return
         self._given_up = (
-            f"restart budget exhausted: the program was restarted {self.restarts} time(s) "
-            f"(max_restarts={self.max_restarts}) and is not started again; {reason}"
+            f"restart budget exhausted: the program was restarted {self.restarts_in_a_row} "
+            f"time(s) in a row without answering (max_restarts={self.max_restarts}) and is not "
+            f"started again; {reason}"
         )
         self._needs_restart = False
 

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from eventproof.reference import InvalidInput, Reference
 from hypothesis import HealthCheck, Phase, given, reject, seed, settings, target
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
-from hypothesis.errors import Unsatisfiable
+from hypothesis.errors import Flaky, Unsatisfiable
 from hypothesis.strategies import SearchStrategy
 
 from . import _adapters
@@ -175,6 +175,19 @@ class _OpState:
     skip_reason: str = ""
 
 
+def _first_found(error: BaseException) -> _Found | None:
+    """The first :class:`_Found` inside ``error``, its exception groups and its causes."""
+    if isinstance(error, _Found):
+        return error
+    nested = list(getattr(error, "exceptions", ()))
+    nested += [cause for cause in (error.__cause__, error.__context__) if cause is not None]
+    for inner in nested:
+        found = _first_found(inner)
+        if found is not None:
+            return found
+    return None
+
+
 #: Hangs allowed per search round before further inputs are set aside unsent.
 _HANGS_PER_ROUND = 3
 #: Stands for a request that was deliberately not sent (see ``Engine._ask``).
@@ -320,6 +333,17 @@ class Engine:
         except Unsatisfiable:
             # Every remaining example was set aside (e.g. each one hangs on a rule already found).
             return None
+        except Flaky as flaky:
+            # The minimal example did not fail the same way when replayed (an implementation that
+            # hangs or answers differently from one call to the next): keep what it did first.
+            found = _first_found(flaky)
+            if found is None:
+                raise HarnessError(
+                    f"the search on '{op}' was unstable: {flaky}. An implementation that answers "
+                    "the same input differently between calls cannot be judged; make it "
+                    "deterministic, or rerun with --seed to reproduce."
+                ) from None
+            return found
         return None
 
     def check_op(self, op: str) -> list[RuleResult]:

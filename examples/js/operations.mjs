@@ -1,0 +1,72 @@
+// The five operations of the kit (selection.md §7, wire.md §8): one request's input in, one
+// JSON value out. Erroneous input throws InvalidInput, which the protocol answers as `errored`.
+
+import { foldResults, selectOutput, settleRun } from "./selection.mjs";
+import { InvalidInput, classifyEvent, projectEvent } from "./wire.mjs";
+
+export const OPS = Object.freeze(["select", "fold", "settle", "classify", "project"]);
+
+const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+
+function requireList(value, path) {
+  if (!Array.isArray(value)) {
+    throw new InvalidInput({ value, path, reason: "is not a JSON array", fix: "Send a list here." });
+  }
+  return value;
+}
+
+function requireObject(value, path) {
+  if (!isObject(value)) {
+    throw new InvalidInput({ value, path, reason: "is not a JSON object", fix: "Send an object here." });
+  }
+  return value;
+}
+
+function optionalBoolean(request, key) {
+  const value = Object.hasOwn(request, key) ? request[key] : false;
+  if (typeof value !== "boolean") {
+    throw new InvalidInput({ value, path: `$.${key}`, reason: "is not a boolean", fix: "Send true or false." });
+  }
+  return value;
+}
+
+/** Answer one operation; `fitStrategy` is the one declared in the handshake. */
+export function runOp(op, input, fitStrategy = "halving") {
+  const request = requireObject(input, "$");
+  switch (op) {
+    case "select":
+      return selectOutput(requireList(request.events, "$.events"));
+    case "fold":
+      return foldResults(requireList(request.pushes, "$.pushes"));
+    case "settle": {
+      const cancelled = optionalBoolean(request, "cancelled");
+      const diagnostic = request.diagnostic;
+      if (diagnostic !== undefined && diagnostic !== null && typeof diagnostic !== "string") {
+        throw new InvalidInput({
+          value: diagnostic,
+          path: "$.diagnostic",
+          reason: "is not a string",
+          fix: "Send the diagnostic as a string, or leave it out.",
+        });
+      }
+      return settleRun(requireList(request.events, "$.events"), { cancelled, diagnostic });
+    }
+    case "classify":
+      return classifyEvent(requireObject(request.event, "$.event"));
+    case "project": {
+      const line = projectEvent(requireObject(request.event, "$.event"), {
+        includeLiveEvents: optionalBoolean(request, "includeLiveEvents"),
+        maxBytes: Object.hasOwn(request, "maxBytes") ? request.maxBytes : 262144,
+        fitStrategy,
+      });
+      return line === null ? null : { line };
+    }
+    default:
+      throw new InvalidInput({
+        value: op,
+        path: "op",
+        reason: "is not an operation of this spec",
+        fix: `Use one of ${OPS.join(", ")}.`,
+      });
+  }
+}
