@@ -1,0 +1,193 @@
+"""``eventproof bench`` and the workloads it drives (docs/benchmark.md): fast, counts only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from eventproof.conformance import _workloads
+from eventproof.conformance._bench import NoopImplementation
+from eventproof.conformance.cli import main
+from eventproof.reference import Reference
+
+TINY = ["--events", "40", "--batch", "7", "--rounds", "2", "--scale", "0.05"]
+WIDE = {"COLUMNS": "200"}  # one table row per line, whatever the terminal
+
+
+def bench(*args: str) -> Any:
+    return CliRunner().invoke(main, ["bench", *args], env=WIDE)
+
+
+class SelectOnly(Reference):
+    """Declares only ``select``: nothing to benchmark."""
+
+    def start(self) -> dict[str, Any]:
+        handshake = super().start()
+        handshake["capabilities"]["ops"] = ["select"]
+        return handshake
+
+
+class AlwaysErrs(Reference):
+    """Errs on every request: its figures would measure nothing."""
+
+    def run(self, op: str, input: Any) -> Any:
+        raise ValueError("not today")
+
+
+# -- the command -----------------------------------------------------------------------------------
+
+
+def test_bench_prints_the_implementation_beside_the_reference_and_both_no_ops() -> None:
+    """The default run measures the bundled reference, the direct reference and two no-ops."""
+    result = bench(*TINY)
+    assert result.exit_code == 0, result.output
+    for row in ("eventproof-reference-halving", "reference (halving)", "eventproof-noop ",
+                "eventproof-noop-program"):
+        assert row in result.output
+    for column in ("events/s", "MB/s", "µs/event", "x reference"):
+        assert column in result.output
+    assert "40 line" in result.output  # every event of the stream answered with a line
+    assert "40 no line" in result.output  # the no-ops answer null
+
+
+def test_bench_measures_an_in_process_implementation_alone() -> None:
+    """--impl with --no-baselines measures only that implementation, here the no-op."""
+    result = bench("--impl", "python:eventproof.conformance._bench:NoopImplementation",
+                   "--no-baselines", "--stream", "escape", *TINY)
+    assert result.exit_code == 0, result.output
+    assert "eventproof-noop" in result.output
+    assert "reference (" not in result.output
+    assert "40 no line" in result.output
+
+
+def test_bench_follows_the_declared_fit_strategy() -> None:
+    """The direct reference row uses the fit strategy the implementation declared."""
+    result = bench("--fit", "maximal", "--stream", "astral", *TINY)
+    assert result.exit_code == 0, result.output
+    assert "reference (maximal)" in result.output
+
+
+def test_bench_refuses_an_implementation_without_project() -> None:
+    """An implementation that does not declare 'project' is a usage error (exit 2)."""
+    result = bench("--impl", f"python:{__name__}:SelectOnly", *TINY)
+    assert result.exit_code == 2, result.output
+    assert "does not declare the 'project' operation" in result.output
+
+
+def test_bench_fails_when_the_implementation_does_not_answer() -> None:
+    """Errored answers make the figures meaningless: said plainly, exit code 1."""
+    result = bench("--impl", f"python:{__name__}:AlwaysErrs", "--no-baselines", *TINY)
+    assert result.exit_code == 1, result.output
+    assert "40 errored" in result.output
+    assert "eventproof run --ops project" in result.output
+
+
+def test_bench_names_a_bad_impl_without_a_traceback() -> None:
+    """A misspelt --impl is one clear message and exit code 2."""
+    result = bench("--impl", "python:eventproof.nowhere:Thing", *TINY)
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+    assert "eventproof.nowhere" in result.output
+
+
+def test_noop_implementation_answers_without_looking() -> None:
+    """The no-op answers project with null, classify with "fact", and skips the rest."""
+    noop = NoopImplementation()
+    assert noop.start()["capabilities"]["ops"] == ["classify", "project"]
+    assert noop.run("project", {"event": {"type": "x"}}) is None
+    assert noop.run("classify", {"event": {"type": "x"}}) == "fact"
+    with pytest.raises(NotImplementedError):
+        noop.run("select", {"events": []})
+
+
+# -- the workloads ---------------------------------------------------------------------------------
+
+
+#: Where the generators put the text they build (the rest are constants such as "assistant").
+GENERATED = frozenset({"text", "thinking", "delta", "content", "command", "path"})
+
+
+def strings(value: Any, key: str | None = None) -> Iterator[tuple[str | None, str]]:
+    """Every string in a JSON value with the member name it sits under, in a fixed order."""
+    if isinstance(value, str):
+        yield key, value
+    elif isinstance(value, dict):
+        for name, item in value.items():
+            yield from strings(item, name)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings(item, key)
+
+
+def joined(value: Any) -> str:
+    return "".join(text for _, text in strings(value))
+
+
+@pytest.mark.parametrize("kind", _workloads.STREAM_KINDS)
+def test_streams_are_deterministic_and_fresh(kind: str) -> None:
+    """Two calls give equal events whose generated strings are never the same objects."""
+    first = _workloads.build_stream(kind, events=300, scale=0.2)
+    second = _workloads.build_stream(kind, events=300, scale=0.2)
+    assert first == second
+    pairs = [(a, b) for (key, a), (_, b) in zip(strings(first), strings(second), strict=True)
+             if key in GENERATED and len(a) > 1]  # "" and one-character strings are shared
+    assert len(pairs) > 500
+    assert all(a is not b for a, b in pairs)
+    # Within one call no generated string object is used twice either: each event has its own.
+    ids = [id(a) for a, _ in pairs]
+    assert len(set(ids)) == len(ids)
+
+
+def test_stream_has_the_requested_length_and_shape() -> None:
+    """A stream has exactly the events asked for, opens with agent_start, ends with agent_end."""
+    events = _workloads.build_stream("realistic", events=500, scale=0.1)
+    assert len(events) == 500
+    assert events[0]["type"] == "agent_start"
+    assert events[-1]["type"] == "agent_end"
+    kinds = {event["type"] for event in events}
+    assert {"message_update", "tool_execution_start", "tool_execution_end", "turn_end",
+            "message_start", "message_end"} <= kinds
+    deltas = [event["assistantMessageEvent"]["delta"] for event in events
+              if event["type"] == "message_update"
+              and event["assistantMessageEvent"]["type"] == "text_delta"]
+    assert deltas
+    assert all(1 <= len(delta) <= 20 for delta in deltas)  # 20-200 code points, scaled by 0.1
+
+
+def test_streams_carry_what_their_names_promise() -> None:
+    """realistic has ANSI escapes, escape has quotes/backslashes/NUL/ESC, astral has surrogates."""
+    realistic = joined(_workloads.build_stream("realistic", events=400, scale=0.3))
+    assert "\x1b[" in realistic
+    escape = joined(_workloads.build_stream("escape", events=200, scale=0.2))
+    for char in ('"', "\\", "\x00", "\x1b", "\x01"):
+        assert char in escape
+    astral = _workloads.build_stream("astral", events=200, scale=0.2)
+    clean = _workloads.build_stream("astral", events=200, scale=0.2, well_formed=True)
+    text, clean_text = joined(astral), joined(clean)
+    assert any(0xD800 <= ord(char) <= 0xDFFF for char in text)
+    assert not any(0xD800 <= ord(char) <= 0xDFFF for char in clean_text)
+    assert any(ord(char) > 0xFFFF for char in text)
+    assert len(text) == len(clean_text)  # the same stream, surrogates replaced one for one
+
+
+@pytest.mark.parametrize("kind", _workloads.TEXT_KINDS)
+def test_texts_have_the_requested_utf8_size(kind: str) -> None:
+    """text_of_size gives about the requested UTF-8 bytes of its kind, freshly built."""
+    size = 64 * 1024
+    first = _workloads.text_of_size(kind, size)
+    second = _workloads.text_of_size(kind, size)
+    assert first == second
+    assert first is not second
+    assert size - 4 <= len(first.encode("utf-8")) <= size + 4
+
+
+def test_bad_workload_arguments_are_refused() -> None:
+    """An unknown stream or a non-positive size is a ValueError that names it."""
+    with pytest.raises(ValueError, match="'nope'"):
+        _workloads.build_stream("nope", events=10)
+    with pytest.raises(ValueError, match="events=0"):
+        _workloads.build_stream("realistic", events=0)
+    with pytest.raises(ValueError, match="scale=0"):
+        _workloads.build_stream("realistic", events=10, scale=0)
