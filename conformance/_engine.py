@@ -359,14 +359,14 @@ class Engine:
         except Flaky as flaky:
             # The minimal example did not fail the same way when replayed (an implementation that
             # hangs or answers differently from one call to the next): keep what it did first.
-            found = _first_found(flaky)
-            if found is None:
+            first = _first_found(flaky)
+            if first is None:
                 raise HarnessError(
                     f"the search on '{op}' was unstable: {flaky}. An implementation that answers "
                     "the same input differently between calls cannot be judged; make it "
                     "deterministic, or rerun with --seed to reproduce."
                 ) from None
-            return found
+            return first
         return None
 
     def check_op(self, op: str) -> list[RuleResult]:

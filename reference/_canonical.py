@@ -7,9 +7,10 @@ own, and leaves every other language a short, fully specified target.
 
 :func:`canonical_bytes_clear` is the spec in code: a small recursive encoder.
 :func:`canonical_bytes` answers the same bytes, taking a fast path through ``orjson`` when it is
-installed and the value provably needs nothing orjson does differently (no floats, no array-index
-member names, no integers beyond 2^53-1, only plain ``dict``/``list``/``str``/``int``/``bool``/
-``None``).
+installed and the value provably needs nothing orjson does differently (no array-index member
+names, no integers beyond 2^53-1, only plain ``dict``/``list``/``str``/``int``/``float``/
+``bool``/``None``); the few floats whose orjson text is not ``Number::toString`` are
+handed to orjson pre-formatted (the comment above :func:`_native_float` proves which).
 """
 
 from __future__ import annotations
@@ -261,40 +262,182 @@ def canonical_bytes_clear(value: Any) -> bytes:
 
 
 # -- the optional fast path --------------------------------------------------------------------
+#
+# Why orjson's float text is Number::toString on exactly the floats _native_float accepts.
+#
+# Both writers print the same digits. ECMA-262 Number::toString takes the shortest decimal digit
+# string s (k digits, exponent n, value 0.s × 10^n) that reads back as x, the one nearest x among
+# equally short ones. orjson 3.13 formats a finite double with the zmij crate (older releases
+# used ryu, whose layout writes "1e21"), both Schubfach/Ryu-style shortest-round-trip algorithms
+# making the same choice: the shortest digits in the rounding interval, the nearest to x among
+# them (zmij's test suite compares it with ryu; here 3 million random doubles of every magnitude
+# and the tests below agreed with number_to_string). So only the layout can differ. With
+# e = n - 1 (the exponent of the leading digit), zmij's write<f64> (`(-5..=15).contains(&dec_exp)`)
+# and ryu's format64 (`-5 < kk <= 16`, kk = n) both write:
+#   -5 <= e <= 15, all digits integral (k <= n):  digits, n - k zeros, ".0"   ("30.0", "1e15" is
+#                                                 "1000000000000000.0")
+#   0 <= e <= 15 otherwise:   the first n digits, ".", the rest               ("123.456")
+#   -5 <= e < 0:              "0.", -n zeros, the digits                      ("0.00001234")
+#   otherwise:                d[.ddd]e-|e| for e < 0; for e > 0 zmij "e+", ryu "e" ("1e-7")
+# ECMA-262 §6.3 writes, for the same s, k, n: k <= n <= 21 digits and zeros (no ".0");
+# 0 < n <= 21 "digits.digits"; -6 < n <= 0 "0." zeros digits; otherwise d[.ddd]e±|n-1|.
+# Hence, for x != 0 not an integer (then k > n: a non-integral double is at least one ulp from
+# every integer and its rounding interval is half an ulp wide, so its shortest decimal is no
+# integer either):
+#   -4 <= n <= 16 (e in [-5, 15]): both "digits.digits" (n > 0) or "0." + -n zeros + digits
+#                                  (n <= 0), the same bytes;
+#   n <= -6 (e <= -7):             both "d[.ddd]e-" + (1 - n), the same bytes;
+#   n = -5 (e = -6):               JS "0.00000ddd", orjson "d.ddde-6": they DIFFER;
+#   n >= 17:                       no such x (doubles from 2^53 on are integers).
+# In terms of x: 10^-5 and 10^-6 are not dyadic, so the double nearest each (the literals 1e-5,
+# 1e-6) holds it strictly inside its rounding interval; every double below that literal has all
+# its interval below 10^m and every double above it has all its interval above. So n >= -4
+# exactly when |x| >= 1e-5, n <= -6 exactly when |x| < 1e-6, and n <= 16 exactly when
+# |x| < 1e16 (10^16 is a double). _native_float accepts x when it is not an integer and
+# 1e-5 <= |x| < 1e16 or |x| < 1e-6: orjson writes exactly Number::toString(x) for it.
+# An integral x with |x| <= 2^53-1 is the int(x) orjson writes as that integer: every integer in
+# that range is a double whose rounding interval (half an ulp <= 1/2 each side) holds no other
+# integer, so Number::toString(x) is its exact decimal (30.0 -> "30", -0.0 -> int 0 -> "0").
+# Every other finite float (integral beyond 2^53-1, 1e-6 <= |x| < 1e-5) becomes an
+# orjson.Fragment of number_to_string(x), the spec's own text, which orjson copies verbatim.
+# _ORJSON_FLOATS_AGREE re-checks the layout on the edges at import and turns native floats off
+# (everything through number_to_string) if an orjson ever formats them differently.
 
 _PLAIN_SCALARS = (str, bool, type(None))
+_Fragment: Any = getattr(_orjson, "Fragment", None)
+#: Magnitudes between which (with |x| < 1e-6) a non-integral double's orjson text is canonical.
+_NATIVE_LOW, _NATIVE_HIGH, _NATIVE_TINY = 1e-5, 1e16, 1e-6
+_INFINITY = float("inf")
+#: What the first pass reports: orjson may write the value as it is, after _for_orjson, or never.
+_AS_IS, _REWRITE, _DECLINE = 0, 1, 2
 
 
-def _orjson_agrees(value: Any) -> bool:
-    """True when orjson's bytes for ``value`` are canonical, provided orjson accepts it.
+def _native_float(x: float) -> bool:
+    """True when orjson's text for the finite-or-not float ``x`` is ``number_to_string(x)``."""
+    magnitude = abs(x)
+    if _NATIVE_LOW <= magnitude < _NATIVE_HIGH:
+        return not magnitude.is_integer()
+    return 0.0 < magnitude < _NATIVE_TINY
+
+
+def _edges() -> list[float]:
+    """Floats on both sides of every layout switch of either writer, for the import check."""
+    import math
+
+    edges = [0.1 + 0.2, 123456789.123, 5e-324, 2.2250738585072014e-308, 1.5e-7, 1.234e-7]
+    for exponent in range(-8, 18):
+        power = float(f"1e{exponent}")
+        for value in (power, math.nextafter(power, 0.0), math.nextafter(power, _INFINITY),
+                      1.5 * power, 9.87654321 * power):
+            edges += [value, -value]
+    return edges
+
+
+def _orjson_floats_agree() -> bool:
+    """True when the installed orjson writes every native float of the edge set canonically."""
+    if _orjson is None:
+        return False
+    native = [x for x in _edges() if _native_float(x)]
+    expected = "[" + ",".join(map(number_to_string, native)) + "]"
+    written: bytes = _orjson.dumps(native)
+    return written == expected.encode("ascii")
+
+
+#: Whether orjson may write native floats itself (the import-time check above passed).
+_ORJSON_FLOATS_AGREE = _orjson_floats_agree()
+
+
+def _orjson_plan(value: Any) -> int:
+    """How orjson can write ``value`` canonically: ``_AS_IS``, ``_REWRITE`` or ``_DECLINE``.
 
     orjson writes the same escapes and the same member order as the canonical form for plain
-    objects, arrays, strings, booleans, null and integers; it differs on floats (it writes
-    "1.0", "-0.0" and "1e21" where the canonical form has "1", "0" and "1e+21"), on array-index
+    objects, arrays, strings, booleans, null and integers; it differs on some floats (see the
+    comment above: integral ones get ".0", 1e-6 <= |x| < 1e-5 an exponent), on array-index
     names (it keeps insertion order) and on integers up to 2^64 (the canonical form refuses
-    those beyond 2^53-1). Lone surrogates make orjson raise, which sends the value to the clear
-    encoder.
+    those beyond 2^53-1); it writes NaN and the infinities as null (the canonical form refuses
+    them). ``_REWRITE``: only floats stand in the way, and :func:`_for_orjson` replaces them.
+    Lone surrogates make orjson raise, which sends the value to the clear encoder.
     """
+    plan = _AS_IS
+    native_floats = _ORJSON_FLOATS_AGREE
     stack = [value]
     while stack:
         item = stack.pop()
         kind = type(item)
         if kind in _PLAIN_SCALARS:
             continue
-        if kind is int:
-            if abs(item) > MAX_SAFE_INTEGER:
-                return False
-        elif kind is dict:
+        if kind is dict:
             for key in item:
-                # Every array-index name starts with a digit; other digit-led names are rare.
-                if type(key) is not str or key[:1].isdigit():
-                    return False
+                # Every array-index name starts with an ASCII digit ("0" <= key < ":" says
+                # exactly that, and is the cheapest test); other digit-led names are rare.
+                if type(key) is not str or "0" <= key < ":":
+                    return _DECLINE
             stack.extend(item.values())
         elif kind is list:
             stack.extend(item)
+        elif kind is int:
+            if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                return _DECLINE
+        elif kind is float:
+            # _native_float, inlined: this loop is the fast path's own cost.
+            magnitude = abs(item)
+            if native_floats and (
+                (_NATIVE_LOW <= magnitude < _NATIVE_HIGH and not magnitude.is_integer())
+                or 0.0 < magnitude < _NATIVE_TINY
+            ):
+                continue
+            if item != item or magnitude == _INFINITY or _Fragment is None:
+                return _DECLINE  # the clear encoder refuses non-finite numbers with their path
+            plan = _REWRITE
         else:
-            return False
-    return True
+            return _DECLINE
+    return plan
+
+
+def _orjson_float(x: float) -> float | int | Any:
+    """``x``, or what orjson writes as ``number_to_string(x)`` for a finite ``x``."""
+    if _ORJSON_FLOATS_AGREE and _native_float(x):
+        return x
+    if x.is_integer() and -MAX_SAFE_INTEGER <= x <= MAX_SAFE_INTEGER:
+        return int(x)  # its exact decimal is Number::toString(x); -0.0 becomes 0
+    return _Fragment(number_to_string(x))
+
+
+def _for_orjson(value: Any) -> Any:
+    """A copy of ``value`` (one ``_orjson_plan`` rated ``_REWRITE``) with every float replaced
+    by :func:`_orjson_float`; strings and other scalars are shared, never copied."""
+    kind = type(value)
+    if kind is float:
+        return _orjson_float(value)
+    if kind is dict:
+        return {key: _for_orjson(item) if type(item) in _NESTED else item
+                for key, item in value.items()}
+    if kind is list:
+        return [_for_orjson(item) if type(item) in _NESTED else item for item in value]
+    return value
+
+
+_NESTED = frozenset({dict, list, float})
+
+
+def _well_formed_for_orjson(value: Any) -> Any:
+    """:func:`_for_orjson` of ``value`` with every string and member name well-formed (§6.1).
+
+    For a value ``_orjson_plan`` did not decline but orjson refused (it refuses surrogates).
+    A dict built name by name keeps a repeated name at its first position with the last value,
+    exactly as §6.1 asks when two names become equal; no name becomes an array index (a
+    surrogate becomes U+FFFD or an astral character, never a digit), so the order still holds.
+    """
+    kind = type(value)
+    if kind is str:
+        return well_formed(value)
+    if kind is dict:
+        return {well_formed(key): _well_formed_for_orjson(item) for key, item in value.items()}
+    if kind is list:
+        return [_well_formed_for_orjson(item) for item in value]
+    if kind is float:
+        return _orjson_float(value)
+    return value
 
 
 def canonical_bytes(value: Any) -> bytes:
@@ -303,10 +446,18 @@ def canonical_bytes(value: Any) -> bytes:
     No trailing newline. Raises :class:`InvalidInput` (naming the JSONPath) for integers beyond
     2^53-1, NaN and infinities, non-string member names and non-JSON values (wire.md §7).
     """
-    if _orjson is not None and _orjson_agrees(value):
-        try:
-            fast: bytes = _orjson.dumps(value)
-            return fast
-        except _orjson.JSONEncodeError:  # lone surrogates, very deep nesting: the clear encoder
-            pass
+    if _orjson is not None:
+        plan = _orjson_plan(value)
+        if plan != _DECLINE:
+            fast: bytes
+            try:
+                fast = _orjson.dumps(value if plan == _AS_IS else _for_orjson(value))
+                return fast
+            except (_orjson.JSONEncodeError, RecursionError):
+                pass  # surrogates, or nesting deeper than orjson follows
+            try:
+                fast = _orjson.dumps(_well_formed_for_orjson(value))
+                return fast
+            except (_orjson.JSONEncodeError, RecursionError):
+                pass  # nesting deeper than orjson follows: the clear encoder answers
     return canonical_bytes_clear(value)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import shutil
 import subprocess
 import tempfile
@@ -137,6 +138,20 @@ EDGE_VALUES: list[Any] = [
 def test_edge_values_agree_with_node() -> None:
     """Every special case of §6 (escapes, surrogates, numbers, member order) matches Node."""
     assert_agree(EDGE_VALUES)
+
+
+def test_float_layout_edges_agree_with_node() -> None:
+    """Around every power of ten a double holds, where orjson's and ECMAScript's layouts switch
+    (1e-7, 1e-6, 1e-5, 1e16, 1e21), the fast path's numbers are Node's: one node process."""
+    values: list[Any] = []
+    for exponent in range(-323, 309):
+        power = float(f"1e{exponent}")
+        for value in (power, math.nextafter(power, 0.0), math.nextafter(power, math.inf),
+                      1.5 * power, 1.2345678901234567 * power):
+            if math.isfinite(value):
+                values += [value, -value]
+    values += [0.1 + 0.2, 123456789.123, 2.0**53, 2.0**53 + 2.0, 2.0**53 - 1, 9999999999999998.0]
+    assert_agree([values[i:i + 500] for i in range(0, len(values), 500)])
 
 
 def test_escaped_costs_agree_with_node() -> None:

@@ -317,7 +317,7 @@ def test_tuples_are_arrays() -> None:
 
 def test_deep_nesting_is_refused_cleanly() -> None:
     """A value nested deeper than the interpreter can follow is refused, not a crash."""
-    value: Any = 1.5  # a float keeps the clear encoder in play
+    value: Any = 1.5  # orjson gives up (too deep), so does the retry: the clear encoder refuses
     for _ in range(100_000):
         value = [value]
     with pytest.raises(InvalidInput, match="nests deeper"):
@@ -347,8 +347,8 @@ def test_fast_path_equals_clear_encoder(value: Any) -> None:
 @given(json_values(floats=False, keys=st.sampled_from(["a", "b", "x y", "é"]),
                    text=st.text(max_size=20)))
 def test_fast_path_is_taken_for_plain_values(value: Any) -> None:
-    """Plain values (no floats, no digit-led names) go through orjson and still agree."""
-    assert _canonical._orjson_agrees(value)
+    """Plain values (no floats, no digit-led names) go through orjson as they are, and agree."""
+    assert _canonical._orjson_plan(value) == _canonical._AS_IS
     assert canonical_bytes(value) == canonical_bytes_clear(value)
 
 
@@ -366,21 +366,155 @@ def test_output_is_valid_json_of_the_well_formed_value(value: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    "value",
-    [1.5, {"10": 1, "2": 2}, "\ud800", {"n": 2**60}, {"k": (1, 2)}, {"k": {1, 2}}],
+    ("value", "plan"),
+    [
+        (1.5, "as-is"), ({"cost": [0.0123, 1e-7, -3.5e-300]}, "as-is"), ("\ud800", "as-is"),
+        (30.0, "rewrite"), (-0.0, "rewrite"), ({"a": [1.5e-6]}, "rewrite"), (1e21, "rewrite"),
+        (2.0**53, "rewrite"), ({"10": 1, "2": 2}, "decline"), ({"n": 2**60}, "decline"),
+        ({"k": (1, 2)}, "decline"), ({"k": {1, 2}}, "decline"), ([math.nan], "decline"),
+        ({"x": -math.inf}, "decline"), ({1: "a"}, "decline"),
+    ],
 )
-def test_orjson_precheck_declines_what_orjson_writes_differently(value: Any) -> None:
-    """The fast path is refused for floats, index-like names, big ints and non-JSON types."""
-    if isinstance(value, str):
-        assert _canonical._orjson_agrees(value)  # orjson raises on it; the clear encoder answers
-        assert canonical_bytes(value) == '"\ufffd"'.encode()
+def test_orjson_plan(value: Any, plan: str) -> None:
+    """The fast path takes floats orjson writes canonically as they are, rewrites the other
+    finite floats, and declines index-like names, big ints, non-finite and non-JSON values."""
+    codes = {"as-is": _canonical._AS_IS, "rewrite": _canonical._REWRITE,
+             "decline": _canonical._DECLINE}
+    assert _canonical._orjson_plan(value) == codes[plan]
+    try:
+        expected = canonical_bytes_clear(value)
+    except InvalidInput:
+        with pytest.raises(InvalidInput):
+            canonical_bytes(value)
     else:
-        assert not _canonical._orjson_agrees(value)
+        assert canonical_bytes(value) == expected
+
+
+# -- the fast path on floats (the proof is the comment above _canonical._native_float) --------
+
+needs_orjson = pytest.mark.skipif(_canonical._orjson is None, reason="orjson is not installed")
+
+
+def _decade_edges() -> list[float]:
+    """Both neighbours of every power of ten a double can hold, and the power itself, ±."""
+    edges: list[float] = []
+    for exponent in range(-323, 309):
+        power = float(f"1e{exponent}")
+        for value in (power, math.nextafter(power, 0.0), math.nextafter(power, math.inf)):
+            edges += [value, -value]
+    return edges
+
+
+#: The brief's boundary values, and the two sides of each layout switch of either writer.
+BOUNDARY_FLOATS = [
+    1e-7, 1e-6, 1e-5, 1e-4, 1e15, 1e16, 1e17, 1e20, 1e21, 5e-324, 2.2250738585072014e-308,
+    0.1 + 0.2, 123456789.123, 2.0**53, 2.0**53 + 2.0, -0.0, 0.0, 1.5e-6, 9.99e-6, 1.5e-7,
+    2.0**53 - 1, 2.0**53 - 0.5, 2.0**52 + 0.5, 9999999999999998.0, 1e16 - 2.0, 1.5e16, 1.5e20,
+    1.7976931348623157e308, 4.9406564584124654e-324, 1 / 3, 2 / 3, 0.0123, 100.0,
+]
+
+
+@needs_orjson
+@pytest.mark.parametrize("number", BOUNDARY_FLOATS + [-x for x in BOUNDARY_FLOATS])
+def test_fast_path_floats_at_the_boundaries(number: float) -> None:
+    """At every edge of both layouts the fast path writes Number::toString, alone or nested."""
+    text = number_to_string(number).encode()
+    assert canonical_bytes(number) == canonical_bytes_clear(number) == text
+    assert canonical_bytes({"usage": {"cost": [number, 1]}}) == b'{"usage":{"cost":[%s,1]}}' % text
+
+
+@needs_orjson
+def test_native_floats_are_exactly_those_orjson_writes_canonically() -> None:
+    """Soundness and necessity of the condition, on the edges of every decade of the doubles.
+
+    Every float _native_float accepts, orjson writes as Number::toString; among the non-integral
+    edges it rejects, orjson writes a different text (1e-6 <= |x| < 1e-5: "1.5e-6" for
+    "0.0000015"), so the range cannot be widened there.
+    """
+    assert _canonical._ORJSON_FLOATS_AGREE
+    edges = _decade_edges() + BOUNDARY_FLOATS + [1.5e-6, 9.99e-6, -2.5e-6, 1.0000001e-6]
+    native = [x for x in edges if _canonical._native_float(x)]
+    assert len(native) > 1000
+    for number in native:
+        assert _canonical._orjson.dumps(number) == number_to_string(number).encode(), number
+    differing = [x for x in edges if 1e-6 <= abs(x) < 1e-5 and not x.is_integer()]
+    assert differing
+    for number in differing:
+        assert not _canonical._native_float(number)
+        assert _canonical._orjson.dumps(number) != number_to_string(number).encode(), number
+    for number in edges:
+        assert canonical_bytes(number) == canonical_bytes_clear(number), number
+
+
+@settings(max_examples=2000)
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_fast_path_equals_clear_encoder_on_floats(number: float) -> None:
+    """Floats of every magnitude: the fast path's bytes are the clear encoder's."""
+    assert canonical_bytes(number) == canonical_bytes_clear(number)
+    value = {"a": [number, {"b": number}], "c": "x"}
+    assert canonical_bytes(value) == canonical_bytes_clear(value)
+    if _canonical._orjson is not None and _canonical._native_float(number):
+        assert _canonical._orjson.dumps(number) == canonical_bytes_clear(number)
+
+
+@settings(max_examples=300)
+@given(st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER))
+def test_integral_floats_are_their_integer(number: int) -> None:
+    """An integral float within ±(2^53-1) is written as its integer (30.0 -> 30)."""
+    assert canonical_bytes(float(number)) == canonical_bytes_clear(float(number)) == str(
+        number).encode()
+
+
+@needs_orjson
+def test_floats_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Events with float costs, integral floats and lone surrogates never reach the clear
+    encoder: orjson writes them (surrogates through the well-formed retry)."""
+    cases: list[tuple[bytes, Any]] = [
+        (b'{"usage":{"input":1800,"cost":{"input":0.0054,"output":0,"total":0.0054}}}',
+         {"usage": {"input": 1800, "cost": {"input": 0.0054, "output": 0.0, "total": 0.0054}}}),
+        (b"[1e-7,0.000001,0.0000015,1e+21,100000000000000000000,9007199254740992,0]",
+         [1e-7, 1e-6, 1.5e-6, 1e21, 1e20, 2.0**53, -0.0]),
+        ('{"\ufffd":3,"x":[2,"a\ufffd\U0001f600"]}'.encode(),
+         dict([("\ud800", 1.0), ("x", [2.0, "a\udc00\ud83d\ude00"]), ("\udc00", 3.0)])),
+    ]
+    for line, value in cases:
+        assert canonical_bytes_clear(value) == line
+
+    def refuse(value: Any) -> bytes:
+        raise AssertionError(f"the clear encoder was asked for {value!r}")
+
+    monkeypatch.setattr(_canonical, "canonical_bytes_clear", refuse)
+    for line, value in cases:
+        assert canonical_bytes(value) == line
+
+
+@needs_orjson
+@pytest.mark.parametrize("switch", ["no native floats", "no Fragment"])
+@settings(max_examples=100)
+@given(value=json_values())
+def test_fast_path_without_native_floats_or_fragments(switch: str, value: Any) -> None:
+    """With native floats off (as if the import check failed) or without orjson.Fragment, every
+    float takes the rewrite or the clear encoder, and the bytes stay the same."""
+    expected = canonical_bytes_clear(value)
+    attribute, off = ("_ORJSON_FLOATS_AGREE", False) if switch == "no native floats" else (
+        "_Fragment", None)
+    saved = getattr(_canonical, attribute)
+    setattr(_canonical, attribute, off)
+    try:
+        assert canonical_bytes(value) == expected
+    finally:
+        setattr(_canonical, attribute, saved)
+
+
+def test_import_check_accepts_the_installed_orjson() -> None:
+    """The import-time check of orjson's float layout passes exactly when orjson is here."""
+    assert _canonical._ORJSON_FLOATS_AGREE is (_canonical._orjson is not None)
+    assert _canonical._orjson_floats_agree() is _canonical._ORJSON_FLOATS_AGREE
 
 
 def test_without_orjson_the_bytes_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     """With the fast path switched off, canonical_bytes answers the same bytes."""
-    value = {"b": [1, "x\n"], "a": {"c": None, "d": True}}
+    value = {"b": [1, "x\n", 30.0, 0.5, 1.5e-6], "a": {"c": None, "d": True}}
     fast = canonical_bytes(value)
     monkeypatch.setattr(_canonical, "_orjson", None)
     assert canonical_bytes(value) == fast
