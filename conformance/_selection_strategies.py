@@ -1,0 +1,951 @@
+"""Hypothesis strategies for the selection profile: session logs, and select/fold/settle inputs.
+
+Logs are drawn from the *shapes* real runs take (spec/selection.md §2), not from uniform noise, so
+that every rule's boundary is met within a hundred examples:
+
+- a max-tokens step whose tool calls were dropped leaves an empty, usage-only ``assistant/message``,
+  often the last event of the log, after real text (§3.2);
+- a cancelled run: ``interrupted: true`` message prefixes, aborted turns, streams cut mid-block
+  (``block-start`` and deltas without ``block-end``), no ``turn/end`` at all (§3.3, §5.2);
+- reasoning-only and tool-call-only messages before streamed text: content length decides (§3.1);
+- tool calls, tool results, user messages and unknown event and chunk types, none of which
+  contribute (§3.4, §2.6);
+- and two *mixtures*, the workhorses: every kind of message competing with streamed text, and
+  everything that surrounds streamed text when no message has content. Each holds most kinds at
+  once, so one log meets many rules.
+
+Hypothesis explores far fewer independent cases than it runs examples (it mutates earlier ones),
+so each region where a rule can break is made likely on its own, not merely possible. Every
+decoration of a shape (framing, streaming, usage chunks, trailing events) is optional and shrinks
+away, so a counterexample comes out as the few events that matter. Strings stay short: the
+selection profile is about which text wins, not how big it is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from functools import cache
+from typing import Any
+
+from hypothesis import strategies as st
+
+from ._model import Capabilities
+
+Event = dict[str, Any]
+Block = dict[str, Any]
+
+#: The ``turn/end`` reason kinds the spec names (selection.md §2.4).
+REASON_KINDS: tuple[str, ...] = (
+    "completed", "aborted", "blocked", "error", "max-tokens", "interrupted",
+)
+#: Kinds nobody has seen yet; they settle as ``error`` (selection.md §5.1). ``Completed`` is a
+#: near miss: kinds are compared exactly.
+UNKNOWN_REASON_KINDS: tuple[str, ...] = ("paused", "timeout", "Completed", "")
+#: The content block types the spec pins (selection.md §2.5).
+BLOCK_KINDS: tuple[str, ...] = ("text", "reasoning", "image", "tool-call", "tool-result")
+#: Event types that are not session event types of the spec (selection.md §2.6). The near misses
+#: (a plural, another case) must be ignored like any other unknown type even though their data
+#: looks like an assistant message.
+UNKNOWN_EVENT_TYPES: tuple[str, ...] = (
+    "subagent/start", "session/compact", "x-vendor/trace", "assistant/messages",
+    "Assistant/Message",
+)
+
+_WORDS = ("Hi", "Hello", " world", "Done.", "\n", "The answer is 42.", "naïve café", "日本語")
+#: Pieces that encoders and string builders get wrong: C0 controls, astral code points (two UTF-16
+#: units), lone surrogates (no UTF-8 form), the JSON-significant characters, and the two halves of
+#: U+1F600 on their own, so that two consecutive deltas can join into one astral code point.
+_TRICKY = (
+    "\x00", "\x1f", "\t", "\r\n", "😀", "𝄞", "\ud800", "\udfff", "\ud83d", "\ude00", "\u2028",
+    "\u007f", '"', "\\", "\ufffd", "a\x00b",
+)
+_TOOL_NAMES = ("read_file", "search", "run_tests", "x")
+_CALL_IDS = ("call_1", "call_2", "toolu_01")
+_BASE_TIME = datetime(2025, 1, 1, tzinfo=UTC)
+
+
+# -- small values ----------------------------------------------------------------------------------
+# Drawing is kept cheap (sampled values over recursive strategies): a run draws thousands of logs.
+
+@cache
+def text_pieces() -> st.SearchStrategy[str]:
+    """Pieces of streamed text: ``""``, words, tricky characters, and arbitrary short text."""
+    return st.one_of(
+        st.sampled_from(_WORDS),
+        st.just(""),
+        st.sampled_from(_TRICKY),
+        st.characters(categories=["Cs"]),  # any lone surrogate
+        st.text(max_size=4),
+    )
+
+
+@cache
+def _texts() -> st.SearchStrategy[str]:
+    # Mostly one piece; sometimes several joined (a surrogate pair split across two pieces).
+    return st.one_of(text_pieces(), st.lists(text_pieces(), min_size=2, max_size=3).map("".join))
+
+
+def _copied(value: Any) -> Any:
+    """A fresh copy of a JSON value: drafts share blocks (a message and its block-end chunk)."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    return value
+
+
+#: JSON objects with the values a port may mangle: integer-like keys (JavaScript orders them
+#: first), integral and tiny floats, nulls, nesting, the largest integer a double holds exactly.
+_OBJECTS: tuple[dict[str, Any], ...] = (
+    {},
+    {"path": "src/app.py"},
+    {"10": "ten", "2": "two", "a": None},
+    {"limit": 30.0, "ratio": 1e-7, "big": 2**53 - 1},
+    {"nested": {"list": [1, "two", False, {"0": []}]}},
+    {"query": "\ud800 \u2028 😀"},
+)
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-5, 2**53 - 1), st.text(max_size=3))
+
+
+@cache
+def json_objects() -> st.SearchStrategy[dict[str, Any]]:
+    """Small JSON objects (tool arguments, attachments, unknown payloads)."""
+    return st.one_of(
+        st.sampled_from(_OBJECTS).map(_copied),
+        st.dictionaries(st.sampled_from(("path", "0", "x")), _SCALARS, max_size=2),
+    )
+
+
+@cache
+def usages() -> st.SearchStrategy[dict[str, Any]]:
+    """A usage record, as a usage-only message or a ``usage`` chunk carries it."""
+    return st.fixed_dictionaries(
+        {"inputTokens": st.integers(0, 5000), "outputTokens": st.integers(0, 5000)},
+        optional={"cacheReadTokens": st.integers(0, 100)},
+    )
+
+
+# Composite strategies draw from these cached combinators: building a strategy inside a draw
+# costs more than drawing from it.
+
+@cache
+def _some(element: st.SearchStrategy[Any], min_size: int, max_size: int) -> st.SearchStrategy[
+        list[Any]]:
+    return st.lists(element, min_size=min_size, max_size=max_size)
+
+
+@cache
+def _maybe(element: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(st.none(), element)
+
+
+@cache
+def _either(first: st.SearchStrategy[Any], second: st.SearchStrategy[Any]) -> st.SearchStrategy[
+        Any]:
+    return st.one_of(first, second)
+
+
+@cache
+def _pair(first: st.SearchStrategy[Any], second: st.SearchStrategy[Any]) -> st.SearchStrategy[
+        tuple[Any, Any]]:
+    return st.tuples(first, second)
+
+
+# -- content blocks (selection.md §2.5) ------------------------------------------------------------
+
+_EXTRA_BLOCK_KEYS: Mapping[str, st.SearchStrategy[Any]] = {
+    "providerMetadata": st.sampled_from(_OBJECTS).map(_copied),
+}
+
+
+def _block(
+    required: Mapping[str, st.SearchStrategy[Any]],
+    optional: Mapping[str, st.SearchStrategy[Any]] | None = None,
+) -> st.SearchStrategy[Block]:
+    # Extra keys are allowed everywhere (forward compatible) and must survive selection verbatim.
+    return st.fixed_dictionaries(dict(required), optional={**_EXTRA_BLOCK_KEYS, **(optional or {})})
+
+
+@cache
+def _text_blocks(kind: str = "text") -> st.SearchStrategy[Block]:
+    return _block({"type": st.just(kind), "text": _texts()})
+
+
+@cache
+def _image_blocks() -> st.SearchStrategy[Block]:
+    return _block({
+        "type": st.just("image"),
+        "attachment": st.fixed_dictionaries({
+            "mediaType": st.sampled_from(("image/png", "image/jpeg")),
+            "data": st.sampled_from(("iVBORw0KGgo=", "")),
+        }),
+    })
+
+
+@cache
+def _tool_call_blocks() -> st.SearchStrategy[Block]:
+    return _block({
+        "type": st.just("tool-call"),
+        "id": st.sampled_from(_CALL_IDS),
+        "name": st.sampled_from(_TOOL_NAMES),
+        "arguments": json_objects(),
+    })
+
+
+@cache
+def _tool_result_blocks() -> st.SearchStrategy[Block]:
+    return _block(
+        {
+            "type": st.just("tool-result"),
+            "toolCallId": st.sampled_from(_CALL_IDS),
+            "content": st.lists(st.one_of(_text_blocks(), _image_blocks()), max_size=2),
+        },
+        {"isError": st.booleans()},
+    )
+
+
+@cache
+def _unknown_blocks() -> st.SearchStrategy[Block]:
+    return _block({
+        "type": st.sampled_from(("citation", "x-vendor-block")),
+        "text": _texts(),
+    })
+
+
+_BLOCKS: Mapping[str, Callable[[], st.SearchStrategy[Block]]] = {
+    "text": _text_blocks,
+    "reasoning": lambda: _text_blocks("reasoning"),
+    "image": _image_blocks,
+    "tool-call": _tool_call_blocks,
+    "tool-result": _tool_result_blocks,
+    "unknown": _unknown_blocks,
+}
+
+
+def content_blocks(kinds: Sequence[str] = (*BLOCK_KINDS, "unknown")) -> st.SearchStrategy[Block]:
+    """Content blocks of the given kinds (``"unknown"``: a type the spec does not pin).
+
+    Text may be ``""``: a message holding one empty text block still has non-empty content.
+    """
+    return _content_blocks(tuple(kinds))
+
+
+@cache
+def _content_blocks(kinds: tuple[str, ...]) -> st.SearchStrategy[Block]:
+    return st.one_of([_BLOCKS[kind]() for kind in kinds])
+
+
+# -- chunks (selection.md §2.3) --------------------------------------------------------------------
+
+_INDEXES = st.integers(0, 3)
+
+
+def chunks(index: st.SearchStrategy[int] = _INDEXES) -> st.SearchStrategy[dict[str, Any]]:
+    """Any streaming chunk, known or not; text deltas first so that noise shrinks toward them."""
+    return st.one_of(
+        st.fixed_dictionaries(
+            {"type": st.just("text-delta"), "index": index, "text": text_pieces()}),
+        st.fixed_dictionaries(
+            {"type": st.just("reasoning-delta"), "index": index, "text": text_pieces()}),
+        st.fixed_dictionaries(
+            {"type": st.just("tool-call-delta"), "index": index,
+             "id": st.sampled_from(_CALL_IDS), "argumentsDelta": text_pieces()},
+            optional={"name": st.sampled_from(_TOOL_NAMES)}),
+        st.fixed_dictionaries({"type": st.just("block-start"), "index": index,
+                               "blockType": st.sampled_from((*BLOCK_KINDS, "x-vendor-block"))}),
+        st.fixed_dictionaries(
+            {"type": st.just("block-end"), "index": index, "block": content_blocks()}),
+        st.fixed_dictionaries({"type": st.just("usage"), "usage": usages()}),
+        st.fixed_dictionaries({"type": st.just("finish"), "reason": st.fixed_dictionaries(
+            {"kind": st.sampled_from(("stop", "max-tokens", "tool-calls", "aborted"))})}),
+        # An unknown chunk type that carries text: it never contributes (selection.md §2.3).
+        st.fixed_dictionaries({"type": st.sampled_from(("text-replace", "x-vendor-delta")),
+                               "index": index, "text": text_pieces()}),
+    )
+
+
+# -- session events (selection.md §2) --------------------------------------------------------------
+
+def _event(kind: str, data: dict[str, Any]) -> Event:
+    # seq and time are assigned when the log is numbered (_numbered).
+    return {"type": kind, "seq": 0, "time": "", "data": data}
+
+
+def _chunk(chunk: dict[str, Any]) -> Event:
+    return _event("assistant/chunk", {"chunk": chunk})
+
+
+def _message(content: list[Block], *, usage: dict[str, Any] | None = None,
+             interrupted: bool | None = None) -> Event:
+    data: dict[str, Any] = {"message": {"role": "assistant", "content": content}}
+    if usage is not None:
+        data["usage"] = usage
+    if interrupted is not None:
+        data["interrupted"] = interrupted
+    return _event("assistant/message", data)
+
+
+def _user_message(content: list[Block]) -> Event:
+    return _event("user/message", {"message": {"role": "user", "content": content}})
+
+
+def _turn_end(turn: int, kind: str) -> Event:
+    return _event("turn/end", {"turn": turn, "reason": {"kind": kind}})
+
+
+@cache
+def _reason_kinds() -> st.SearchStrategy[str]:
+    return st.sampled_from(REASON_KINDS + UNKNOWN_REASON_KINDS)
+
+
+@cache
+def _message_drafts(
+    *, empty: bool | None = None, interrupted: bool | None = None,
+    kinds: tuple[str, ...] = (*BLOCK_KINDS, "unknown"),
+) -> st.SearchStrategy[Event]:
+    non_empty = st.lists(content_blocks(kinds), min_size=1, max_size=3)
+    if empty is None:
+        content: st.SearchStrategy[list[Block]] = st.one_of(non_empty, st.just([]))
+    else:
+        content = st.just([]) if empty else non_empty
+    message = st.fixed_dictionaries(
+        {"role": st.just("assistant"), "content": content},
+        optional={"model": st.just("model-1")},
+    )
+    required: dict[str, st.SearchStrategy[Any]] = {"message": message}
+    optional: dict[str, st.SearchStrategy[Any]] = {"usage": usages()}
+    if empty:
+        required["usage"] = usages()  # the usage-only message (selection.md §2.2)
+        del optional["usage"]
+    if interrupted is None:
+        optional["interrupted"] = st.booleans()
+    else:
+        required["interrupted"] = st.just(interrupted)
+    return st.fixed_dictionaries(required, optional=optional).map(
+        lambda data: _event("assistant/message", data))
+
+
+@cache
+def _unknown_event_drafts() -> st.SearchStrategy[Event]:
+    looks_like_a_message = st.builds(
+        lambda blocks: {"message": {"role": "assistant", "content": blocks}},
+        st.lists(_text_blocks(), min_size=1, max_size=1),
+    )
+    data = st.one_of(json_objects(), looks_like_a_message)
+    return st.builds(_event, st.sampled_from(UNKNOWN_EVENT_TYPES), data)
+
+
+@cache
+def _event_drafts() -> st.SearchStrategy[Event]:
+    """Any one session event, weighted toward what selection reads."""
+    return st.one_of(
+        _message_drafts(),
+        chunks().map(_chunk),
+        _message_drafts(empty=True),
+        _tool_result_blocks().map(lambda block: _event("tool/result", {"content": block})),
+        _tool_call_blocks().map(lambda block: _event("tool/call", {"content": block})),
+        st.builds(_turn_end, st.integers(0, 3), _reason_kinds()),
+        st.builds(lambda n: _event("turn/start", {"turn": n}), st.integers(0, 3)),
+        st.builds(lambda kind, n: _event(kind, {"step": n}),
+                  st.sampled_from(("step/start", "step/end")), st.integers(0, 3)),
+        st.lists(st.one_of(_text_blocks(), _tool_result_blocks()), min_size=1, max_size=2).map(
+            _user_message),
+        _unknown_event_drafts(),
+    )
+
+
+def _with_envelope(event: Event, seq: int, extra: Mapping[str, Any]) -> Event:
+    return {
+        **_copied(event), "seq": seq,
+        "time": (_BASE_TIME + timedelta(milliseconds=250 * seq))
+        .isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        **extra,
+    }
+
+
+def _numbered(draw: st.DrawFn, drafts: list[Event]) -> list[Event]:
+    """Give a log its envelope: seq in log order, times, and sometimes an extra key."""
+    first = draw(st.integers(0, 2))
+    extra = draw(st.sampled_from(({}, {"sessionId": "ses_01"})))
+    return [_with_envelope(event, first + i, extra) for i, event in enumerate(drafts)]
+
+
+def assistant_messages(
+    *, empty: bool | None = None, interrupted: bool | None = None,
+) -> st.SearchStrategy[Event]:
+    """``assistant/message`` events; ``empty=True`` gives usage-only messages (content ``[]``)."""
+    return st.tuples(_message_drafts(empty=empty, interrupted=interrupted), st.integers(0, 99)).map(
+        lambda pair: _with_envelope(pair[0], pair[1], {}))
+
+
+def session_events() -> st.SearchStrategy[Event]:
+    """Any one session event, known types and unknown ones, with its envelope."""
+    return st.tuples(_event_drafts(), st.integers(0, 99)).map(
+        lambda pair: _with_envelope(pair[0], pair[1], {}))
+
+
+# -- one model step: stream the blocks, then maybe a message ---------------------------------------
+
+def _likely(draw: st.DrawFn) -> bool:
+    """True three times in four, shrinking to False: for parts a shape usually has."""
+    return draw(st.integers(0, 3)) > 0
+
+
+def _streamed_block(
+    draw: st.DrawFn, kind: str, index: int, framed: bool,
+) -> tuple[Block, list[Event]]:
+    """A block and the chunks that stream it: deltas, inside block-start/block-end if framed."""
+    if kind in ("text", "reasoning"):
+        pieces = draw(_some(text_pieces(), 1, 3))
+        block: Block = {"type": kind, "text": "".join(pieces)}
+        delta = "text-delta" if kind == "text" else "reasoning-delta"
+        deltas = [_chunk({"type": delta, "index": index, "text": piece}) for piece in pieces]
+    else:
+        block = draw(_tool_call_blocks())
+        encoded = json.dumps(block["arguments"], ensure_ascii=False)
+        cut = draw(st.integers(0, len(encoded)))
+        deltas = [
+            _chunk({"type": "tool-call-delta", "index": index, "id": block["id"],
+                    **({"name": block["name"]} if n == 0 else {}), "argumentsDelta": part})
+            for n, part in enumerate((encoded[:cut], encoded[cut:]))
+        ]
+    if not framed:
+        return block, deltas
+    start = _chunk({"type": "block-start", "index": index, "blockType": kind})
+    end = _chunk({"type": "block-end", "index": index, "block": block})
+    return block, [start, *deltas, end]
+
+
+def _interleaved(draw: st.DrawFn, streams: list[list[Event]]) -> list[Event]:
+    """Merge the chunk streams of several blocks, each kept in order (interleaved indexes)."""
+    pending = [list(stream) for stream in streams if stream]
+    merged: list[Event] = []
+    while pending:
+        pick = draw(st.integers(0, len(pending) - 1)) if len(pending) > 1 else 0
+        merged.append(pending[pick].pop(0))  # pick 0 (the shrink target): one block at a time
+        pending = [stream for stream in pending if stream]
+    return merged
+
+
+#: How a step ends: a message with what it streamed, the usage-only message of a max-tokens step,
+#: a cut stream without message, an ``interrupted`` prefix, or a finished stream never messaged.
+STEP_ENDINGS = ("message", "empty-message", "cut", "interrupted", "stream-only")
+
+
+def _step(draw: st.DrawFn, kinds: Sequence[str], ending: str) -> list[Event]:
+    """One model step: optional framing, the streamed blocks, then what ``ending`` says."""
+    framed = draw(st.booleans())
+    # A message is often logged without its chunks; a stream mostly has block-start/block-end.
+    streamed = ending != "message" or draw(st.booleans())
+    framed_blocks = _likely(draw)
+    blocks: list[Block] = []
+    streams: list[list[Event]] = []
+    for index, kind in enumerate(kinds):
+        block, stream = _streamed_block(draw, kind, index, framed_blocks)
+        blocks.append(block)
+        streams.append(stream)
+    events: list[Event] = []
+    if streamed:
+        chunk_events = _interleaved(draw, streams)
+        if ending in ("cut", "interrupted", "empty-message"):
+            # Cut mid-stream: with framing, some block-start and deltas without their block-end.
+            chunk_events = chunk_events[: draw(st.integers(0, len(chunk_events) - 1))]
+        events += chunk_events
+        if ending not in ("cut", "interrupted") and draw(st.booleans()):
+            events.append(_chunk({"type": "usage", "usage": draw(usages())}))
+    if ending == "message":
+        events.append(_message(blocks, usage=draw(_maybe(usages()))))
+        if draw(st.booleans()):
+            for block in blocks:
+                if block["type"] == "tool-call":
+                    events.append(_event("tool/call", {"content": block}))
+                    result = draw(_tool_result_blocks())
+                    events.append(_event("tool/result", {"content": {
+                        **result, "toolCallId": block["id"]}}))
+    elif ending == "empty-message":
+        events.append(_message([], usage=draw(usages())))
+    elif ending == "interrupted":
+        events.append(_message(_kept_prefix(blocks, events), interrupted=True))
+    if framed:
+        events = [_event("step/start", {"step": 0}), *events, _event("step/end", {"step": 0})]
+    return events
+
+
+def _kept_prefix(blocks: list[Block], chunk_events: list[Event]) -> list[Block]:
+    """The content an interrupted message keeps: finished blocks, then streamed partial text."""
+    finished = {e["data"]["chunk"]["index"] for e in chunk_events
+                if e["type"] == "assistant/chunk" and e["data"]["chunk"]["type"] == "block-end"}
+    partial: dict[int, str] = {}
+    for e in chunk_events:
+        chunk = e["data"]["chunk"] if e["type"] == "assistant/chunk" else {}
+        if chunk.get("type") in ("text-delta", "reasoning-delta") and (
+                chunk["index"] not in finished):
+            partial[chunk["index"]] = partial.get(chunk["index"], "") + chunk["text"]
+    kept: list[Block] = []
+    for index, block in enumerate(blocks):
+        if index in finished:
+            kept.append(block)
+        elif partial.get(index):
+            kept.append({"type": block["type"], "text": partial[index]})
+    return kept  # may be []: cancelled before anything finished
+
+
+# -- log shapes ------------------------------------------------------------------------------------
+# Each shape is a run users hit; every part of it is optional (absent is the shrink target), so a
+# counterexample found in a long run shrinks to the two or three events that matter.
+
+@cache
+def _kinds(*choices: str, max_size: int = 2) -> st.SearchStrategy[list[str]]:
+    return st.lists(st.sampled_from(choices), min_size=1, max_size=max_size)
+
+
+def _step_of(
+    draw: st.DrawFn, kinds: st.SearchStrategy[list[str]], endings: Sequence[str],
+) -> list[Event]:
+    return _step(draw, draw(kinds), draw(st.sampled_from(endings)))
+
+
+def _maybe_step(
+    draw: st.DrawFn, kinds: st.SearchStrategy[list[str]], endings: Sequence[str],
+) -> list[Event]:
+    return _step_of(draw, kinds, endings) if _likely(draw) else []
+
+
+@cache
+def _trailing() -> st.SearchStrategy[list[Event]]:
+    """Events after the interesting part: unknown types, step ends, usage chunks (or none)."""
+    return st.lists(st.one_of(
+        _unknown_event_drafts(),
+        st.just(_event("step/end", {"step": 1})),
+        usages().map(lambda usage: _chunk({"type": "usage", "usage": usage})),
+    ), max_size=2)
+
+
+def _turn(draw: st.DrawFn, steps: list[list[Event]], kind: str | None, number: int = 0) -> list[
+        Event]:
+    """Wrap steps in an optional turn/start and a turn/end of ``kind`` (None: no turn/end)."""
+    events = [e for step in steps for e in step]
+    if _likely(draw):
+        events = [_event("turn/start", {"turn": number}), *events]
+    if kind is not None:
+        events.append(_turn_end(number, kind))
+    return events
+
+
+@cache
+def _essential_events() -> dict[str, st.SearchStrategy[Event]]:
+    """One strategy per kind of event the selection rules name (§3.1-3.4)."""
+    def delta(kind: str, key: str = "text") -> st.SearchStrategy[Event]:
+        return text_pieces().map(lambda text: _chunk({"type": kind, "index": 0, key: text}))
+
+    textless = content_blocks(("reasoning", "tool-call", "image", "unknown"))
+    return {
+        "answer": st.lists(_text_blocks(), min_size=1, max_size=3).map(_message),
+        "usage-only": usages().map(lambda usage: _message([], usage=usage)),
+        "text-delta": delta("text-delta"),
+        "textless": st.lists(textless, min_size=1, max_size=2).map(_message),
+        "interrupted": st.lists(content_blocks(("text", "reasoning")), min_size=1, max_size=2).map(
+            lambda blocks: _message(blocks, interrupted=True)),
+        "interrupted-empty": st.builds(lambda: _message([], interrupted=True)),
+        "reasoning-delta": delta("reasoning-delta"),
+        "tool-call-delta": delta("tool-call-delta", "argumentsDelta").map(
+            lambda event: {**event, "data": {"chunk": {**event["data"]["chunk"], "id": "call_1"}}}),
+        "tool-result": st.lists(_text_blocks(), min_size=1, max_size=2).map(lambda blocks: _event(
+            "tool/result", {"content": {"type": "tool-result", "toolCallId": "call_1",
+                                        "content": blocks}})),
+        "unknown-event": _unknown_event_drafts(),
+        "unknown-chunk": delta("x-vendor-delta"),  # an unknown chunk type that carries text
+    }
+
+
+#: Kinds that compete to be the output (§3.1, §3.2): messages of every sort and streamed text,
+#: with the most of each a log holds.
+_COMPETING: tuple[tuple[str, int], ...] = (
+    ("answer", 2), ("text-delta", 3), ("usage-only", 2), ("textless", 2), ("interrupted", 2),
+)
+#: Kinds met when no message has content (§3.3, §3.4): what the fallback must and must not count.
+_FALLBACK: tuple[tuple[str, int], ...] = (
+    ("text-delta", 3), ("reasoning-delta", 2), ("tool-call-delta", 2), ("tool-result", 2),
+    ("usage-only", 2), ("interrupted-empty", 1), ("unknown-event", 2), ("unknown-chunk", 1),
+)
+
+
+@cache
+def _keyed(kind: str, most: int) -> st.SearchStrategy[list[tuple[int, Event]]]:
+    return st.lists(st.tuples(st.integers(0, 7), _essential_events()[kind]), max_size=most)
+
+
+def _mixture(draw: st.DrawFn, family: tuple[tuple[str, int], ...]) -> list[Event]:
+    """A few events of each kind of ``family``, in any order.
+
+    Most kinds are present in most logs, so one log meets many rules at once (a fallback log
+    with reasoning deltas *and* tool results *and* unknown events). Each event carries its own
+    sort key, so a failure shrinks by deleting events (down to the two or three it needs) and
+    the rest keep their order; keys shrink to 0, the order of ``family``.
+    """
+    keyed = [pair for kind, most in family for pair in draw(_keyed(kind, most))]
+    keyed.sort(key=lambda pair: pair[0])
+    return [event for _, event in keyed]
+
+
+@st.composite
+def _competing_outputs(draw: st.DrawFn) -> list[Event]:
+    """Messages (answers, usage-only, textless, interrupted) among streamed text (§3.1-3.3)."""
+    return _mixture(draw, _COMPETING)
+
+
+@st.composite
+def _fallback_material(draw: st.DrawFn) -> list[Event]:
+    """What surrounds streamed text when no message has content (§3.3, §3.4)."""
+    return _mixture(draw, _FALLBACK)
+
+
+@st.composite
+def _noise(draw: st.DrawFn) -> list[Event]:
+    """Any session events in any order: turn and step framing, user messages, all of it."""
+    return draw(_some(_event_drafts(), 0, 6))
+
+
+@st.composite
+def _text_then_empty_message(draw: st.DrawFn) -> list[Event]:
+    """The seed's run: text, then a max-tokens step whose tool calls were dropped (§3.2).
+
+    The tool-call-only step leaves an empty usage-only message, last or nearly so.
+    """
+    answer = _maybe_step(draw, _kinds("text", "reasoning", "tool-call"),
+                         ("message", "stream-only", "interrupted"))
+    truncated = _maybe_step(draw, _kinds("tool-call"), ("empty-message",))
+    more_empty = [_message([], usage=draw(usages())) for _ in range(draw(st.integers(0, 1)))]
+    kind = draw(st.sampled_from((None, "max-tokens", "completed", "aborted")))
+    return _turn(draw, [answer, truncated, more_empty], kind) + draw(_trailing())
+
+
+@st.composite
+def _only_chunks(draw: st.DrawFn) -> list[Event]:
+    """A cancelled child that never finished a message: chunks only, cut mid-block (§3.3)."""
+    steps = [
+        _step_of(draw, _kinds("text", "reasoning", "tool-call", max_size=3), ("cut", "stream-only"))
+        for _ in range(draw(st.integers(0, 2)))
+    ]
+    kind = draw(st.sampled_from((None, "aborted", "interrupted", "error")))
+    return _turn(draw, steps, kind) + draw(_trailing())
+
+
+@st.composite
+def _textless_message_then_text(draw: st.DrawFn) -> list[Event]:
+    """A reasoning-only (or tool-call-only) message, then streamed text: the message wins (§3.1)."""
+    message = _maybe_step(draw, _kinds("reasoning", "tool-call"), ("message", "interrupted"))
+    if draw(st.booleans()):
+        blocks = draw(_some(content_blocks(("image", "unknown", "reasoning")), 1, 2))
+        message.append(_message(blocks))
+    text = _maybe_step(draw, _kinds("text", "reasoning"), ("cut", "stream-only", "empty-message"))
+    return _turn(draw, [message, text], draw(st.sampled_from((None, "aborted", "completed"))))
+
+
+@st.composite
+def _message_then_cut_stream(draw: st.DrawFn) -> list[Event]:
+    """A complete message, then a later step cancelled while streaming (§3.1, §5.2)."""
+    first = _maybe_step(draw, _kinds("text", "reasoning"), ("message",))
+    later = _maybe_step(draw, _kinds("text", "reasoning"), ("cut", "interrupted", "stream-only"))
+    kind = draw(st.sampled_from((None, "aborted", "interrupted")))
+    return _turn(draw, [first, later], kind) + draw(_trailing())
+
+
+@st.composite
+def _empty_messages_and_text(draw: st.DrawFn) -> list[Event]:
+    """Streamed text among empty messages only: the text is the output (§3.2, §3.3)."""
+    return draw(_text_among_empty_messages())
+
+
+@cache
+def _text_among_empty_messages() -> st.SearchStrategy[list[Event]]:
+    return st.lists(st.one_of(
+        text_pieces().map(lambda text: _chunk({"type": "text-delta", "index": 0, "text": text})),
+        usages().map(lambda usage: _message([], usage=usage)),
+        text_pieces().map(lambda text: _chunk(
+            {"type": "reasoning-delta", "index": 1, "text": text})),
+        st.just(_message([], interrupted=True)),
+    ), max_size=6)
+
+
+@st.composite
+def _tool_round_trip(draw: st.DrawFn) -> list[Event]:
+    """Tool calls and their results, then text: tool results never contribute (§3.4).
+
+    The calls may never be messaged (a cut step) or end in the usage-only message, so tool
+    results also meet the streamed-text fallback.
+    """
+    calls = _maybe_step(draw, _kinds("tool-call", "text"),
+                        ("stream-only", "message", "empty-message", "cut"))
+    results = [
+        _event("tool/result", {"content": {**result, "content": texts}})
+        for result, texts in draw(_some(_pair(_tool_result_blocks(), _some(_text_blocks(), 1, 2)),
+                                        0, 2))
+    ]
+    after = _maybe_step(draw, _kinds("text", "reasoning"),
+                        ("stream-only", "cut", "message", "empty-message"))
+    return _turn(draw, [calls, results, after], draw(st.sampled_from((None, *REASON_KINDS))))
+
+
+@st.composite
+def _answer_with_many_blocks(draw: st.DrawFn) -> list[Event]:
+    """A final answer of several blocks: text, reasoning, tool calls, images, text again.
+
+    Its text blocks are joined with nothing in the delegation tool's text (§5.5); its other
+    blocks are left out of it.
+    """
+    text = _text_blocks()
+    others = content_blocks(("reasoning", "image", "tool-call", "unknown"))
+    blocks = draw(_some(_either(text, others), 1, 2))
+    blocks = [draw(text), *blocks, draw(text)] if _likely(draw) else blocks
+    answer = [_message(blocks, usage=draw(_maybe(usages())))]
+    later = _maybe_step(draw, _kinds("text", "tool-call"), ("cut", "empty-message", "interrupted"))
+    return _turn(draw, [answer, later], draw(st.sampled_from((None, *REASON_KINDS))))
+
+
+@st.composite
+def _many_turns(draw: st.DrawFn) -> list[Event]:
+    """A realistic multi-turn run: user messages, several steps a turn, every reason kind."""
+    events: list[Event] = []
+    for number in range(draw(st.integers(2, 4))):
+        if draw(st.booleans()):
+            events.append(_user_message(draw(_some(_text_blocks(), 1, 1))))
+        steps = [
+            _step_of(draw, _kinds("text", "reasoning", "tool-call"), STEP_ENDINGS)
+            for _ in range(draw(st.integers(0, 2)))
+        ]
+        kind = draw(_maybe(_reason_kinds()))
+        events += _turn(draw, steps, kind, number)
+    return events + draw(_trailing())
+
+
+#: The log shapes with their weights, simplest first (a counterexample shrinks toward the first).
+#: Weights favour the shapes that reach the most rule boundaries per example.
+_SHAPES: tuple[tuple[st.SearchStrategy[list[Event]], int], ...] = (
+    (_competing_outputs(), 4),
+    (_fallback_material(), 4),
+    (_noise(), 1),
+    (_text_then_empty_message(), 2),
+    (_only_chunks(), 1),
+    (_textless_message_then_text(), 1),
+    (_message_then_cut_stream(), 2),
+    (_empty_messages_and_text(), 1),
+    (_tool_round_trip(), 2),
+    (_answer_with_many_blocks(), 1),
+    (_many_turns(), 1),
+)
+_WEIGHTED_SHAPES = tuple(index for index, (_, weight) in enumerate(_SHAPES) for _ in range(weight))
+
+
+@cache
+@st.composite
+def _log_drafts(draw: st.DrawFn) -> list[Event]:
+    shape, _ = _SHAPES[draw(st.sampled_from(_WEIGHTED_SHAPES))]
+    return draw(shape)
+
+
+def session_logs() -> st.SearchStrategy[list[Event]]:
+    """Whole session logs in the shapes runs take (see the module docstring), numbered."""
+    return _session_logs()
+
+
+@st.composite
+def _session_logs(draw: st.DrawFn) -> list[Event]:
+    return _numbered(draw, draw(_log_drafts()))
+
+
+# -- operation inputs (selection.md §7) ------------------------------------------------------------
+
+def _is_text_delta(event: Any) -> bool:
+    return (isinstance(event, dict) and event.get("type") == "assistant/chunk"
+            and isinstance(event.get("data"), dict) and isinstance(event["data"].get("chunk"), dict)
+            and event["data"]["chunk"].get("type") == "text-delta")
+
+
+def select_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[dict[str, Any]]:
+    """Inputs of the ``select`` operation: ``{"events": <log>}``."""
+    return st.fixed_dictionaries({"events": session_logs()})
+
+
+@st.composite
+def _pushes(draw: st.DrawFn) -> list[dict[str, Any]]:
+    # Three transports (selection.md §4): session events only, raw text only (push_text), and a
+    # mix where some text arrives as raw text and extra pieces (incl. "") are pushed in between.
+    transport = draw(st.sampled_from(("events", "text", "mixed")))
+    if transport == "text":
+        return [{"text": piece} for piece in draw(_some(text_pieces(), 0, 6))]
+    events = draw(session_logs())
+    if transport == "events":
+        return [{"event": event} for event in events]
+    pushes: list[dict[str, Any]] = []
+    for event in events:
+        if _is_text_delta(event) and draw(st.booleans()):
+            pushes.append({"text": event["data"]["chunk"]["text"]})
+        else:
+            pushes.append({"event": event})
+        if draw(st.booleans()):
+            pushes.append({"text": draw(text_pieces())})
+    return pushes
+
+
+def fold_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[dict[str, Any]]:
+    """Inputs of the ``fold`` operation: ``{"pushes": [{"event": …} | {"text": …}]}``."""
+    return st.fixed_dictionaries({"pushes": _pushes()})
+
+
+#: How a settle input's run ends (selection.md §5.1, §5.2), each as likely as the others: the
+#: regions where the stop-reason mapping and cancellation can go wrong, one each, so that every
+#: one of them is met within a hundred examples. ``as-logged`` keeps the log's own turn/end.
+_RUN_ENDS: tuple[tuple[str, bool | None], ...] = (
+    ("as-logged", None),
+    ("completed", False),
+    ("completed", True),
+    ("max-tokens", False),
+    ("blocked", False),
+    ("aborted", False),
+    ("other", False),
+    ("unfinished", True),
+)
+#: Kinds that settle as 'error' (selection.md §5.1), the named ones twice as often as unknown
+#: ones, and no turn/end at all (None).
+_OTHER_ENDS: tuple[str | None, ...] = (
+    "interrupted", "error", "interrupted", "error", *UNKNOWN_REASON_KINDS, None,
+)
+_DIAGNOSTICS = ("exit code 137", "context window exceeded\nafter 3 retries", "\ud800 😀")
+
+
+@cache
+def _diagnostics() -> st.SearchStrategy[str | None]:
+    return st.one_of(st.none(), st.just(""), st.sampled_from(_DIAGNOSTICS), text_pieces())
+
+
+@st.composite
+def _settle_input(draw: st.DrawFn) -> dict[str, Any]:
+    # The run's end is drawn before the log: it then varies independently of the log's shape.
+    end, cancelled = draw(st.sampled_from(_RUN_ENDS))
+    if end == "other":
+        last = draw(st.sampled_from(_OTHER_ENDS))
+    elif end == "unfinished":
+        last = draw(st.sampled_from(("max-tokens", "blocked", "aborted", *_OTHER_ENDS)))
+    else:
+        last = end
+    # Earlier turn/end events of any kind: only the last one counts (§5.1).
+    earlier = draw(_some(_reason_kinds(), 0, 2)) if last is not None else []
+    drafts = draw(_log_drafts())
+    if end != "as-logged":
+        drafts = [event for event in drafts if event["type"] != "turn/end"]
+        ends = [*earlier, last] if last is not None else []
+        drafts += [_turn_end(turn, kind) for turn, kind in enumerate(ends)]
+    settle: dict[str, Any] = {
+        "events": _numbered(draw, drafts),
+        "cancelled": draw(st.booleans()) if cancelled is None else cancelled,
+    }
+    # The diagnostic is absent, empty (no diagnostic line either) or says something.
+    diagnostic = draw(_diagnostics())
+    if diagnostic is not None:
+        settle["diagnostic"] = diagnostic
+    return settle
+
+
+def settle_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[dict[str, Any]]:
+    """Inputs of the ``settle`` operation: a log, ``cancelled``, and maybe a ``diagnostic``."""
+    return _settle_input()
+
+
+STRATEGIES: dict[str, Callable[[Capabilities], st.SearchStrategy[Any]]] = {
+    "select": select_inputs,
+    "fold": fold_inputs,
+    "settle": settle_inputs,
+}
+
+
+# -- observations for hypothesis.target ------------------------------------------------------------
+
+def _data(event: Any) -> Mapping[str, Any]:
+    data = event.get("data") if isinstance(event, Mapping) else None
+    return data if isinstance(data, Mapping) else {}
+
+
+def _content_length(event: Any) -> int | None:
+    """The content length of an assistant/message, or None for any other event."""
+    if not isinstance(event, Mapping) or event.get("type") != "assistant/message":
+        return None
+    message = _data(event).get("message")
+    content = message.get("content") if isinstance(message, Mapping) else None
+    return len(content) if isinstance(content, list) else None
+
+
+def _chunk_type(event: Any) -> str | None:
+    if not isinstance(event, Mapping) or event.get("type") != "assistant/chunk":
+        return None
+    chunk = _data(event).get("chunk")
+    kind = chunk.get("type") if isinstance(chunk, Mapping) else None
+    return kind if isinstance(kind, str) else None
+
+
+#: Observations saturate here: two empty messages after the last non-empty one already make the
+#: boundary case, and a bounded score lets Hypothesis stop hill-climbing and keep generating
+#: diverse logs instead of ever longer ones.
+TARGET_CAP = 2.0
+
+
+def _capped(count: int) -> float:
+    return min(float(count), TARGET_CAP)
+
+
+def log_observations(events: Sequence[Any]) -> dict[str, float]:
+    """What steers a log toward the selection's boundaries (selection.md §3).
+
+    Empty messages and streamed text *after* the last non-empty message are where a wrong rule
+    picks the wrong output (both are 0 when no message has content); non-text deltas with no
+    non-empty message are where a wrong fallback counts what it must not.
+    """
+    last = max((i for i, e in enumerate(events) if (_content_length(e) or 0) > 0), default=-1)
+    after = events[last + 1:] if last >= 0 else []
+    return {
+        "empty messages after the last non-empty one": _capped(
+            sum(1 for e in after if _content_length(e) == 0)),
+        "text deltas after the last non-empty message": _capped(
+            sum(1 for e in after if _chunk_type(e) == "text-delta")),
+        "non-text deltas without a non-empty message": _capped(
+            sum(1 for e in events if _chunk_type(e) in ("reasoning-delta", "tool-call-delta"))
+            if last < 0 else 0),
+    }
+
+
+def _observe_select(op_input: Any) -> dict[str, float]:
+    events = op_input.get("events") if isinstance(op_input, Mapping) else None
+    return log_observations(events if isinstance(events, list) else [])
+
+
+def _observe_fold(op_input: Any) -> dict[str, float]:
+    pushes = op_input.get("pushes") if isinstance(op_input, Mapping) else None
+    pushes = pushes if isinstance(pushes, list) else []
+    events = [
+        _chunk({"type": "text-delta", "index": 0, "text": push["text"]}) if "text" in push
+        else push.get("event")
+        for push in pushes if isinstance(push, Mapping)
+    ]
+    observations = log_observations(events)
+    observations["text pushes"] = _capped(
+        sum(1 for p in pushes if isinstance(p, Mapping) and "text" in p))
+    return observations
+
+
+def _observe_settle(op_input: Any) -> dict[str, float]:
+    events = op_input.get("events") if isinstance(op_input, Mapping) else None
+    events = events if isinstance(events, list) else []
+    observations = log_observations(events)
+    # Several turn/end events: only the last one decides the stop reason (selection.md §5.1).
+    observations["turn/end events"] = _capped(
+        sum(1 for e in events if isinstance(e, Mapping) and e.get("type") == "turn/end"))
+    return observations
+
+
+OBSERVERS: dict[str, Callable[[Any], dict[str, float]]] = {
+    "select": _observe_select,
+    "fold": _observe_fold,
+    "settle": _observe_settle,
+}

@@ -1,0 +1,263 @@
+"""The selection strategies generate schema-valid inputs, and often enough the runs users hit."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from functools import cache
+from itertools import pairwise
+from typing import Any
+
+import pytest
+from eventproof.conformance._model import Capabilities
+from eventproof.conformance._schemas import schema_issues
+from eventproof.conformance._selection_strategies import (
+    OBSERVERS,
+    REASON_KINDS,
+    STRATEGIES,
+    assistant_messages,
+    chunks,
+    content_blocks,
+    session_events,
+    session_logs,
+)
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+#: The size of the fixed-seed sample the distribution tests count over.
+SAMPLE = 300
+
+
+@pytest.mark.parametrize("op", list(STRATEGIES))
+@given(data=st.data())
+def test_op_inputs_are_schema_valid(op: str, data: st.DataObject) -> None:
+    """Every generated op input validates against ``op-<op>.json#/$defs/input``."""
+    op_input = data.draw(STRATEGIES[op](Capabilities()))
+    assert schema_issues(op_input, f"op-{op}.json#/$defs/input") == []
+
+
+@pytest.mark.parametrize(("strategy", "schema"), [
+    (content_blocks, "content-block.json"),
+    (chunks, "chunk.json"),
+    (session_events, "session-event.json"),
+    (assistant_messages, "session-event.json#/$defs/assistantMessage"),
+    (session_logs, "session-event.json#/$defs/log"),
+], ids=lambda value: getattr(value, "__name__", value))
+@given(data=st.data())
+def test_building_blocks_are_schema_valid(
+    strategy: Callable[[], st.SearchStrategy[Any]], schema: str, data: st.DataObject,
+) -> None:
+    """Every public building block generates values its schema accepts."""
+    assert schema_issues(data.draw(strategy()), schema) == []
+
+
+@given(assistant_messages(empty=True), assistant_messages(empty=False))
+def test_empty_means_usage_only(empty: dict[str, Any], full: dict[str, Any]) -> None:
+    """``empty=True`` gives usage-only messages (content [] with usage); ``empty=False`` content."""
+    assert empty["data"]["message"]["content"] == []
+    assert "usage" in empty["data"]
+    assert full["data"]["message"]["content"]
+
+
+@pytest.mark.parametrize("op", list(STRATEGIES))
+@given(data=st.data())
+def test_observations_are_finite_numbers(op: str, data: st.DataObject) -> None:
+    """Each observer maps a generated input to finite floats (what hypothesis.target accepts)."""
+    observations = OBSERVERS[op](data.draw(STRATEGIES[op](Capabilities())))
+    assert all(isinstance(value, float) and math.isfinite(value)
+               for value in observations.values())
+
+
+# -- the distribution: counted over a fixed-seed sample -----------------------------------------
+
+@cache
+def sample(op: str) -> tuple[Any, ...]:
+    """``SAMPLE`` inputs of ``op``, the same ones on every run (derandomized generation)."""
+    found: list[Any] = []
+
+    @settings(max_examples=SAMPLE, database=None, derandomize=True, deadline=None,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(STRATEGIES[op](Capabilities()))
+    def collect(op_input: Any) -> None:
+        found.append(op_input)
+
+    collect()
+    return tuple(found)
+
+
+def _content(event: Mapping[str, Any]) -> list[Any] | None:
+    if event["type"] != "assistant/message":
+        return None
+    content: list[Any] = event["data"]["message"]["content"]
+    return content
+
+
+def _chunk(event: Mapping[str, Any]) -> Mapping[str, Any]:
+    return event["data"]["chunk"] if event["type"] == "assistant/chunk" else {}
+
+
+def _texts(events: list[Any]) -> list[str]:
+    return [_chunk(e)["text"] for e in events if _chunk(e).get("type") == "text-delta"]
+
+
+def _has_text(events: list[Any]) -> bool:
+    return any(_texts(events)) or any(
+        block.get("type") == "text" and block.get("text")
+        for e in events for block in (_content(e) or []))
+
+
+def empty_message_last_after_text(events: list[Any]) -> bool:
+    messages = [i for i, e in enumerate(events) if _content(e) is not None]
+    return bool(messages) and messages[-1] == len(events) - 1 and events[-1]["data"]["message"][
+        "content"] == [] and _has_text(events[:-1])
+
+
+def only_chunks(events: list[Any]) -> bool:
+    return bool(events) and all(e["type"] == "assistant/chunk" for e in events)
+
+
+def reasoning_only_message_then_text(events: list[Any]) -> bool:
+    for i, event in enumerate(events):
+        content = _content(event)
+        if content and all(block.get("type") == "reasoning" for block in content):
+            return any(_texts(events[i + 1:]))
+    return False
+
+
+def stream_cut_mid_block(events: list[Any]) -> bool:
+    started = {_chunk(e)["index"] for e in events if _chunk(e).get("type") == "block-start"}
+    ended = {_chunk(e)["index"] for e in events if _chunk(e).get("type") == "block-end"}
+    return bool(started - ended)
+
+
+def interrupted_prefix(events: list[Any]) -> bool:
+    return any(e["type"] == "assistant/message" and e["data"].get("interrupted") is True
+               for e in events)
+
+
+def interleaved_indexes(events: list[Any]) -> bool:
+    indexes = [_chunk(e)["index"] for e in events if "index" in _chunk(e)]
+    return any(later < earlier for earlier, later in pairwise(indexes))
+
+
+def tool_results(events: list[Any]) -> bool:
+    return any(e["type"] == "tool/result" for e in events)
+
+
+def unknown_event_types(events: list[Any]) -> bool:
+    known = {"assistant/message", "assistant/chunk", "tool/result", "tool/call", "turn/start",
+             "turn/end", "step/start", "step/end", "user/message"}
+    return any(e["type"] not in known for e in events)
+
+
+def unknown_chunk_types(events: list[Any]) -> bool:
+    known = {"block-start", "text-delta", "reasoning-delta", "tool-call-delta", "block-end",
+             "usage", "finish"}
+    return any(_chunk(e) and _chunk(e)["type"] not in known for e in events)
+
+
+def user_messages(events: list[Any]) -> bool:
+    return any(e["type"] == "user/message" for e in events)
+
+
+def many_turns(events: list[Any]) -> bool:
+    return sum(1 for e in events if e["type"] == "turn/start") >= 2
+
+
+def empty_text_delta(events: list[Any]) -> bool:
+    return "" in _texts(events)
+
+
+def astral_text(events: list[Any]) -> bool:
+    return any(ord(c) > 0xFFFF for text in _texts(events) for c in text)
+
+
+def control_characters(events: list[Any]) -> bool:
+    return any(ord(c) < 0x20 for text in _texts(events) for c in text)
+
+
+def lone_surrogates(events: list[Any]) -> bool:
+    return any(0xD800 <= ord(c) <= 0xDFFF for text in _texts(events) for c in text)
+
+
+def textless_message_beats_text(events: list[Any]) -> bool:
+    non_empty = [c for e in events if (c := _content(e))]
+    return bool(non_empty) and not any(b.get("type") == "text" for b in non_empty[-1]) and any(
+        _texts(events))
+
+
+LOG_SHAPES: dict[str, Callable[[list[Any]], bool]] = {
+    f.__name__: f for f in (
+        empty_message_last_after_text, only_chunks, reasoning_only_message_then_text,
+        stream_cut_mid_block, interrupted_prefix, interleaved_indexes, tool_results,
+        unknown_event_types, unknown_chunk_types, user_messages, many_turns, empty_text_delta,
+        astral_text, control_characters, lone_surrogates, textless_message_beats_text,
+    )
+}
+
+
+@pytest.mark.parametrize("shape", list(LOG_SHAPES))
+def test_select_inputs_cover_each_log_shape(shape: str) -> None:
+    """Each run shape users hit appears at least 3 times in 300 generated select inputs."""
+    hits = sum(LOG_SHAPES[shape](op_input["events"]) for op_input in sample("select"))
+    assert hits >= 3, f"{shape}: {hits} of {SAMPLE}"
+
+
+def _kinds(op_input: Mapping[str, Any]) -> list[str]:
+    return [e["data"]["reason"]["kind"] for e in op_input["events"] if e["type"] == "turn/end"]
+
+
+def _last_kind(op_input: Mapping[str, Any]) -> str | None:
+    kinds = _kinds(op_input)
+    return kinds[-1] if kinds else None
+
+
+def _has_kind(kind: str) -> Callable[[Mapping[str, Any]], bool]:
+    return lambda op_input: kind in _kinds(op_input)
+
+
+def _last_uncancelled(kind: str) -> Callable[[Mapping[str, Any]], bool]:
+    return lambda op_input: _last_kind(op_input) == kind and not op_input["cancelled"]
+
+
+SETTLE_SHAPES: dict[str, Callable[[Mapping[str, Any]], bool]] = {
+    **{f"a turn/end of kind {kind}": _has_kind(kind) for kind in REASON_KINDS},
+    "a turn/end of an unknown kind": lambda op_input: bool(
+        set(_kinds(op_input)) - set(REASON_KINDS)),
+    **{f"last turn/end {kind}, not cancelled": _last_uncancelled(kind)
+       for kind in ("completed", "max-tokens", "blocked", "aborted")},
+    "last turn/end maps to error, not cancelled": lambda op_input: not op_input["cancelled"] and (
+        _last_kind(op_input) not in (None, "completed", "max-tokens", "blocked", "aborted")),
+    "no turn/end": lambda op_input: _last_kind(op_input) is None,
+    "two turn/end events": lambda op_input: sum(
+        e["type"] == "turn/end" for e in op_input["events"]) >= 2,
+    "cancelled after completing": lambda op_input: op_input["cancelled"] and _last_kind(
+        op_input) == "completed",
+    "cancelled without completing": lambda op_input: op_input["cancelled"] and _last_kind(
+        op_input) != "completed",
+    "no diagnostic": lambda op_input: "diagnostic" not in op_input,
+    "empty diagnostic": lambda op_input: op_input.get("diagnostic") == "",
+    "a diagnostic": lambda op_input: bool(op_input.get("diagnostic")),
+}
+
+
+@pytest.mark.parametrize("shape", list(SETTLE_SHAPES))
+def test_settle_inputs_cover_each_ending(shape: str) -> None:
+    """Each way a run ends (kinds, cancellation, diagnostic) appears at least 3 times in 300."""
+    hits = sum(bool(SETTLE_SHAPES[shape](op_input)) for op_input in sample("settle"))
+    assert hits >= 3, f"{shape}: {hits} of {SAMPLE}"
+
+
+FOLD_SHAPES: dict[str, Callable[[list[Any]], bool]] = {
+    "event pushes only": lambda pushes: bool(pushes) and all("event" in p for p in pushes),
+    "text pushes only": lambda pushes: bool(pushes) and all("text" in p for p in pushes),
+    "events and text mixed": lambda pushes: {"event", "text"} <= {k for p in pushes for k in p},
+    "an empty text push": lambda pushes: any(p.get("text") == "" for p in pushes),
+}
+
+
+@pytest.mark.parametrize("shape", list(FOLD_SHAPES))
+def test_fold_inputs_cover_each_transport(shape: str) -> None:
+    """Each way pushes arrive (events, raw text, both, "") appears at least 3 times in 300."""
+    hits = sum(FOLD_SHAPES[shape](op_input["pushes"]) for op_input in sample("fold"))
+    assert hits >= 3, f"{shape}: {hits} of {SAMPLE}"
