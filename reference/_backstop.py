@@ -20,8 +20,16 @@ from ._errors import InvalidInput
 MARKER = "[live output truncated]\n"
 #: toolCallId and toolName keep at most this many code points, from the start (wire.md §5.4).
 ID_CLIP_CODE_POINTS = 256
-#: The smallest maxBytes: the empty-tail bounded form always fits in it (wire.md §5.6).
-MIN_MAX_BYTES = 4096
+#: The most bytes one code point costs once escaped: a control character as ``\u00xx`` (§6.5).
+MAX_ESCAPED_CODE_POINT_BYTES = 6
+#: The empty-tail bounded line with empty ids, in bytes (wire.md §5.6).
+EMPTY_ENVELOPE_BYTES = len(canonical_bytes({
+    "type": "tool_execution_update", "toolCallId": "", "toolName": "",
+    "partialResult": {"content": [{"type": "text", "text": MARKER}]},
+}))
+#: The smallest maxBytes: the largest empty-tail bounded line, so the empty tail always fits and
+#: every branch of the search stays reachable (wire.md §5.6): 143 + 2 x 256 x 6 = 3215.
+MIN_MAX_BYTES = EMPTY_ENVELOPE_BYTES + 2 * ID_CLIP_CODE_POINTS * MAX_ESCAPED_CODE_POINT_BYTES
 #: The fit strategies an implementation may declare (wire.md §5.5).
 FIT_STRATEGIES = ("halving", "maximal")
 #: How a search runs: ``fast`` (default) or ``clear`` (serialize every candidate; the spec).

@@ -202,7 +202,7 @@ def project_event(
     """The canonical wire line of ``event``, or ``None`` for a frame not opted into (wire.md §4).
 
     Raises :class:`InvalidInput` for an erroneous event (§4.5), for a value whose serialization
-    the canonical form refuses (§7), and for ``max_bytes`` that is not an integer >= 4096. A
+    the canonical form refuses (§7), and for ``max_bytes`` that is not an integer >= 3215. A
     :class:`BoundStats` passed as ``stats`` counts the backstop's serializations.
     """
     if not isinstance(include_live_events, bool):

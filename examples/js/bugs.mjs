@@ -16,9 +16,9 @@ export const BUGS = Object.freeze({
   // selection.md §3.1: "non-empty" judged by the presence of a text block, not by content length.
   "text-presence": "a message counts only when it has a text block (reasoning-only messages lose)",
   // wire.md §5.5: the tail is taken with slice(-k), and slice(-0) is the whole text, so a halving
-  // loop that reaches k = 0 keeps measuring the whole text and spins forever. Clipped ids and
-  // maxBytes >= 4096 make a one-code-point tail always fit (wire.md §5.6), so on valid input
-  // halving never reaches k = 0 with a non-empty text and this bug stays hidden.
+  // loop that reaches k = 0 keeps measuring the whole text and spins forever. It reaches k = 0
+  // with a non-empty text only at the edge wire.md §5.6 keeps reachable: worst-cost ids and a
+  // maxBytes a few bytes above 3215, where not even one code point of tail fits.
   "slice-zero": "the tail is cps.slice(-k), so k = 0 keeps the whole text (the halving loop can spin)",
   // wire.md §6.5: size measured in UTF-16 code units instead of UTF-8 bytes.
   "chars-not-bytes": "line size measured as line.length (UTF-16 units) instead of UTF-8 bytes",

@@ -151,8 +151,8 @@ check("turn_end and agent_end project to their counts", () => {
   });
 });
 
-check("maxBytes below 4096 is erroneous", () => {
-  assert.throws(() => project({ type: "agent_start" }, 4095), /at least 4096/);
+check("maxBytes below 3215 is erroneous", () => {
+  assert.throws(() => project({ type: "agent_start" }, 3214), /at least 3215/);
 });
 
 check("the backstop: marker first, a code-point suffix, both strategies fit, ids clipped", () => {

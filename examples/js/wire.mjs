@@ -13,7 +13,8 @@ export const MARKER = "[live output truncated]\n";
 /** Ids keep their first 256 code points in the bounded form (wire.md §5.4). */
 export const ID_CLIP_CODE_POINTS = 256;
 /** The smallest allowed maxBytes: the empty tail always fits at or above it (wire.md §5.6). */
-export const MIN_MAX_BYTES = 4096;
+// The largest empty-tail bounded line: 143 bytes of envelope + 2 ids x 256 code points x 6 bytes.
+export const MIN_MAX_BYTES = 3215;
 export const FIT_STRATEGIES = Object.freeze(["halving", "maximal"]);
 
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
@@ -227,7 +228,7 @@ function refuseUncarriedNumbers(event) {
   }
 }
 
-/** Check maxBytes: an integer of at least 4096 (wire.md §5.6). */
+/** Check maxBytes: an integer of at least 3215 (wire.md §5.6). */
 function requireMaxBytes(maxBytes) {
   if (typeof maxBytes !== "number" || !Number.isInteger(maxBytes) || maxBytes < MIN_MAX_BYTES) {
     throw new InvalidInput({

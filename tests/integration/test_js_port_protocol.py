@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from eventproof.reference import InvalidInput, Reference
+from eventproof.reference import MARKER, InvalidInput, Reference
 
 pytestmark = pytest.mark.node
 
@@ -386,7 +386,7 @@ def project_input(r: random.Random) -> dict[str, Any]:
     request: dict[str, Any] = {"event": agent_event(r, max_bytes),
                                "includeLiveEvents": r.random() < 0.8, "maxBytes": max_bytes}
     if r.random() < 0.03:
-        request["maxBytes"] = r.choice([4095, 0, -1, 4096.5])  # erroneous (wire.md §5.6)
+        request["maxBytes"] = r.choice([3214, 0, -1, 4096.5])  # erroneous (wire.md §5.6)
     return request
 
 
@@ -490,7 +490,7 @@ def test_erroneous_requests_are_answered_errored_and_the_port_keeps_serving(port
         ("project", {"event": update, "includeLiveEvents": True, "maxBytes": 4096}),
         ("project", {"event": no_tool_call, "includeLiveEvents": True, "maxBytes": 4096}),
         ("project", {"event": {"type": "agent_start"}, "includeLiveEvents": False,
-                     "maxBytes": 4095}),
+                     "maxBytes": 3214}),
         ("select", {"events": "not a list"}),
         ("no-such-op", {}),
     ]:
@@ -625,12 +625,7 @@ BUGS = [
     "unfiltered-last-message", "message-beats-nothing", "no-text-fallback", "text-presence",
     "chars-not-bytes", "no-id-clip", "bound-end-too", "frames-always", "keep-partial",
     "utf16-tail", "empty-array-last-assistant", "cancelled-completed-wrong",
-    pytest.param("slice-zero", marks=pytest.mark.xfail(
-        strict=True,
-        reason="unreachable on valid input: ids are clipped and maxBytes >= 4096, so a one-code-"
-               "point tail always fits and halving never tries k = 0 on a non-empty text "
-               "(wire.md §5.6)")),
-]
+]  # slice-zero needs the edge of wire.md §5.6: see test_slice_zero_spins_at_the_smallest_bound
 
 
 @pytest.mark.parametrize("bug", BUGS)
@@ -669,3 +664,24 @@ def test_unclipped_ids_make_the_halving_loop_spin() -> None:
     line = correct.run("project", {"event": huge, "includeLiveEvents": True, "maxBytes": 4096})
     assert correct.stop() == 0
     assert len(line["line"].encode("utf-8")) <= 4096
+
+
+def test_slice_zero_spins_at_the_smallest_bound() -> None:
+    """At maxBytes 3215 with worst-cost ids only the empty tail fits a non-empty text; the
+    slice(-0) bug keeps the whole text there and never answers, while the correct port writes
+    the empty tail in exactly 3215 bytes (wire.md §5.6)."""
+    edge = {"type": "tool_execution_update", "toolCallId": "\x00" * 300, "toolName": "\x01" * 300,
+            "args": {}, "partialResult": {"content": [{"type": "text", "text": "abc"}]}}
+    request = {"event": edge, "includeLiveEvents": True, "maxBytes": 3215}
+    buggy = Port("halving", bug="slice-zero", timeout=2.0)
+    buggy.start()
+    try:
+        assert buggy.run("project", request) is HUNG
+    finally:
+        buggy.kill()
+    correct = Port("halving")
+    correct.start()
+    line = correct.run("project", request)
+    assert correct.stop() == 0
+    assert len(line["line"].encode("utf-8")) == 3215
+    assert json.loads(line["line"])["partialResult"]["content"][0]["text"] == MARKER

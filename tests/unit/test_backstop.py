@@ -130,16 +130,30 @@ def test_constants() -> None:
     assert MARKER == "[live output truncated]\n"
     assert len(MARKER) == 24
     assert ID_CLIP_CODE_POINTS == 256
-    assert MIN_MAX_BYTES == 4096
+    assert MIN_MAX_BYTES == 3215
 
 
 def test_envelope_size_and_worst_case_fit_the_proof() -> None:
-    """The empty-tail form with empty ids is 143 bytes; with worst ids 3215 <= 4096 (§5.6)."""
+    """The empty-tail form with empty ids is 143 bytes; with worst ids it is 3215, the minimum."""
     assert len(line_of(bounded_form("", "", ""))) == 143
     worst = "\x00" * ID_CLIP_CODE_POINTS
     assert len(line_of(bounded_form(worst, worst, ""))) == 143 + 2 * 6 * 256 == 3215
-    assert MIN_MAX_BYTES >= 3215
+    assert MIN_MAX_BYTES == 3215
 
+
+
+@pytest.mark.parametrize("strategy", ["halving", "maximal"])
+def test_the_smallest_bound_reaches_the_empty_tail(strategy: str) -> None:
+    """At maxBytes 3215 with worst-cost ids not one code point of a non-empty text fits: the
+    answer is the marker alone in exactly 3215 bytes, the branch where slice(-0) looped (§5.6)."""
+    update = {"type": "tool_execution_update", "toolCallId": "\x00" * 300,
+              "toolName": "\x01" * 300, "args": {}, "partialResult": "abc"}
+    stats = BoundStats()
+    form = bound_live_update(update, max_bytes=MIN_MAX_BYTES, fit_strategy=strategy, stats=stats)
+    assert len(line_of(form)) == MIN_MAX_BYTES
+    assert bounded_text(form) == MARKER
+    if strategy == "halving":
+        assert stats.candidates == [3, 1, 0]
 
 # -- §5.3 text ---------------------------------------------------------------------------------
 
@@ -216,8 +230,8 @@ def test_tail_of_zero_is_empty() -> None:
 def test_halving_reaches_the_empty_tail_and_stops() -> None:
     """When even one code point does not fit, halving ends at k = 0 with the marker alone."""
     # The historical infinite loop (wire.md §5.5): at one kept character, slice(-0) returned the
-    # whole text and the loop never advanced. §5.6 keeps k = 0 out of reach of non-empty text
-    # at maxBytes >= 4096, so the search is driven directly with the empty-tail size as bound.
+    # whole text and the loop never advanced. The search is driven directly with the empty-tail
+    # size as bound; test_the_smallest_bound_reaches_the_empty_tail does it through the API.
     measure = _Measure("id", "name", "\x00" * 7, BoundStats())
     empty = len(line_of(bounded_form("id", "name", "")))
     assert halving_tail(measure, empty) == 0
@@ -419,17 +433,17 @@ def test_an_id_longer_than_max_bytes_still_converges(strategy: str) -> None:
 # -- arguments ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value", [4095, 0, -1, True, False, "4096", None, 4096.5, [4096]])
-def test_max_bytes_must_be_an_integer_of_at_least_4096(value: Any) -> None:
-    """maxBytes below 4096, a boolean, or anything not an integer is refused."""
+@pytest.mark.parametrize("value", [3214, 0, -1, True, False, "4096", None, 4096.5, [4096]])
+def test_max_bytes_must_be_an_integer_of_at_least_3215(value: Any) -> None:
+    """maxBytes below 3215, a boolean, or anything not an integer is refused."""
     with pytest.raises(InvalidInput) as caught:
         check_max_bytes(value)
     assert caught.value.path == "$.maxBytes"
 
 
-@pytest.mark.parametrize(("value", "expected"), [(4096, 4096), (4096.0, 4096), (10**12, 10**12)])
+@pytest.mark.parametrize(("value", "expected"), [(3215, 3215), (4096, 4096), (4096.0, 4096), (10**12, 10**12)])
 def test_max_bytes_accepts_integers(value: Any, expected: int) -> None:
-    """An integer >= 4096 is accepted; 4096.0 is the same JSON number as 4096."""
+    """An integer >= 3215 is accepted; 4096.0 is the same JSON number as 4096."""
     assert check_max_bytes(value) == expected
 
 

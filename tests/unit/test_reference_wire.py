@@ -388,7 +388,7 @@ def test_default_bound_is_262144() -> None:
 
 @pytest.mark.parametrize(("options", "path"), [
     ({"include_live_events": "yes"}, "$.includeLiveEvents"),
-    ({"include_live_events": True, "max_bytes": 4095}, "$.maxBytes"),
+    ({"include_live_events": True, "max_bytes": 3214}, "$.maxBytes"),
     ({"include_live_events": True, "max_bytes": True}, "$.maxBytes"),
     ({"include_live_events": True, "fit_strategy": "binary"}, "fitStrategy"),
 ])

@@ -94,7 +94,7 @@ def test_example(target: str, valid: bool, entry: dict[str, Any]) -> None:
 
 
 def test_schema_constants_match_the_reference() -> None:
-    """The schemas' 4096 minimum, 256 clip and marker pattern are the reference's constants."""
+    """The schemas' 3215 minimum, 256 clip and marker pattern are the reference's constants."""
     project = all_schemas()["op-project.json"]["$defs"]["input"]["properties"]
     assert project["maxBytes"]["minimum"] == MIN_MAX_BYTES
     bounded = all_schemas()["wire-line.json"]["$defs"]["boundedUpdate"]
