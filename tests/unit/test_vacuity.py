@@ -1,0 +1,107 @@
+"""Every rule can fail: for each rule id some deliberately wrong implementation triggers it.
+
+A check that no wrong implementation can trip is a check in name only. For every rule of the
+registry this runs the miniatures declared for it (tests/miniatures/) over the shipped vectors and
+feeds each answer to every check of the operation, collecting every rule that yields a violation
+(not only the first, as the engine reports); a timeout counts for the engine's hang rule. When the
+vectors do not reach the rule, the miniature goes through the quick property run instead.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from functools import cache
+from typing import Any
+
+import pytest
+from eventproof.conformance import _adapters, check_implementation
+from eventproof.conformance._engine import (
+    _agreement_rule,
+    _hang_rule,
+    _profile_checks,
+    expected_answer,
+)
+from eventproof.conformance._model import Case, ImplErrored
+from eventproof.conformance._rules import RULES
+from eventproof.conformance._vectors import _skip_reason, load_vectors
+from eventproof.reference import Reference
+from miniatures import selection, wire
+
+#: Every miniature: name -> (class, the rule it must break).
+MINIATURES: dict[str, tuple[type[Any], str]] = {**selection.MINIATURES, **wire.MINIATURES}
+#: Rule id -> the names of the miniatures declared to break it.
+BY_RULE: dict[str, list[str]] = defaultdict(list)
+for _name, (_, _rule) in MINIATURES.items():
+    BY_RULE[_rule].append(_name)
+
+#: Seconds one request may take before it counts as a hang.
+REQUEST_TIMEOUT = 2.0
+
+
+@cache
+def rules_tripped_by_vectors(name: str) -> frozenset[str]:
+    """Every rule some check reports when the miniature ``name`` answers the shipped vectors."""
+    checks = _profile_checks()[0]
+    adapter = _adapters.adapter_for(MINIATURES[name][0](), timeout=REQUEST_TIMEOUT)
+    tripped: set[str] = set()
+    try:
+        capabilities = adapter.start().capabilities
+        reference = Reference(capabilities.fit_strategy)
+        for vector in load_vectors():
+            if _skip_reason(vector, capabilities) is not None:
+                continue
+            response = adapter.run(vector.op, vector.input)
+            if isinstance(response, _adapters.TimedOut):
+                tripped.add(_hang_rule(vector.op))
+                continue
+            if isinstance(response, _adapters.Crashed | _adapters.Broken):
+                tripped.add(_agreement_rule(vector.op))
+                continue
+            if isinstance(response, _adapters.Skipped):
+                continue
+            actual = response if isinstance(response, ImplErrored) else response.output
+            case = Case(op=vector.op, input=vector.input,  # type: ignore[arg-type]
+                        expected=expected_answer(reference, vector.op, vector.input),
+                        actual=actual, capabilities=capabilities)
+            for check in checks[vector.op]:
+                tripped.update(violation.rule for violation in check(case))
+    finally:
+        adapter.stop()
+    return frozenset(tripped)
+
+
+@cache
+def rules_tripped_by_property_run(name: str, op: str) -> frozenset[str]:
+    """The rules the quick deterministic property run finds broken in miniature ``name``."""
+    report = check_implementation(MINIATURES[name][0](), ops=[op], profile="quick",
+                                  deterministic=True, timeout=REQUEST_TIMEOUT)
+    return frozenset(report.failed_rule_ids)
+
+
+@pytest.mark.parametrize("rule", [pytest.param(rule, id=rule.id) for rule in RULES])
+def test_rule_can_fail(rule: Any) -> None:
+    """Some wrong implementation declared for the rule makes its check report a violation."""
+    candidates = BY_RULE.get(rule.id, [])
+    if not candidates:
+        others = sorted(name for name in MINIATURES if rule.id in rules_tripped_by_vectors(name))
+        pytest.fail(
+            f"rule {rule.id} ({rule.section}) has no miniature of its own: add a wrong "
+            f"implementation to tests/miniatures/ with MINIATURES[name] = (cls, {rule.id!r})"
+            + (f" (miniatures declared for other rules trip it too: {', '.join(others)})"
+               if others else " (no miniature trips it at all)"))
+    if any(rule.id in rules_tripped_by_vectors(name) for name in candidates):
+        return
+    tried = []
+    for name in candidates:
+        found = rules_tripped_by_property_run(name, rule.op)
+        if rule.id in found:
+            return
+        tried.append(f"{name}: {sorted(found) or 'nothing'}")
+    pytest.fail(f"no miniature declared for {rule.id} triggers it, through the vectors or the "
+                f"quick property run; what they trigger instead: {'; '.join(tried)}")
+
+
+def test_every_declared_rule_exists() -> None:
+    """Each miniature names a rule of the registry."""
+    known = {rule.id for rule in RULES}
+    assert {rule for _, rule in MINIATURES.values()} <= known
