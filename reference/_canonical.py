@@ -449,14 +449,25 @@ def canonical_bytes(value: Any) -> bytes:
     if _orjson is not None:
         plan = _orjson_plan(value)
         if plan != _DECLINE:
+            # The prepared values are built outside the ``try``: orjson's JSONEncodeError is a
+            # TypeError, and a TypeError from our own preparation must surface, never be
+            # mistaken for "orjson declined" and hidden behind the clear encoder.
+            try:
+                prepared = value if plan == _AS_IS else _for_orjson(value)
+            except RecursionError:  # deeper than Python recurses: the clear encoder refuses it
+                return canonical_bytes_clear(value)
             fast: bytes
             try:
-                fast = _orjson.dumps(value if plan == _AS_IS else _for_orjson(value))
+                fast = _orjson.dumps(prepared)
                 return fast
             except (_orjson.JSONEncodeError, RecursionError):
                 pass  # surrogates, or nesting deeper than orjson follows
             try:
-                fast = _orjson.dumps(_well_formed_for_orjson(value))
+                well_formed_copy = _well_formed_for_orjson(value)
+            except RecursionError:
+                return canonical_bytes_clear(value)
+            try:
+                fast = _orjson.dumps(well_formed_copy)
                 return fast
             except (_orjson.JSONEncodeError, RecursionError):
                 pass  # nesting deeper than orjson follows: the clear encoder answers
