@@ -1,0 +1,861 @@
+"""Hypothesis strategies for the wire profile (spec/wire.md): agent events and op inputs.
+
+The inputs aim at what broke the seed's backstop and what ports get wrong: control characters
+and escapes (``\\u0000`` costs six bytes), U+007F and U+2028/2029 (raw in the canonical form),
+astral characters and lone surrogates (high alone, low alone, a reversed pair), ids far longer
+than the 256 code points the bounded form keeps, integral floats and integer-like member names
+(``JSON.stringify`` writes ``30``, and puts ``"2"`` before ``"10"`` before ``"a"``), every shape
+``partialResult`` can take, and ``tool_execution_update`` events whose line lands a few bytes
+under, exactly at, or a few bytes over ``maxBytes``.
+
+Big strings are built by repeating a short unit, never drawn character by character: the unit
+count is computed so that the line lands where the example wants it (§5.1 measures the canonical
+line, so the arithmetic is exact: a repeated unit adds the same escaped bytes each time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from functools import cache
+from typing import Any
+
+from eventproof.reference import (
+    DEFAULT_MAX_BYTES,
+    ID_CLIP_CODE_POINTS,
+    MARKER,
+    MIN_MAX_BYTES,
+    canonical_bytes,
+    extract_text,
+    well_formed,
+)
+from hypothesis import strategies as st
+
+from ._model import Capabilities
+
+Event = dict[str, Any]
+OpInput = dict[str, Any]
+
+#: The largest integer the spec accepts in a value (wire.md §7: larger ones are refused).
+MAX_SAFE_INTEGER = 2**53 - 1
+#: The event types spec/wire.md §2 names; anything else is unknown (and a fact).
+KNOWN_TYPES = (
+    "agent_start", "agent_end", "turn_start", "turn_end", "message_start", "message_update",
+    "message_end", "tool_execution_start", "tool_execution_update", "tool_execution_end",
+)
+#: Every ``assistantMessageEvent`` type (wire.md §2).
+ASSISTANT_EVENT_TYPES = (
+    "start", "text_start", "text_delta", "text_end", "thinking_start", "thinking_delta",
+    "thinking_end", "toolcall_start", "toolcall_delta", "toolcall_end", "done", "error",
+)
+#: Member names whose canonical position differs from their insertion position, and
+#: look-alikes that are not array indices (wire.md §6.4).
+INTEGER_LIKE_KEYS = ("0", "10", "2", "01", "-1", "4294967294", "4294967295", "1.0", "7")
+#: Numbers whose ECMAScript form differs from Python's or from a naive one (wire.md §6.3).
+AWKWARD_FLOATS = (
+    30.0, -0.0, 1e21, 1e-7, 5e-324, 1.5e-7, 1e16, 1.2345678901234568e20, 0.1, 2.5, 1e-6,
+    123456789.0, -1e300, 1.7976931348623157e308, 100.0, 0.000001,
+)
+#: Characters that cost something other than one byte, or that encoders disagree on.
+AWKWARD_CHARACTERS = (
+    "\x1b", "\x00", "\x01", "\x1f", "\b", "\t", "\n", "\f", "\r", '"', "\\", "/", "\x7f",
+    "\u2028", "\u2029", "é", "€", "\ufffd", "\ufeff", "<", ">", "&", "\U0001f600", "\U00010000",
+    "\U0010ffff",
+)
+#: Pieces of text that carry ANSI escapes or surrogates (wire.md §6.1-6.2).
+AWKWARD_PIECES = (
+    "\x1b[31mred\x1b[0m", "\r\n", "line\u2028separator", "para\u2029graph",
+    "\ud800", "\udbff", "\udc00", "\udfff",
+    "\udc00\ud800",  # a reversed pair: two lone surrogates, two U+FFFD
+    "\ud83d\ude00",  # a pair as two code points: one astral character once well-formed
+    "\ud83d",  # a high half whose low half may follow in the next piece
+    "\ude00",
+)
+#: What extraction sees in ``partialResult`` (wire.md §5.3).
+PARTIAL_RESULT_SHAPES = (
+    "blocks", "string", "mixed-blocks", "null", "blocks", "number", "string", "array",
+    "no-content", "blocks", "content-not-array", "string", "non-text-blocks",
+    "split-pair-blocks", "blocks", "blocks",
+)
+#: A member of ``args`` the size arithmetic fills with ASCII to land on an exact byte count.
+PAD_KEY = "padding"
+
+
+# -- text ------------------------------------------------------------------------------------
+
+
+@cache
+def text_pieces() -> st.SearchStrategy[str]:
+    """One short piece of text: ordinary, an awkward character, ANSI, or a surrogate."""
+    return st.one_of(
+        st.text(max_size=6),
+        st.sampled_from(AWKWARD_CHARACTERS),
+        st.sampled_from(AWKWARD_PIECES),
+        st.integers(0xD800, 0xDFFF).map(chr),
+        st.integers(0, 0x1F).map(chr),
+    )
+
+
+@cache
+def awkward_text(*, min_pieces: int = 0, max_pieces: int = 4) -> st.SearchStrategy[str]:
+    """Short text mixing ordinary characters with controls, escapes, astral characters and
+    lone surrogates (high alone, low alone, a reversed pair, a pair as two code points)."""
+    return st.lists(text_pieces(), min_size=min_pieces, max_size=max_pieces).map("".join)
+
+
+@cache
+def repetition_units() -> st.SearchStrategy[str]:
+    """A short non-empty unit that big strings repeat: escape-heavy, or mixing astral characters
+    with others (so that code points, UTF-16 units and bytes all count differently)."""
+    return st.one_of(
+        st.text(min_size=1, max_size=8),
+        st.lists(st.sampled_from(("a", "\U0001f600", "é", "\x00", "\U00010000", "b")),
+                 min_size=2, max_size=5).map("".join),
+        awkward_text(min_pieces=1, max_pieces=4).filter(lambda s: 0 < len(s) <= 12),
+        st.sampled_from((
+            "\x00", "\x1b[0m", "\U0001f600", "é", "a\U0001f600", "\u2028", "x", "\U0001d4b3y",
+            "\U0001f600\U0001f601", "ab\U00010000",
+        )),
+    )
+
+
+@cache
+def astral_units() -> st.SearchStrategy[str]:
+    """A repetition unit that ends in astral characters (two UTF-16 units, four bytes each):
+    a tail counted in UTF-16 units is cut elsewhere, or inside a character."""
+    return st.tuples(
+        st.sampled_from(("", "a", "é", "\x00", "xy")),
+        st.lists(st.sampled_from(("\U0001f600", "\U00010000", "\U0001d4b3")), min_size=1,
+                 max_size=3).map("".join),
+    ).map("".join)
+
+
+def _escaped_size(text: str) -> int:
+    """Bytes ``text`` costs inside a canonical string literal, quotes excluded."""
+    return len(canonical_bytes(text)) - 2
+
+
+# -- JSON payloads ---------------------------------------------------------------------------
+
+
+@cache
+def member_names() -> st.SearchStrategy[str]:
+    """Member names: integer-like ones (array indices and look-alikes) and awkward text."""
+    return st.one_of(
+        st.sampled_from(INTEGER_LIKE_KEYS),
+        st.text(max_size=5),
+        awkward_text(max_pieces=2),
+    )
+
+
+@cache
+def json_numbers() -> st.SearchStrategy[int | float]:
+    """Numbers the spec accepts (|n| <= 2^53-1 for integers, finite floats), awkward ones often."""
+    return st.one_of(
+        st.sampled_from(AWKWARD_FLOATS),
+        st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER),
+        st.sampled_from((0, -1, MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER, 2**32)),
+        st.floats(allow_nan=False, allow_infinity=False),
+    )
+
+
+@cache
+def json_values(*, max_leaves: int = 6) -> st.SearchStrategy[Any]:
+    """JSON values for ``args``, ``details`` and ``partialResult`` payloads.
+
+    Integral floats (``30.0``, ``-0.0``, ``1e21``, ``1e-7``, ``5e-324``), integer-like member names
+    (``"0"``, ``"10"``, ``"2"``, ``"01"``, ``"-1"``, ``"4294967294"``, ``"4294967295"``) and
+    awkward strings are common; integers stay within ±(2^53-1) and there is no NaN or Infinity
+    (wire.md §7 refuses them).
+    """
+    scalars = st.one_of(
+        st.none(), st.booleans(), json_numbers(), awkward_text(), st.text(max_size=8),
+    )
+    return st.recursive(
+        scalars,
+        lambda children: st.one_of(
+            st.lists(children, max_size=4),
+            st.dictionaries(member_names(), children, max_size=4),
+        ),
+        max_leaves=max_leaves,
+    )
+
+
+@cache
+def _small_objects() -> st.SearchStrategy[dict[str, Any]]:
+    """A flat object of awkward scalars (few choices: the target phase climbs every one)."""
+    return st.dictionaries(member_names(), st.one_of(json_numbers(), awkward_text(max_pieces=2),
+                                                     st.none(), st.booleans()), max_size=3)
+
+
+@cache
+def json_objects(*, max_leaves: int = 6) -> st.SearchStrategy[dict[str, Any]]:
+    """JSON objects (tool ``args``, ``details``), with integer-like member names often."""
+    return st.dictionaries(member_names(), json_values(max_leaves=max_leaves // 2), max_size=4)
+
+
+# -- ids -------------------------------------------------------------------------------------
+
+
+def _repeated_to(unit: str, code_points: int) -> str:
+    """``unit`` repeated until the result has at least ``code_points`` code points."""
+    return unit * (-(-code_points // len(unit)))
+
+
+@st.composite
+def tool_ids(draw: st.DrawFn, *, prefix: str = "call_", max_bytes: int | None = None) -> str:
+    """A tool call id or name: short, right at the 256-code-point clip, or far beyond it.
+
+    Long ids are a prefix and a repetition: ordinary text, astral characters (4 bytes, two UTF-16
+    units each) or control characters (6 bytes each as ``\\u00xx``). With ``max_bytes``, a long
+    id's escaped size is drawn relative to that bound, and one time in five an id alone exceeds
+    it (what made the seed's shrink loop spin, wire.md §5.6); without, it has 257…4000 code
+    points.
+    """
+    kind = draw(st.sampled_from(("short", "huge", "boundary", "short", "huge", "short",
+                                 "boundary")))
+    if kind == "short":
+        return prefix + draw(st.one_of(st.text(max_size=12), awkward_text(max_pieces=3)))
+    if kind == "boundary":
+        unit = draw(st.sampled_from(("\U0001f600", "a", "\x00", "é", "\ud800", "\u2028",
+                                     "\U0001d4b3")))
+        return draw(st.sampled_from(("", prefix))) + unit * draw(st.sampled_from((255, 256, 257)))
+    unit = draw(st.one_of(st.sampled_from(("\U0001f600", "\x00", "\x1b", "a\U0001f600", "x")),
+                          astral_units(), repetition_units()))
+    head = draw(st.sampled_from((prefix, "toolu_01", "")))
+    if max_bytes is None:
+        return head + _repeated_to(unit, draw(st.integers(257, 4000)))
+    share = draw(st.sampled_from((0.5, 0.1, 1.5, 0.3, 0.8)))
+    code_points = int(max_bytes * share) * len(unit) // max(_escaped_size(unit), 1)
+    return head + _repeated_to(unit, max(code_points, 257))
+
+
+# -- messages --------------------------------------------------------------------------------
+
+
+@cache
+def usages() -> st.SearchStrategy[dict[str, Any]]:
+    """A token usage record as pi-style messages carry it (integral floats in ``cost``)."""
+    counts = st.integers(0, 10**9)
+    return st.fixed_dictionaries(
+        {"input": counts, "output": counts, "totalTokens": counts},
+        optional={
+            "cacheRead": counts,
+            "cacheWrite": counts,
+            "cost": st.fixed_dictionaries(
+                {"input": json_numbers(), "output": json_numbers(), "total": json_numbers()}
+            ),
+            "10": counts,
+            "2": counts,
+        },
+    )
+
+
+@cache
+def text_blocks() -> st.SearchStrategy[dict[str, Any]]:
+    """``{"type": "text", "text": …}``."""
+    return st.fixed_dictionaries({"type": st.just("text"), "text": awkward_text()})
+
+
+@cache
+def tool_call_blocks() -> st.SearchStrategy[dict[str, Any]]:
+    """``{"type": "toolCall", "id", "name", "arguments"}``."""
+    return st.fixed_dictionaries({
+        "type": st.just("toolCall"),
+        "id": tool_ids(),
+        "name": tool_ids(prefix=""),
+        "arguments": json_objects(),
+    })
+
+
+@cache
+def assistant_blocks() -> st.SearchStrategy[dict[str, Any]]:
+    """A content block of an assistant message: text, thinking or a tool call."""
+    return st.one_of(
+        text_blocks(),
+        st.fixed_dictionaries({"type": st.just("thinking"), "thinking": awkward_text()}),
+        tool_call_blocks(),
+    )
+
+
+@cache
+def assistant_messages(*, usage: bool | None = None) -> st.SearchStrategy[dict[str, Any]]:
+    """A pi-style assistant message; ``usage`` True/False forces the key in or out."""
+    required: dict[str, st.SearchStrategy[Any]] = {
+        "role": st.just("assistant"),
+        "content": st.lists(assistant_blocks(), max_size=3),
+    }
+    optional: dict[str, st.SearchStrategy[Any]] = {
+        "stopReason": st.sampled_from(("stop", "length", "toolUse", "error", "aborted")),
+        "model": st.text(max_size=8),
+        "timestamp": st.integers(0, MAX_SAFE_INTEGER),
+    }
+    if usage:
+        required["usage"] = usages()
+    elif usage is None:
+        optional["usage"] = usages()
+    return st.fixed_dictionaries(required, optional=optional)
+
+
+@cache
+def user_messages() -> st.SearchStrategy[dict[str, Any]]:
+    """``{"role": "user", "content": str | [text blocks]}``."""
+    return st.fixed_dictionaries(
+        {"role": st.just("user"),
+         "content": st.one_of(awkward_text(), st.lists(text_blocks(), max_size=3))},
+        optional={"timestamp": st.integers(0, MAX_SAFE_INTEGER)},
+    )
+
+
+@cache
+def tool_result_messages() -> st.SearchStrategy[dict[str, Any]]:
+    """``{"role": "toolResult", "toolCallId", "toolName", "content", "isError"}``."""
+    return st.fixed_dictionaries({
+        "role": st.just("toolResult"),
+        "toolCallId": tool_ids(),
+        "toolName": st.text(max_size=8),
+        "content": st.lists(text_blocks(), max_size=3),
+        "isError": st.booleans(),
+    })
+
+
+@cache
+def messages() -> st.SearchStrategy[dict[str, Any]]:
+    """Any message: assistant, user or tool result."""
+    return st.one_of(assistant_messages(), user_messages(), tool_result_messages())
+
+
+# -- events ----------------------------------------------------------------------------------
+
+
+@cache
+def unknown_types() -> st.SearchStrategy[str]:
+    """Event types spec/wire.md does not name, including near misses of known ones."""
+    near_misses = (
+        "agent_paused", "compaction_start", "auto_retry_start", "tool_execution_progress",
+        "Message_Update", "message_update ", "tool_execution_update_v2", "TOOL_EXECUTION_UPDATE",
+        "message_delta", "frame", "", "0", "\u2028", "message_update\ud800",
+    )
+    return st.one_of(
+        st.sampled_from(near_misses),
+        st.text(max_size=12).filter(lambda t: t not in KNOWN_TYPES),
+    )
+
+
+@cache
+def _extra_members() -> st.SearchStrategy[dict[str, Any]]:
+    """Members an event may carry beyond its known keys (forward compatibility, §2)."""
+    names = st.sampled_from((*INTEGER_LIKE_KEYS, "extra", "meta", "x\u2028y", "\ud800"))
+    return st.dictionaries(names, json_values(max_leaves=4), min_size=1, max_size=3)
+
+
+def _with_extras(event: st.SearchStrategy[Event], *, always: bool = False
+                 ) -> st.SearchStrategy[Event]:
+    """``event`` with, most of the time (``always``: every time), unknown members around its
+    own (its own keys win)."""
+    flags = st.just(True) if always else st.sampled_from((True, False, True))
+    return st.tuples(event, flags, _extra_members()).map(
+        lambda drawn: {**drawn[2], **drawn[0]} if drawn[1] else drawn[0]
+    )
+
+
+def _typed(name: str, **members: st.SearchStrategy[Any]) -> st.SearchStrategy[Event]:
+    return st.fixed_dictionaries({"type": st.just(name), **members})
+
+
+#: Assistant message event types as drawn: toolcall_start, which needs its tool call, is
+#: common, and the most common among erroneous events.
+_MESSAGE_EVENT_KINDS = (*ASSISTANT_EVENT_TYPES, "toolcall_start", "toolcall_start")
+_ERRONEOUS_KINDS = ("toolcall_start",) * 18 + ASSISTANT_EVENT_TYPES
+
+
+@cache
+@st.composite
+def assistant_message_events(
+    draw: st.DrawFn, *, erroneous: bool | None = None, kind: str | None = None
+) -> Event:
+    """A ``message_update`` with an ``assistantMessageEvent`` of any of the twelve types.
+
+    ``toolcall_start`` finds a ``toolCall`` block at its ``contentIndex`` in ``partial.content``
+    (and sometimes already has an ``id`` member of its own, which keeps its position, §4.3).
+    With ``erroneous`` None, about one in six is erroneous (wire.md §4.5): a non-assistant
+    message, or a ``toolcall_start`` whose block at ``contentIndex`` is missing or not a tool
+    call; True forces one, False rules them out. ``kind`` fixes the event's type.
+    """
+    if kind is None:
+        kind = draw(st.sampled_from(_ERRONEOUS_KINDS if erroneous else _MESSAGE_EVENT_KINDS))
+    if erroneous is None:
+        erroneous = draw(st.integers(0, 5)) == 0
+    partial = draw(assistant_messages())
+    content: list[dict[str, Any]] = list(partial["content"])
+    ame: dict[str, Any] = {"type": kind}
+    if kind not in ("start", "done", "error"):
+        ame["contentIndex"] = draw(st.integers(0, max(len(content), 1)))
+    if kind.endswith("_delta"):
+        ame["delta"] = draw(awkward_text())
+    if kind == "text_end":
+        ame["content"] = draw(awkward_text())
+    if kind == "toolcall_end":
+        ame["toolCall"] = draw(tool_call_blocks())
+    if draw(st.integers(0, 4)) == 0:
+        ame.update(draw(_extra_members()))
+    mistake = None
+    if erroneous:
+        mistake = draw(st.sampled_from(
+            ("missing-block", "role", "wrong-block", "missing-block", "wrong-block")
+            if kind == "toolcall_start" else ("role",)
+        ))
+    if kind == "toolcall_start":
+        if draw(st.integers(0, 3)) == 0:
+            ame = {"type": kind, "id": "stale-id", **{k: v for k, v in ame.items() if k != "type"}}
+        index = ame.get("contentIndex", 0)
+        index = min(index, len(content))
+        ame["contentIndex"] = index
+        if mistake == "missing-block":
+            ame["contentIndex"] = len(content) + draw(st.integers(0, 3))
+        elif mistake == "wrong-block":
+            content.insert(index, draw(text_blocks()))
+        else:
+            content.insert(index, draw(tool_call_blocks()))
+    partial["content"] = content
+    if kind in ("done", "error"):
+        # The final events carry the finished message under their own name, not a snapshot.
+        ame["reason"] = "stop" if kind == "done" else draw(st.sampled_from(("error", "aborted")))
+        ame["message" if kind == "done" else "error"] = partial
+    else:
+        ame["partial"] = partial
+    message = draw(st.one_of(st.just(partial), assistant_messages()))
+    if mistake == "role":
+        message = {**draw(st.one_of(user_messages(), tool_result_messages())),
+                   **({"usage": draw(usages())} if draw(st.booleans()) else {})}
+        if draw(st.booleans()):
+            message["role"] = draw(st.sampled_from(("system", "Assistant", "assistant ", "")))
+    return {"type": "message_update", "message": message, "assistantMessageEvent": ame}
+
+
+@cache
+def _small_tool_execution_updates() -> st.SearchStrategy[Event]:
+    return _typed(
+        "tool_execution_update", toolCallId=tool_ids(), toolName=tool_ids(prefix=""),
+        args=json_objects(), partialResult=partial_results(),
+    )
+
+
+@cache
+def partial_results() -> st.SearchStrategy[Any]:
+    """Small ``partialResult`` values of every shape extraction must handle (wire.md §5.3)."""
+    return st.one_of(
+        st.fixed_dictionaries(
+            {"content": st.lists(st.one_of(text_blocks(), assistant_blocks()), max_size=3)},
+            optional={"details": json_values(max_leaves=4)},
+        ),
+        awkward_text(),
+        st.none(),
+        json_numbers(),
+        st.lists(json_values(max_leaves=3), max_size=3),
+        st.fixed_dictionaries({}, optional={"details": json_values(max_leaves=3)}),
+        st.fixed_dictionaries({"content": st.one_of(awkward_text(), json_objects(max_leaves=3))}),
+        st.fixed_dictionaries({"content": st.lists(
+            st.one_of(
+                st.fixed_dictionaries({"type": st.just("image"), "data": st.text(max_size=8)}),
+                st.fixed_dictionaries({"type": st.just("text"), "text": json_numbers()}),
+                st.fixed_dictionaries({"text": awkward_text()}),
+                json_values(max_leaves=2),
+            ),
+            max_size=3,
+        )}),
+    )
+
+
+@cache
+def _turn_ends() -> st.SearchStrategy[Event]:
+    return _with_extras(_typed(
+        "turn_end", message=messages(), toolResults=st.lists(tool_result_messages(), max_size=3)
+    ))
+
+
+@cache
+def _agent_ends() -> st.SearchStrategy[Event]:
+    return _with_extras(st.fixed_dictionaries(
+        {"type": st.just("agent_end"), "messages": st.lists(messages(), max_size=3)},
+        optional={"willRetry": st.booleans()},
+    ))
+
+
+@cache
+def agent_events() -> st.SearchStrategy[Event]:
+    """Any agent event of spec/wire.md §2, small: every known type and unknown ones.
+
+    Events sometimes carry unknown members (integer-like names among them); ``message_update``
+    is sometimes erroneous (see :func:`assistant_message_events`).
+    """
+    return st.one_of(
+        _typed("agent_start"),
+        _agent_ends(),
+        _typed("turn_start"),
+        _turn_ends(),
+        _with_extras(_typed("message_start", message=messages())),
+        assistant_message_events(),
+        _with_extras(_typed("message_end", message=messages())),
+        _with_extras(_typed(
+            "tool_execution_start", toolCallId=tool_ids(), toolName=tool_ids(prefix=""),
+            args=json_objects(),
+        )),
+        _with_extras(_small_tool_execution_updates()),
+        _with_extras(_typed(
+            "tool_execution_end", toolCallId=tool_ids(), toolName=tool_ids(prefix=""),
+            result=partial_results(), isError=st.booleans(),
+        )),
+        unknown_events(),
+    )
+
+
+@cache
+def unknown_events() -> st.SearchStrategy[Event]:
+    """An event of a type spec/wire.md does not name (a fact, passed through unchanged)."""
+    return _with_extras(st.fixed_dictionaries(
+        {"type": unknown_types()},
+        optional={"message": messages(), "data": json_values(max_leaves=4)},
+    ))
+
+
+@cache
+def awkward_strings() -> st.SearchStrategy[str]:
+    """Strings made only of awkward characters and pieces (every one costs or escapes oddly)."""
+    return st.lists(st.sampled_from((*AWKWARD_CHARACTERS, *AWKWARD_PIECES)), min_size=1,
+                    max_size=6).map("".join)
+
+
+@cache
+def awkward_payloads() -> st.SearchStrategy[dict[str, Any]]:
+    """An object dense in what canonical serialization must get right (wire.md §6): awkward
+    strings, integral and exponent floats, integer-like member names next to ordinary ones."""
+    values = st.one_of(awkward_strings(), st.sampled_from(AWKWARD_FLOATS),
+                       st.lists(st.sampled_from(AWKWARD_FLOATS), max_size=3))
+    names = st.one_of(st.sampled_from((*INTEGER_LIKE_KEYS, "a", "name", "\u2028")),
+                      awkward_strings())
+    return st.dictionaries(names, values, min_size=1, max_size=6)
+
+
+@cache
+def awkward_facts() -> st.SearchStrategy[Event]:
+    """A small fact whose members are dense in awkward text, numbers and member names."""
+    return st.one_of(
+        _with_extras(_typed("tool_execution_start", toolCallId=tool_ids(),
+                            toolName=awkward_strings(), args=awkward_payloads()), always=True),
+        _with_extras(_typed("tool_execution_end", toolCallId=tool_ids(), toolName=st.just("bash"),
+                            result=awkward_payloads(), isError=st.booleans()), always=True),
+        st.tuples(unknown_types(), awkward_payloads()).map(
+            lambda pair: {**pair[1], "type": pair[0]}),
+        st.builds(
+            lambda text, usage: {"type": "message_end", "message": {
+                "role": "assistant", "content": [{"type": "text", "text": text}],
+                "usage": usage}},
+            awkward_strings(), awkward_payloads()),
+    )
+
+
+# -- updates near the bound ------------------------------------------------------------------
+
+#: Where an update's line should land relative to maxBytes: within 40 bytes of it either way,
+#: with its bounded form just too big for the whole text ("tail-cut"), far over, or small.
+# "small" first: drawing is uniform over the entries, and the shrinker moves toward the first
+# one, so a counterexample whose bug does not need a big line shrinks to a small one.
+_PLACEMENTS = ("small", "near", "tail-cut", "near", "far-over", "tail-cut", "near", "tail-cut",
+               "near")
+
+
+def _size(event: Event) -> int:
+    return len(canonical_bytes(event))
+
+
+def full_text_bounded_size(event: Mapping[str, Any], *, text: str | None = None) -> int:
+    """Bytes of the bounded form of ``event`` if it kept its whole text (wire.md §5.2): over
+    ``maxBytes``, the tail must be cut and the fit strategy decides where. ``text`` replaces
+    the update's own text (``""``: the empty-tail line)."""
+    if text is None:
+        text = extract_text(event.get("partialResult"))
+    form = {
+        "type": "tool_execution_update",
+        "toolCallId": well_formed(str(event.get("toolCallId", "")))[:ID_CLIP_CODE_POINTS],
+        "toolName": well_formed(str(event.get("toolName", "")))[:ID_CLIP_CODE_POINTS],
+        "partialResult": {"content": [{"type": "text", "text": MARKER + text}]},
+    }
+    return len(canonical_bytes(form))
+
+
+def _fill(
+    event: Event, set_text: Callable[[str], None], lead: str, unit: str, target: int,
+    measure: Callable[[Event], int] = _size,
+) -> None:
+    """Set the big string to ``lead`` and ``unit`` repeated, and pad ``args``, so that
+    ``measure(event)`` (by default the line) is ``target`` bytes.
+
+    With only the lead and empty padding the measure is ``base`` bytes; n repetitions add
+    ``L(unit) + (n-1)·d`` bytes, where ``d = L(unit·2) - L(unit)`` (not ``L(unit)``: the end of
+    one repetition may join the start of the next into one astral character); the padding adds
+    one byte per ASCII letter to the line (and nothing to the bounded form, which drops
+    ``args``). When ``base`` already exceeds ``target`` the text stays the lead.
+    """
+    set_text(lead)
+    event["args"][PAD_KEY] = ""
+    base = measure(event)
+    first = _escaped_size(unit)
+    step = _escaped_size(unit * 2) - first
+    room = target - base
+    if room < first:
+        count, rest = 0, max(room, 0)
+    else:
+        count = 1 + (room - first) // step
+        rest = room - first - (count - 1) * step
+    set_text(lead + unit * count)
+    event["args"][PAD_KEY] = "p" * rest
+
+
+@st.composite
+def tool_execution_updates(draw: st.DrawFn, *, max_bytes: int | None = None) -> Event:
+    """A ``tool_execution_update``; with ``max_bytes``, one whose line lands near that bound.
+
+    Placements: within 40 bytes of ``max_bytes`` either way (exactly at it included), over by
+    so much that even the bounded form cannot keep the whole text ("tail-cut"), several times
+    over, or small. The big text sits in the shape ``partialResult`` takes (content
+    blocks with ``details``, a bare string, blocks around non-text blocks, a surrogate pair
+    split across two blocks); for shapes without text (null, a number, an array, an object
+    without array ``content``) the bulk goes into ``args``, so the bounded text is empty.
+    """
+    event: Event = {"type": "tool_execution_update", "toolCallId": "", "toolName": "", "args": {}}
+    if max_bytes is None:
+        event.update(toolCallId=draw(tool_ids()), toolName=draw(tool_ids(prefix="")),
+                     args=draw(_small_objects()), partialResult=draw(partial_results()))
+        return event
+    placement = draw(st.sampled_from(_PLACEMENTS))
+    shape = draw(st.sampled_from(PARTIAL_RESULT_SHAPES))
+    unit = draw(st.one_of(astral_units(), repetition_units(), astral_units()))
+    holder: dict[str, Any]
+    if shape == "string":
+        def set_text(text: str) -> None:
+            event["partialResult"] = text
+    elif shape in ("blocks", "mixed-blocks", "split-pair-blocks"):
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": ""}]
+        if shape == "mixed-blocks":
+            blocks = [draw(text_blocks()), {"type": "image", "data": "iVBORw0KGgo="},
+                      blocks[0], draw(assistant_blocks())]
+        elif shape == "split-pair-blocks":
+            # The halves of one pair in two blocks: each is well-formed on its own (§5.3).
+            blocks = [blocks[0], {"type": "text", "text": "\ude00 after the split"}]
+            unit = unit + "\ud83d" if draw(st.booleans()) else unit
+        holder = blocks[0]
+        event["partialResult"] = {"content": blocks}
+        if draw(st.sampled_from((True, True, False))):
+            event["partialResult"]["details"] = draw(_small_objects())
+
+        def set_text(text: str) -> None:
+            holder["text"] = text
+    else:
+        event["partialResult"] = {
+            "null": None, "number": draw(json_numbers()), "array": [1, "two", None],
+            "no-content": {"details": {"exitCode": 0}}, "content-not-array": {"content": "x"},
+            "non-text-blocks": {"content": [{"type": "image", "data": "AAAA"}, {"text": "t"}]},
+        }[shape]
+
+        def set_text(text: str) -> None:
+            event["args"]["blob"] = text
+    if placement == "small":
+        _draw_ids(draw, event, max_bytes)
+        set_text(unit * draw(st.integers(0, 20)))
+        return event
+    offset = {
+        # One choice across the bound: the target phase can walk it to exactly maxBytes and
+        # one byte past it.
+        "near": draw(st.integers(-40, 40)),
+        "tail-cut": draw(st.integers(1, 40)),
+        "far-over": max_bytes * draw(st.integers(1, 2 if max_bytes > 65536 else 5)),
+    }[placement]
+    # A lead of another unit makes the text non-uniform: where code points, UTF-16 units and
+    # bytes are not proportional along the text, every way of counting a tail picks another one.
+    lead_unit = draw(repetition_units())
+    share = draw(st.sampled_from((0.3, 0.6, 0.0, 0.1, 0.3)))
+    lead = lead_unit * int(max_bytes * share / max(_escaped_size(lead_unit), 1))
+    _draw_ids(draw, event, max_bytes)
+    # "tail-cut": even the bounded form is over with its whole text, so the tail gets cut.
+    measure = full_text_bounded_size if placement == "tail-cut" else _size
+    _fill(event, set_text, lead, unit, max_bytes + offset, measure)
+    return event
+
+
+def _draw_ids(draw: st.DrawFn, event: Event, max_bytes: int) -> None:
+    """Draw the ids and args last: the target phase's hill climber revisits the last choices of
+    the best example first, so near the bound it tries other ids before anything else."""
+    event["toolCallId"] = draw(tool_ids(max_bytes=max_bytes))
+    event["toolName"] = draw(st.one_of(st.text(max_size=10),
+                                       tool_ids(prefix="", max_bytes=max_bytes)))
+    event["args"] = {**event["args"], **draw(_small_objects())}
+
+
+@st.composite
+def edge_updates(draw: st.DrawFn) -> tuple[int, Event]:
+    """``(maxBytes, update)`` at the smallest bound (wire.md §5.6): both ids at least 256 code
+    points of six-byte control characters, so the empty-tail line is 3215 bytes, and ``maxBytes``
+    within a few bytes of it. Often not even a one-code-point tail fits, and the answer is the
+    empty tail of a non-empty text: the branch where a ``slice(-0)`` tail returns the whole text
+    and a halving loop never ends."""
+    max_bytes = MIN_MAX_BYTES + draw(st.integers(0, 10))
+    controls = st.sampled_from(("\x00", "\x1b", "\x01", "\x1f", "\x07"))
+    ids = [draw(controls) * 256 + draw(st.sampled_from(("", "\x00" * 8, "-tail")))
+           for _ in range(2)]
+    text = draw(st.text(max_size=4)) + draw(controls) * draw(st.integers(1, 40))
+    event: Event = {"type": "tool_execution_update", "toolCallId": ids[0], "toolName": ids[1],
+                    "args": draw(_small_objects()),
+                    "partialResult": {"content": [{"type": "text", "text": text}]}}
+    return max_bytes, event
+
+
+@st.composite
+def oversized_facts(draw: st.DrawFn, *, max_bytes: int) -> Event:
+    """A fact whose line is over ``max_bytes`` two times in three (the backstop must leave it
+    alone, §5.1): mostly ``tool_execution_end`` (the seed's terminal event), else another fact."""
+    unit = draw(repetition_units())
+    text_holder: dict[str, Any] = {"type": "text", "text": ""}
+    kind = draw(st.sampled_from(("tool_execution_end", "tool_execution_end", "message_end",
+                                 "tool_execution_start", "unknown")))
+    event: Event
+    if kind == "tool_execution_end":
+        event = {"type": kind, "toolCallId": draw(tool_ids()), "toolName": "bash",
+                 "result": {"content": [text_holder], "details": draw(json_values(max_leaves=4))},
+                 "isError": draw(st.booleans())}
+    elif kind == "message_end":
+        event = {"type": kind, "message": {"role": "assistant", "content": [text_holder]}}
+    elif kind == "tool_execution_start":
+        event = {"type": kind, "toolCallId": "call_1", "toolName": "write",
+                 "args": {"content": text_holder}}
+    else:
+        event = {"type": draw(unknown_types()), "payload": [text_holder]}
+    if draw(st.sampled_from(("over", "over", "small"))) == "small":
+        text_holder["text"] = unit * draw(st.integers(0, 20))
+        return event
+    base = _size(event)
+    target = max_bytes + draw(st.integers(1, max_bytes))
+    step = max(_escaped_size(unit * 2) - _escaped_size(unit), 1)
+    text_holder["text"] = unit * (max(target - base, 0) // step + 1)
+    return event
+
+
+# -- op inputs -------------------------------------------------------------------------------
+
+
+def max_bytes_values(capabilities: Capabilities) -> st.SearchStrategy[int]:
+    """``maxBytes``: mostly small (``MIN_MAX_BYTES``…20000, fast), the default 262144 about one
+    time in ten; always the default when the implementation declared ``variableMaxBytes:
+    false``."""
+    if not capabilities.variable_max_bytes:
+        return st.just(DEFAULT_MAX_BYTES)
+    # Both choices are always drawn, so the shrinker can turn the default into a small bound
+    # without shifting every later choice.
+    return st.tuples(st.integers(MIN_MAX_BYTES, 20000), st.integers(0, 9)).map(
+        lambda drawn: DEFAULT_MAX_BYTES if drawn[1] == 9 else drawn[0]
+    )
+
+
+def classify_inputs(capabilities: Capabilities) -> st.SearchStrategy[OpInput]:
+    """``classify`` op inputs: ``{"event": …}`` for every known type and unknown ones."""
+    del capabilities  # classification does not depend on any capability
+    return st.builds(lambda event: {"event": event}, agent_events())
+
+
+#: What a project input carries (shrinking goes toward the first: any small event). Hypothesis
+#: starts a run with one example per novel first choice, completed with the simplest choices,
+#: so each kind's simplest event is one that some rule judges (a valid toolcall_start, an
+#: agent_end without willRetry, an oversized tool_execution_end, ...). Updates near the bound
+#: also get about half of a small budget from the target phase (see :func:`observe_project`).
+_PROJECT_KINDS = ("event", "update", "erroneous", "toolcall_start", "oversized-fact",
+                  "awkward-fact", "turn_end", "agent_end", "message_update", "unknown", "edge",
+                  "erroneous", "awkward-fact", "toolcall_start", "oversized-fact", "update",
+                  "agent_end", "turn_end", "edge")
+
+
+@st.composite
+def _project_inputs(draw: st.DrawFn, capabilities: Capabilities) -> OpInput:
+    # The kind comes first: Hypothesis opens a run by varying the first choice and completing
+    # each with the simplest rest, so every kind's simplest event is tried early.
+    kind = draw(st.sampled_from(_PROJECT_KINDS))
+    max_bytes = draw(max_bytes_values(capabilities))
+    if kind == "edge" and capabilities.variable_max_bytes:
+        max_bytes, event = draw(edge_updates())
+        include = True
+    elif kind in ("update", "edge"):
+        event = draw(tool_execution_updates(max_bytes=max_bytes))
+        include = draw(st.sampled_from((True, True, True, False)))
+    elif kind in ("message_update", "erroneous"):
+        event = draw(assistant_message_events(erroneous=True if kind == "erroneous" else None))
+        include = draw(st.sampled_from((True, True, False)))
+    elif kind == "toolcall_start":
+        event = draw(assistant_message_events(erroneous=False, kind="toolcall_start"))
+        include = True
+    elif kind == "unknown":
+        event = draw(unknown_events())
+        include = draw(st.booleans())
+    elif kind == "awkward-fact":
+        event = draw(awkward_facts())
+        include = draw(st.booleans())
+    elif kind in ("turn_end", "agent_end"):
+        event = draw(_turn_ends() if kind == "turn_end" else _agent_ends())
+        include = draw(st.booleans())
+    elif kind == "oversized-fact":
+        event = draw(oversized_facts(max_bytes=max_bytes))
+        include = draw(st.booleans())
+    else:
+        event = draw(agent_events())
+        include = draw(st.booleans())
+    return {"event": event, "includeLiveEvents": include, "maxBytes": max_bytes}
+
+
+def project_inputs(capabilities: Capabilities) -> st.SearchStrategy[OpInput]:
+    """``project`` op inputs: ``{"event", "includeLiveEvents", "maxBytes"}``; most events are
+    ``tool_execution_update`` lines placed around ``maxBytes`` (see
+    :func:`tool_execution_updates`), the rest any agent event, ``message_update`` of every kind,
+    and facts over the bound."""
+    return _project_inputs(capabilities)
+
+
+# -- observers (hypothesis.target) -----------------------------------------------------------
+
+
+def observe_project(op_input: Any) -> dict[str, float]:
+    """Steer toward the byte boundary, from both sides of the backstop.
+
+    Two scores, each peaking at 0: minus the distance of the update's canonical line from
+    ``maxBytes`` (a line at the bound fits; one byte more and it is bounded), and, for a line
+    over the bound, minus the bytes its bounded form with the whole text lacks to be over
+    ``maxBytes`` (0 once the tail must be cut, where the fit strategies part). Hypothesis spends
+    what is left of a budget under 1000 examples climbing from the best example of each.
+    """
+    event = op_input.get("event") if isinstance(op_input, Mapping) else None
+    max_bytes = op_input.get("maxBytes") if isinstance(op_input, Mapping) else None
+    if not isinstance(event, Mapping) or event.get("type") != "tool_execution_update":
+        return {}
+    if not isinstance(max_bytes, int):
+        return {}
+    try:
+        line = len(canonical_bytes(event))
+        bounded = full_text_bounded_size(event)
+    except ValueError:  # a value the spec refuses: nothing to steer by
+        return {}
+    if full_text_bounded_size(event, text="") + 64 > max_bytes:
+        # The ids leave no room for a tail (the smallest bound, see edge_updates): such updates
+        # are generated directly, and climbing from one would explore nothing else.
+        return {}
+    scores = {"minus bytes from maxBytes": -float(abs(line - max_bytes))}
+    if line > max_bytes:  # only a line over the bound is bounded
+        # Flat at the top: every update whose tail must be cut scores 0, so the climb moves
+        # sideways through many of them (other units, leads, ids) instead of polishing one.
+        scores["bytes the whole-text bounded form lacks to be over maxBytes, negated"] = (
+            -float(max(0, max_bytes + 1 - bounded)))
+    return scores
+
+
+STRATEGIES: dict[str, Callable[[Capabilities], st.SearchStrategy[OpInput]]] = {
+    "classify": classify_inputs,
+    "project": project_inputs,
+}
+OBSERVERS: dict[str, Callable[[Any], dict[str, float]]] = {
+    "project": observe_project,
+}

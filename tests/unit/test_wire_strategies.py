@@ -1,0 +1,179 @@
+"""The wire profile's strategies generate schema-valid inputs that reach what the rules judge."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from eventproof.conformance._engine import PROFILES
+from eventproof.conformance._model import Capabilities
+from eventproof.conformance._schemas import schema_issues
+from eventproof.conformance._wire_strategies import (
+    ASSISTANT_EVENT_TYPES,
+    KNOWN_TYPES,
+    MAX_SAFE_INTEGER,
+    OBSERVERS,
+    STRATEGIES,
+    agent_events,
+    assistant_message_events,
+    full_text_bounded_size,
+    json_values,
+    max_bytes_values,
+    observe_project,
+    tool_execution_updates,
+)
+from eventproof.reference import DEFAULT_MAX_BYTES, canonical_bytes
+from hypothesis import given, settings, target
+from hypothesis import strategies as st
+
+CAPABILITIES = Capabilities()
+#: Examples per search in the engine's default profile.
+ENGINE_BUDGET = PROFILES["default"]
+
+
+def _numbers(value: Any) -> list[Any]:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return []
+    if isinstance(value, (int, float)):
+        return [value]
+    items = value.values() if isinstance(value, dict) else value
+    return [number for item in items for number in _numbers(item)]
+
+
+@given(STRATEGIES["project"](CAPABILITIES))
+def test_project_inputs_are_schema_valid(op_input: dict[str, Any]) -> None:
+    """Every generated project input validates against op-project.json#/$defs/input."""
+    assert schema_issues(op_input, "op-project.json#/$defs/input") == []
+
+
+@given(STRATEGIES["classify"](CAPABILITIES))
+def test_classify_inputs_are_schema_valid(op_input: dict[str, Any]) -> None:
+    """Every generated classify input validates against op-classify.json#/$defs/input."""
+    assert schema_issues(op_input, "op-classify.json#/$defs/input") == []
+
+
+@given(STRATEGIES["project"](Capabilities(variable_max_bytes=False)))
+def test_fixed_max_bytes_is_the_default(op_input: dict[str, Any]) -> None:
+    """An implementation that cannot vary maxBytes only ever gets 262144."""
+    assert op_input["maxBytes"] == DEFAULT_MAX_BYTES
+
+
+@given(STRATEGIES["project"](CAPABILITIES))
+def test_inputs_carry_only_numbers_the_spec_accepts(op_input: dict[str, Any]) -> None:
+    """No integer beyond ±(2^53-1), NaN or infinity: every event has a canonical line."""
+    canonical_bytes(op_input["event"])  # raises InvalidInput for a refused number
+    for number in _numbers(op_input["event"]):
+        if isinstance(number, int):
+            assert abs(number) <= MAX_SAFE_INTEGER
+        else:
+            assert math.isfinite(number)
+
+
+def test_updates_land_on_both_sides_of_the_bound() -> None:
+    """Within the engine's default budget, updates land a few bytes over maxBytes and a few
+    bytes under it (or on it)."""
+    offsets: set[int] = set()
+
+    @settings(max_examples=ENGINE_BUDGET)
+    @given(max_bytes_values(CAPABILITIES).flatmap(
+        lambda max_bytes: st.tuples(st.just(max_bytes),
+                                    tool_execution_updates(max_bytes=max_bytes))))
+    def record(drawn: tuple[int, dict[str, Any]]) -> None:
+        max_bytes, event = drawn
+        offsets.add(len(canonical_bytes(event)) - max_bytes)
+
+    record()
+    assert any(0 < offset <= 64 for offset in offsets), sorted(offsets)
+    assert any(-64 <= offset <= 0 for offset in offsets), sorted(offsets)
+
+
+def test_project_inputs_reach_the_bound() -> None:
+    """Within the engine's default budget and steered by the observer as the engine steers it,
+    the project strategy offers an opted-in update over maxBytes and one within it."""
+    seen: set[str] = set()
+
+    @settings(max_examples=ENGINE_BUDGET)
+    @given(STRATEGIES["project"](CAPABILITIES))
+    def record(op_input: dict[str, Any]) -> None:
+        for label, score in OBSERVERS["project"](op_input).items():
+            target(score, label=label)
+        event = op_input["event"]
+        if event["type"] == "tool_execution_update" and op_input["includeLiveEvents"]:
+            over = len(canonical_bytes(event)) > op_input["maxBytes"]
+            seen.add("over" if over else "fits")
+
+    record()
+    assert seen == {"over", "fits"}
+
+
+def test_agent_events_cover_every_type() -> None:
+    """Every known event type and unknown ones come up within 300 examples."""
+    seen: set[str] = set()
+
+    @settings(max_examples=300)
+    @given(agent_events())
+    def record(event: dict[str, Any]) -> None:
+        seen.add(event["type"] if event["type"] in KNOWN_TYPES else "unknown")
+
+    record()
+    assert seen == {*KNOWN_TYPES, "unknown"}
+
+
+def test_assistant_message_events_cover_every_type_and_both_mistakes() -> None:
+    """Every assistantMessageEvent type comes up within 300 examples, and so do both erroneous
+    kinds of §4.5."""
+    seen: set[str] = set()
+
+    @settings(max_examples=300)
+    @given(assistant_message_events())
+    def record(event: dict[str, Any]) -> None:
+        ame = event["assistantMessageEvent"]
+        seen.add(ame["type"])
+        if event["message"]["role"] != "assistant":
+            seen.add("non-assistant")
+        if ame["type"] == "toolcall_start":
+            content = ame["partial"]["content"]
+            index = ame["contentIndex"]
+            if index >= len(content) or content[index].get("type") != "toolCall":
+                seen.add("no tool call")
+
+    record()
+    assert seen == {*ASSISTANT_EVENT_TYPES, "non-assistant", "no tool call"}
+
+
+def test_json_values_carry_awkward_numbers_and_names() -> None:
+    """Payloads carry integral floats and integer-like member names that canonical order moves."""
+    seen: set[str] = set()
+
+    @given(json_values())
+    def record(value: Any) -> None:
+        text = canonical_bytes(value).decode("utf-8")
+        if any(isinstance(n, float) and n.is_integer() for n in _numbers(value)):
+            seen.add("integral float")
+        ascii_names = isinstance(value, dict) and all(key.isascii() for key in value)
+        if ascii_names and list(value) != list(json.loads(text)):
+            seen.add("reordered names")
+        if "\ufffd" in text:
+            seen.add("replaced surrogate")
+
+    record()
+    assert seen == {"integral float", "reordered names", "replaced surrogate"}
+
+
+def test_observer_peaks_at_both_edges_of_the_bound() -> None:
+    """One score peaks when the line is exactly maxBytes; the other, given to lines over the
+    bound only, tops out once the bounded form cannot keep the whole text."""
+    event = {"type": "tool_execution_update", "toolCallId": "c", "toolName": "t",
+             "args": {"command": "make " * 40}, "partialResult": "x" * 100}
+    line = len(canonical_bytes(event))
+    bounded = full_text_bounded_size(event)
+    assert bounded < line  # the bounded form drops args
+    scores = {max_bytes: list(observe_project({"event": event, "includeLiveEvents": True,
+                                               "maxBytes": max_bytes}).values())
+              for max_bytes in range(bounded - 3, line + 3)}
+    assert max(scores, key=lambda max_bytes: scores[max_bytes][0]) == line
+    assert [max_bytes for max_bytes, score in scores.items() if score[1:] == [0.0]] == [
+        bounded - 3, bounded - 2, bounded - 1]
+    assert all(len(score) == 1 for max_bytes, score in scores.items() if max_bytes >= line)
+    assert observe_project({"event": {"type": "turn_start"}, "maxBytes": 4096}) == {}
