@@ -768,8 +768,8 @@ def classify_inputs(capabilities: Capabilities) -> st.SearchStrategy[OpInput]:
 #: also get about half of a small budget from the target phase (see :func:`observe_project`).
 _PROJECT_KINDS = ("event", "update", "erroneous", "toolcall_start", "oversized-fact",
                   "awkward-fact", "turn_end", "agent_end", "message_update", "unknown", "edge",
-                  "update", "erroneous", "awkward-fact", "toolcall_start", "oversized-fact",
-                  "update", "agent_end", "turn_end", "update", "update")
+                  "erroneous", "awkward-fact", "toolcall_start", "oversized-fact", "update",
+                  "agent_end", "turn_end", "edge")
 
 
 @st.composite
