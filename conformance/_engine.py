@@ -13,6 +13,7 @@ import json
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -24,7 +25,17 @@ from hypothesis.errors import Flaky, Unsatisfiable
 from hypothesis.strategies import SearchStrategy
 
 from . import _adapters
-from ._model import OPS, Capabilities, Case, Check, Errored, ImplErrored, Rule, Violation
+from ._model import (
+    OPS,
+    Capabilities,
+    Case,
+    Check,
+    Errored,
+    Family,
+    ImplErrored,
+    Rule,
+    Violation,
+)
 from ._rules import RULES_BY_ID, rules_for
 
 Outcome = Literal["pass", "fail", "error", "crash", "timeout", "skip", "xfail", "xpass"]
@@ -33,6 +44,9 @@ FAILING: frozenset[str] = frozenset({"fail", "error", "crash", "timeout", "xpass
 
 #: Example budgets per operation search, by profile.
 PROFILES: Mapping[str, int] = {"quick": 60, "default": 200, "thorough": 2000}
+#: Runs with at least this many examples per operation (the thorough profile) also spend some
+#: on Hypothesis' target phase.
+TARGET_PHASE_BUDGET = 1000
 
 
 @dataclass(frozen=True)
@@ -129,6 +143,28 @@ def _profile_checks() -> tuple[dict[str, list[Check]], dict[str, Any], dict[str,
     return checks, strategies, observers
 
 
+def families_for(op: str, capabilities: Capabilities) -> tuple[Family, ...]:
+    """The input families of ``op``'s search; an op without any is one family of all inputs."""
+    from . import _selection_strategies, _wire_strategies
+
+    families = {**getattr(_selection_strategies, "FAMILIES", {}), **_wire_strategies.FAMILIES}
+    if op in families:
+        return tuple(families[op](capabilities))
+    _, strategies, _ = _profile_checks()
+    return (Family("all", 1, strategies[op](capabilities)),)
+
+
+def split_budget(total: int, families: tuple[Family, ...]) -> list[int]:
+    """``total`` examples shared by weight (largest remainders first), at least one each."""
+    weights = [family.weight for family in families]
+    exact = [total * weight / sum(weights) for weight in weights]
+    shares = [int(share) for share in exact]
+    by_remainder = sorted(range(len(shares)), key=lambda i: exact[i] - shares[i], reverse=True)
+    for i in by_remainder[: total - sum(shares)]:
+        shares[i] += 1
+    return [max(share, 1) for share in shares]
+
+
 def expected_answer(reference: Reference, op: str, op_input: Any) -> Any:
     """The reference's answer, or :class:`Errored` when the spec calls the input erroneous."""
     try:
@@ -206,6 +242,36 @@ def _first_found(error: BaseException) -> _Found | None:
 _HANGS_PER_ROUND = 3
 #: Stands for a request that was deliberately not sent (see ``Engine._ask``).
 _NOT_SENT = object()
+
+
+@contextmanager
+def isolated_constants() -> Iterator[None]:
+    """Keep Hypothesis from drawing constants out of the modules loaded in this process.
+
+    Hypothesis mixes into its draws the literals of every *local* module it finds in
+    ``sys.modules`` (code outside site-packages). Which modules those are depends on how
+    eventproof was installed (an editable install is local, a wheel is not), on the
+    implementation under test, and on what else the process imported; so the same derandomized
+    run would try other inputs in other installs. Inside this block that pool is empty: a run
+    depends only on its seed, the strategies and the Hypothesis version. Should a Hypothesis
+    release move this internal, the block does nothing and the run is merely less reproducible.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+        from hypothesis.internal.constants_ast import Constants
+        original = providers._get_local_constants
+        cache = providers.CONSTANTS_CACHE.cache
+        empty = Constants()
+    except (ImportError, AttributeError):  # pragma: no cover - another Hypothesis layout
+        yield
+        return
+    providers._get_local_constants = lambda: empty
+    cache.clear()  # cached choices may hold constants from earlier draws
+    try:
+        yield
+    finally:
+        providers._get_local_constants = original
+        cache.clear()
 
 
 def _key(op_input: Any) -> str:
@@ -315,7 +381,20 @@ class Engine:
 
     # -- one search round ----------------------------------------------------------------------
     def _search(self, op: str, excluded: frozenset[str], state: _OpState) -> _Found | None:
-        strategy: SearchStrategy[Any] = self.strategies[op](self.capabilities)
+        """One round: search each input family in turn with its share of the budget; the
+        first violation found ends the round."""
+        families = families_for(op, self.capabilities)
+        for family, budget in zip(families, split_budget(self.max_examples, families),
+                                  strict=True):
+            found = self._search_family(op, family, budget, excluded, state)
+            if found is not None:
+                return found
+        return None
+
+    def _search_family(
+        self, op: str, family: Family, budget: int, excluded: frozenset[str], state: _OpState
+    ) -> _Found | None:
+        strategy: SearchStrategy[Any] = family.strategy
         observer = self.observers.get(op)
         state.hangs_this_round = 0
         state.failing_answers.clear()
@@ -332,25 +411,36 @@ class Engine:
                 raise
 
         test: Any = given(strategy)(example)
-        # Hypothesis keys its example database by the test function; every search here shares
-        # one function, so the digest names the implementation, the operation and the round.
+        # Hypothesis keys its example database, and seeds a derandomized run, by the test
+        # function; every search here shares one function, so the digest names the operation,
+        # the family and the round, and (for the database) the implementation. A deterministic
+        # run leaves the implementation out: every implementation is asked the same inputs
+        # until its answers part from the reference's.
+        who = "" if self.deterministic else self.identity
         test.hypothesis.inner_test._hypothesis_internal_add_digest = (
-            f"eventproof:{self.identity}:{op}:{','.join(sorted(excluded))}".encode()
+            f"eventproof:{who}:{op}:{family.name}:{','.join(sorted(excluded))}".encode()
         )
+        # The target phase climbs toward the observed scores (hypothesis.target) with half of
+        # a budget under 1000 examples. Below a thorough budget the families steer to the
+        # boundaries directly and every example goes to generation, which finds more.
+        phases = [Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink]
+        if self.max_examples >= TARGET_PHASE_BUDGET:
+            phases.insert(3, Phase.target)
         test = settings(
-            max_examples=self.max_examples,
+            max_examples=budget,
             database=self.database,
             derandomize=self.deterministic,
             deadline=None,
             report_multiple_bugs=False,
             print_blob=False,
             suppress_health_check=list(HealthCheck),
-            phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+            phases=phases,
         )(test)
         if self.run_seed is not None and not self.deterministic:
             test = seed(self.run_seed)(test)
         try:
-            test()
+            with isolated_constants():
+                test()
         except _Found as found:
             return found
         except Unsatisfiable:

@@ -24,6 +24,22 @@ DEFAULT_MAX_BYTES = 262144
 
 
 @dataclass(frozen=True)
+class Family:
+    """One kind of input an operation's search covers, and its share of the example budget.
+
+    The engine searches each family on its own, with ``weight / total weight`` of the budget:
+    stratified, so a kind of input that only a few rules judge (an erroneous ``message_update``,
+    a line of exactly ``maxBytes``) is tried as often in every run, whatever Hypothesis' own
+    generation favours.
+    """
+
+    name: str
+    weight: int
+    #: A Hypothesis strategy of op inputs (typed loosely to keep this module import-light).
+    strategy: Any
+
+
+@dataclass(frozen=True)
 class Rule:
     """One normative statement of the spec that a check enforces."""
 

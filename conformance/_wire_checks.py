@@ -1167,7 +1167,8 @@ def check_tail(case: Case) -> Iterator[Violation]:
     if units != n and got != other and any(
             abs(tail_units - k) <= 1 for k in _halvings(units)):
         notes.append(f"your tail looks measured in UTF-16 units ({tail_units} of them): the text "
-                     f"has {n} code points but {units} UTF-16 units; count code points")
+                     f"has {n} code points but {units} UTF-16 units; count code points, not "
+                     "UTF-16 units")
     if got < want:
         notes.append(f"your line is {line.size} bytes; {want} code points make "
                      f"{bound.size(want)} bytes, within maxBytes {view.max_bytes}")

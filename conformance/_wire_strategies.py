@@ -30,7 +30,7 @@ from eventproof.reference import (
 )
 from hypothesis import strategies as st
 
-from ._model import Capabilities
+from ._model import Capabilities, Family
 
 Event = dict[str, Any]
 OpInput = dict[str, Any]
@@ -612,14 +612,17 @@ def _fill(
 
 
 @st.composite
-def tool_execution_updates(draw: st.DrawFn, *, max_bytes: int | None = None) -> Event:
+def tool_execution_updates(
+    draw: st.DrawFn, *, max_bytes: int | None = None, at_bound: bool = False
+) -> Event:
     """A ``tool_execution_update``; with ``max_bytes``, one whose line lands near that bound.
 
     Placements: within 40 bytes of ``max_bytes`` either way (exactly at it included), over by
     so much that even the bounded form cannot keep the whole text ("tail-cut"), several times
-    over, or small. The big text sits in the shape ``partialResult`` takes (content
-    blocks with ``details``, a bare string, blocks around non-text blocks, a surrogate pair
-    split across two blocks); for shapes without text (null, a number, an array, an object
+    over, or small. With ``at_bound``, the line is exactly ``max_bytes`` bytes (it fits and is
+    written whole) or one byte more (it is bounded), or one byte less. The big text sits in the
+    shape ``partialResult`` takes (content blocks with ``details``, a bare string, blocks around
+    non-text blocks, a surrogate pair split across two blocks); for shapes without text (null, a number, an array, an object
     without array ``content``) the bulk goes into ``args``, so the bounded text is empty.
     """
     event: Event = {"type": "tool_execution_update", "toolCallId": "", "toolName": "", "args": {}}
@@ -627,7 +630,7 @@ def tool_execution_updates(draw: st.DrawFn, *, max_bytes: int | None = None) -> 
         event.update(toolCallId=draw(tool_ids()), toolName=draw(tool_ids(prefix="")),
                      args=draw(_small_objects()), partialResult=draw(partial_results()))
         return event
-    placement = draw(st.sampled_from(_PLACEMENTS))
+    placement = "near" if at_bound else draw(st.sampled_from(_PLACEMENTS))
     shape = draw(st.sampled_from(PARTIAL_RESULT_SHAPES))
     unit = draw(st.one_of(astral_units(), repetition_units(), astral_units()))
     holder: dict[str, Any]
@@ -666,7 +669,7 @@ def tool_execution_updates(draw: st.DrawFn, *, max_bytes: int | None = None) -> 
     offset = {
         # One choice across the bound: the target phase can walk it to exactly maxBytes and
         # one byte past it.
-        "near": draw(st.integers(-40, 40)),
+        "near": draw(st.sampled_from((0, 1, 0, 1, -1)) if at_bound else st.integers(-40, 40)),
         "tail-cut": draw(st.integers(1, 40)),
         "far-over": max_bytes * draw(st.integers(1, 2 if max_bytes > 65536 else 5)),
     }[placement]
@@ -707,6 +710,51 @@ def edge_updates(draw: st.DrawFn) -> tuple[int, Event]:
                     "args": draw(_small_objects()),
                     "partialResult": {"content": [{"type": "text", "text": text}]}}
     return max_bytes, event
+
+
+#: Characters of one UTF-16 unit a cut text opens with (1, 2, 3 and 6 escaped bytes each).
+_LEAD_UNITS = ("a", "é", "€", "\x00", "\u2028", "ab", "a")
+#: Runs the cut falls in: astral characters (two UTF-16 units, four bytes each), alone or
+#: next to a one-unit character.
+_ASTRAL_RUNS = ("\U0001f600", "\U0001d4b3", "\U0001f600\U0001f601", "\U00010000", "\U0010ffff",
+                "a\U0001f600", "\U0001f600\x00", "\U0001f600")
+
+
+@st.composite
+def cut_updates(draw: st.DrawFn, *, max_bytes: int) -> Event:
+    """A ``tool_execution_update`` whose text must be cut, the cut falling inside a run of
+    astral characters behind a lead of one-unit characters (wire.md §5.5).
+
+    Along such a text, code points, UTF-16 units and bytes are not proportional: a port that
+    counts the text or halves the tail in UTF-16 units (JavaScript's ``length`` and ``slice``)
+    tries other tail lengths than the code-point ones, and where its cut falls between the
+    halves of a pair it writes a lone surrogate. The run alone costs 1-5 times the room the
+    bounded form leaves for a tail, so every tail that fits ends inside it; the lead has 0-2
+    times as many code points as the run, and a drawn 0-3 more of each, so a UTF-16 cut lands
+    on either half of a pair. The ids are short: all the room is the tail's.
+    """
+    event: Event = {
+        "type": "tool_execution_update",
+        "toolCallId": draw(st.sampled_from(("call_1", "toolu_01A", "", "\U0001f600id"))),
+        "toolName": draw(st.sampled_from(("bash", "", "read"))),
+        "args": draw(_small_objects()),
+    }
+    lead_unit = draw(st.sampled_from(_LEAD_UNITS))
+    run_unit = draw(st.sampled_from(_ASTRAL_RUNS))
+    over = draw(st.sampled_from((1.05, 1.5, 2.0, 3.0, 5.0, 1.2)))
+    lead_share = draw(st.sampled_from((0.5, 1.0, 0.0, 2.0, 0.25)))
+    room = max_bytes - full_text_bounded_size(event, text="")
+    runs = int(room * over) // _escaped_size(run_unit) + 1 + draw(st.integers(0, 3))
+    leads = int(runs * len(run_unit) * lead_share) + draw(st.integers(0, 3))
+    text = lead_unit * leads + run_unit * runs
+    shape = draw(st.sampled_from(("blocks", "details", "string", "blocks")))
+    if shape == "string":
+        event["partialResult"] = text
+    else:
+        event["partialResult"] = {"content": [{"type": "text", "text": text}]}
+        if shape == "details":
+            event["partialResult"]["details"] = draw(_small_objects())
+    return event
 
 
 @st.composite
@@ -761,59 +809,72 @@ def classify_inputs(capabilities: Capabilities) -> st.SearchStrategy[OpInput]:
     return st.builds(lambda event: {"event": event}, agent_events())
 
 
-#: What a project input carries (shrinking goes toward the first: any small event). Hypothesis
-#: starts a run with one example per novel first choice, completed with the simplest choices,
-#: so each kind's simplest event is one that some rule judges (a valid toolcall_start, an
-#: agent_end without willRetry, an oversized tool_execution_end, ...). Updates near the bound
-#: also get about half of a small budget from the target phase (see :func:`observe_project`).
-_PROJECT_KINDS = ("event", "update", "erroneous", "toolcall_start", "oversized-fact",
-                  "awkward-fact", "turn_end", "agent_end", "message_update", "unknown", "edge",
-                  "erroneous", "awkward-fact", "toolcall_start", "oversized-fact", "update",
-                  "agent_end", "turn_end", "edge")
+def _project(
+    capabilities: Capabilities, events: Callable[[int], st.SearchStrategy[Event]],
+    include: st.SearchStrategy[bool],
+) -> st.SearchStrategy[OpInput]:
+    """``{"event", "includeLiveEvents", "maxBytes"}`` with the event drawn for the bound."""
+    @st.composite
+    def inputs(draw: st.DrawFn) -> OpInput:
+        max_bytes = draw(max_bytes_values(capabilities))
+        event = draw(events(max_bytes))
+        return {"event": event, "includeLiveEvents": draw(include), "maxBytes": max_bytes}
+    return inputs()
 
 
 @st.composite
-def _project_inputs(draw: st.DrawFn, capabilities: Capabilities) -> OpInput:
-    # The kind comes first: Hypothesis opens a run by varying the first choice and completing
-    # each with the simplest rest, so every kind's simplest event is tried early.
-    kind = draw(st.sampled_from(_PROJECT_KINDS))
-    max_bytes = draw(max_bytes_values(capabilities))
-    if kind == "edge" and capabilities.variable_max_bytes:
-        max_bytes, event = draw(edge_updates())
-        include = True
-    elif kind in ("update", "edge"):
-        event = draw(tool_execution_updates(max_bytes=max_bytes))
-        include = draw(st.sampled_from((True, True, True, False)))
-    elif kind in ("message_update", "erroneous"):
-        event = draw(assistant_message_events(erroneous=True if kind == "erroneous" else None))
-        include = draw(st.sampled_from((True, True, False)))
-    elif kind == "toolcall_start":
-        event = draw(assistant_message_events(erroneous=False, kind="toolcall_start"))
-        include = True
-    elif kind == "unknown":
-        event = draw(unknown_events())
-        include = draw(st.booleans())
-    elif kind == "awkward-fact":
-        event = draw(awkward_facts())
-        include = draw(st.booleans())
-    elif kind in ("turn_end", "agent_end"):
-        event = draw(_turn_ends() if kind == "turn_end" else _agent_ends())
-        include = draw(st.booleans())
-    elif kind == "oversized-fact":
-        event = draw(oversized_facts(max_bytes=max_bytes))
-        include = draw(st.booleans())
-    else:
-        event = draw(agent_events())
-        include = draw(st.booleans())
-    return {"event": event, "includeLiveEvents": include, "maxBytes": max_bytes}
+def _edge_inputs(draw: st.DrawFn) -> OpInput:
+    max_bytes, event = draw(edge_updates())
+    return {"event": event, "includeLiveEvents": True, "maxBytes": max_bytes}
+
+
+_MOSTLY = st.sampled_from((True, True, True, False))
+
+
+def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
+    """The kinds of ``project`` input a run covers, and each one's share of the budget.
+
+    In order (a failure shrinks within the first family that shows it, so the simplest come
+    first): any small agent event; ``message_update`` of every type; erroneous ones (§4.5);
+    ``turn_end`` and ``agent_end``; facts dense in awkward values and unknown types; facts over
+    the bound (never bounded, §5.1); ``tool_execution_update`` lines around ``maxBytes`` (see
+    :func:`tool_execution_updates`); lines of exactly ``maxBytes`` and one byte either side;
+    texts whose cut falls inside astral characters (:func:`cut_updates`); and, when
+    ``maxBytes`` may vary, updates at the smallest bound (:func:`edge_updates`).
+    """
+    families = [
+        Family("events", 2, _project(capabilities, lambda _: agent_events(), st.booleans())),
+        Family("message-updates", 2, _project(
+            capabilities,
+            lambda _: st.one_of(assistant_message_events(),
+                                assistant_message_events(erroneous=False, kind="toolcall_start")),
+            _MOSTLY)),
+        Family("erroneous", 1, _project(
+            capabilities, lambda _: assistant_message_events(erroneous=True), _MOSTLY)),
+        Family("ends", 1, _project(
+            capabilities, lambda _: st.one_of(_turn_ends(), _agent_ends()), st.booleans())),
+        Family("facts", 2, _project(
+            capabilities, lambda _: st.one_of(awkward_facts(), unknown_events()), st.booleans())),
+        Family("facts-over-bound", 1, _project(
+            capabilities, lambda max_bytes: oversized_facts(max_bytes=max_bytes), st.booleans())),
+        Family("near-bound", 3, _project(
+            capabilities, lambda max_bytes: tool_execution_updates(max_bytes=max_bytes), _MOSTLY)),
+        Family("at-bound", 1, _project(
+            capabilities,
+            lambda max_bytes: tool_execution_updates(max_bytes=max_bytes, at_bound=True),
+            st.just(True))),
+        Family("cut", 2, _project(
+            capabilities, lambda max_bytes: cut_updates(max_bytes=max_bytes), st.just(True))),
+    ]
+    if capabilities.variable_max_bytes:
+        families.append(Family("edge", 1, _edge_inputs()))
+    return tuple(families)
 
 
 def project_inputs(capabilities: Capabilities) -> st.SearchStrategy[OpInput]:
-    """``project`` op inputs: ``{"event", "includeLiveEvents", "maxBytes"}``; most events are
-    ``tool_execution_update`` lines placed around ``maxBytes`` (see
-    :func:`tool_execution_updates`), the rest any agent event, ``message_update`` of every kind,
-    and facts over the bound."""
-    return _project_inputs(capabilities)
+    """``project`` op inputs: ``{"event", "includeLiveEvents", "maxBytes"}``, drawn from every
+    family of :func:`project_families` (the engine searches each family on its own)."""
+    return st.one_of([family.strategy for family in project_families(capabilities)])
 
 
 # -- observers (hypothesis.target) -----------------------------------------------------------
@@ -855,6 +916,9 @@ def observe_project(op_input: Any) -> dict[str, float]:
 STRATEGIES: dict[str, Callable[[Capabilities], st.SearchStrategy[OpInput]]] = {
     "classify": classify_inputs,
     "project": project_inputs,
+}
+FAMILIES: dict[str, Callable[[Capabilities], tuple[Family, ...]]] = {
+    "project": project_families,
 }
 OBSERVERS: dict[str, Callable[[Any], dict[str, float]]] = {
     "project": observe_project,

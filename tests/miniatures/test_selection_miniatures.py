@@ -34,19 +34,7 @@ def _size(op_input: Any) -> int:
     return len(op_input.get("events", op_input.get("pushes", [])))
 
 
-#: Caught in some installs and missed in others within the default budget (the derandomized
-#: search is not yet reproducible between an editable and a wheel install): not strict.
-UNSTABLE = {
-    "skips-interrupted-messages": "an interrupted message that is the last non-empty one is not "
-                                  "always drawn in 200 examples",
-}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=False, reason=UNSTABLE[name]))
-    if name in UNSTABLE else name
-    for name in MINIATURES
-])
+@pytest.mark.parametrize("name", list(MINIATURES))
 def test_miniature_is_rejected_first_by_its_rule(name: str) -> None:
     """A miniature fails first on the rule of its bug, with a counterexample of <= 4 events."""
     _, rule = MINIATURES[name]

@@ -81,35 +81,7 @@ def case_for(impl: Any, op: str, op_input: Any) -> Case:
     return Case(op, op_input, expected, actual, capabilities)  # type: ignore[arg-type]
 
 
-#: Known gaps of the property search within the default budget, each strict: the day a strategy
-#: closes one, the xfail turns into a failure and the entry must go. The vectors catch all three
-#: (tests/unit/test_vacuity.py proves each rule can fail).
-KNOWN_GAPS = {
-    "halving-splits-pairs": "a surrogate pair sitting exactly at the halving cut is not generated "
-                            "within 200 examples; spec/vectors/bound.json pins it",
-    "tail-in-utf16-units": "an astral text whose UTF-16 and code point tails differ at the fit "
-                           "point is not reached within 200 examples; the vectors pin it",
-    "uppercase-hex-escapes": "caught by canon.bytes, but the counterexample shrinks inside the "
-                             "smallest-bound generator (worst-cost ids, ~3.2 KB), not below 1 KiB",
-}
-#: Caught in some installs and missed in others within the default budget (the derandomized
-#: search is not yet reproducible between an editable and a wheel install): not strict, so
-#: neither outcome hides the other; the vectors catch all three.
-UNSTABLE = {
-    "bounds-at-exactly-max-bytes": "a line of exactly maxBytes is not always reached in 200 "
-                                   "examples; spec/vectors/bound.json pins it",
-    "keeps-details": "an oversized update with details is not always reached in 200 examples",
-    "non-assistant-projected": "an erroneous message_update is not always drawn in 200 examples",
-}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[name]))
-    if name in KNOWN_GAPS else
-    pytest.param(name, marks=pytest.mark.xfail(strict=False, reason=UNSTABLE[name]))
-    if name in UNSTABLE else name
-    for name in sorted(MINIATURES)
-])
+@pytest.mark.parametrize("name", sorted(MINIATURES))
 def test_miniature_is_caught(name: str) -> None:
     """The run rejects the miniature by the rule its bug breaks, with a small counterexample."""
     cls, rule = MINIATURES[name]

@@ -1,0 +1,77 @@
+"""The engine's search is a function of its seed, its strategies and the Hypothesis version."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from eventproof.conformance import check_implementation
+from eventproof.conformance._engine import split_budget
+from eventproof.conformance._model import Family
+from eventproof.reference import Reference
+
+#: A module outside site-packages, full of literals Hypothesis would otherwise draw from.
+LOCAL_MODULE = "\n".join(
+    [f"S{i} = {('tool_execution_update' + 'x' * i)!r}" for i in range(40)]
+    + [f"I{i} = {3215 + 7 * i}" for i in range(40)]
+    + [f"F{i} = {i + 0.5}" for i in range(40)]
+)
+
+
+class Recording(Reference):
+    """The reference, noting every input it is asked about."""
+
+    def __init__(self, seen: list[str]) -> None:
+        super().__init__("halving")
+        self.seen = seen
+
+    def run(self, op: str, op_input: Any) -> Any:
+        self.seen.append(json.dumps(op_input, sort_keys=True))
+        return super().run(op, op_input)
+
+
+def _inputs_tried() -> list[str]:
+    seen: list[str] = []
+    check_implementation(lambda: Recording(seen), ops=("classify", "project"), max_examples=40)
+    return seen
+
+
+def test_loaded_local_modules_do_not_change_the_search(tmp_path: Path) -> None:
+    """Loading a local module full of literals (as an editable install, the implementation
+    under test or the caller's own code does) leaves a deterministic run's inputs unchanged."""
+    before = _inputs_tried()
+    path = tmp_path / "lots_of_literals.py"
+    path.write_text(LOCAL_MODULE)
+    spec = importlib.util.spec_from_file_location("lots_of_literals", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["lots_of_literals"] = module
+    try:
+        spec.loader.exec_module(module)
+        after = _inputs_tried()
+    finally:
+        del sys.modules["lots_of_literals"]
+    assert len(before) > 40
+    assert after == before
+
+
+def test_budget_is_shared_by_weight() -> None:
+    """Each family gets its weight's share of the examples, at least one, all of them used."""
+    families = tuple(Family(name, weight, None) for name, weight in
+                     (("a", 2), ("b", 1), ("c", 3), ("d", 1)))
+    assert split_budget(200, families) == [57, 29, 86, 28]
+    assert sum(split_budget(61, families)) == 61
+    assert split_budget(2, families) == [1, 1, 1, 1]  # every family is tried at least once
+
+
+def test_each_family_is_searched() -> None:
+    """A deterministic run asks about inputs of every project family, in proportion."""
+    seen: list[str] = []
+    check_implementation(lambda: Recording(seen), ops=("project",), max_examples=60)
+    kinds = {json.loads(text)["event"]["type"] for text in seen}
+    assert {"tool_execution_update", "message_update", "turn_end", "agent_end"} <= kinds
+    assert len(seen) >= 60
