@@ -1088,7 +1088,12 @@ def check_fits(case: Case) -> Iterator[Violation]:
     if line.size <= view.max_bytes:
         return
     notes = []
-    hints = size_hints(line, view.max_bytes)
+    bound = view.bound()
+    specific = (_tail_hints(line.value, bound, line.size, view.max_bytes)
+                if line.parsed and isinstance(line.value, Mapping) and bound is not None else [])
+    # A hint read off the bounded text itself names the bug; the general size hints then
+    # would only guess at another one.
+    hints = specific or size_hints(line, view.max_bytes)
     if line.parsed and same_json(line.value, view.want()):
         notes.append("it is the whole event: a tool_execution_update over maxBytes is replaced "
                      "by the bounded form (wire.md §5.2)")
@@ -1096,7 +1101,6 @@ def check_fits(case: Case) -> Iterator[Violation]:
             notes.append(f"the bound is the request's maxBytes ({view.max_bytes}), even when it "
                          "is not the default 262144")
     notes.extend(hints)
-    bound = view.bound()
     if line.parsed and isinstance(line.value, Mapping) and bound is not None:
         for key in ("toolCallId", "toolName"):
             got = line.value.get(key)
@@ -1107,6 +1111,38 @@ def check_fits(case: Case) -> Iterator[Violation]:
     yield Violation("bound.fits", (
         f"your line is {line.size} bytes, over maxBytes {view.max_bytes}: the bound is "
         f"measured on the UTF-8 bytes of the serialized line, after JSON escaping{detail}"))
+
+
+#: The marker's bytes in a serialized string (its newline is written ``\\n``).
+_MARKER_BYTES = _escaped_size(MARKER)
+
+
+def _bounded_text(value: Mapping[str, Any]) -> str | None:
+    """The text of a line shaped like the bounded form, else None."""
+    result = value.get("partialResult")
+    content = result.get("content") if isinstance(result, Mapping) else None
+    block = content[0] if isinstance(content, list) and len(content) == 1 else None
+    text = block.get("text") if isinstance(block, Mapping) else None
+    return text if isinstance(text, str) else None
+
+
+def _tail_hints(value: Mapping[str, Any], bound: Bound, size: int, max_bytes: int) -> list[str]:
+    """What an over-long bounded line's own text says about the bug that made it."""
+    text = _bounded_text(value)
+    if text is None or not text.startswith(MARKER):
+        return []
+    tail = text[len(MARKER):]
+    hints = []
+    if tail == bound.text and bound.text and bound.size(1) > max_bytes:
+        hints.append("not one code point of tail fits, so the tail is empty, but yours is the "
+                     "whole text: a tail of 0 code points is the empty string (text.slice(-0) "
+                     "is the whole text)")
+    elif bound.text.endswith(tail) and len(tail) in (
+            bound.maximal(max_bytes + _MARKER_BYTES), bound.halving(max_bytes + _MARKER_BYTES)[-1]):
+        # Exactly the tail a search picks when it sizes candidates without the marker.
+        hints.append(f"without the marker ({_MARKER_BYTES} bytes) it would fit: size each "
+                     "candidate with the marker in place (wire.md §5.2)")
+    return hints
 
 
 def _halvings(n: int) -> Iterator[int]:
@@ -1172,6 +1208,8 @@ def check_tail(case: Case) -> Iterator[Violation]:
     if got < want:
         notes.append(f"your line is {line.size} bytes; {want} code points make "
                      f"{bound.size(want)} bytes, within maxBytes {view.max_bytes}")
+        if bound.size(want) == view.max_bytes:
+            notes.append("a line of exactly maxBytes bytes fits: compare with <=, not <")
     detail = f" ({'; '.join(notes)})" if notes else ""
     yield Violation("bound.tail", (
         f"{why} (the text has {n} code points, the empty-tail line is {bound.envelope} bytes, "

@@ -17,7 +17,7 @@ from eventproof.conformance._rules import RULES
 from eventproof.conformance._wire_checks import CHECK_BY_RULE, CHECKS
 from eventproof.reference import MIN_MAX_BYTES, InvalidInput, Reference, canonical_bytes
 
-from miniatures.wire import MINIATURES, Pipeline
+from miniatures.wire import MINIATURES, MaximalPipeline, Pipeline
 
 #: Seconds one request may take before the harness calls it hung (the slice(-0) loop).
 TIMEOUT = 2.0
@@ -37,6 +37,10 @@ EXPLAINED = {
     "halving-splits-pairs": "split a surrogate pair",
     "tail-in-utf16-units": "count code points, not UTF-16 units",
     "halving-declared-maximal": "that is what halving picks",
+    "maximal-rejects-exact-fit": "compare with <=, not <",
+    "maximal-forgets-marker": "with the marker in place",
+    "maximal-slice-minus-zero": "text.slice(-0) is the whole text",
+    "maximal-counts-characters": "count the UTF-8 bytes",
     "keeps-partial": "still carries partial",
     "usage-null-when-absent": "has no usage",
     "turn-end-whole": "still carries message",
@@ -113,10 +117,11 @@ def test_reference_passes_every_wire_check(strategy: str) -> None:
         for r in report.results if r.outcome != "pass"]
 
 
-def test_unplanted_pipeline_agrees_with_reference() -> None:
-    """Without a planted bug, the miniatures' pipeline writes the reference's bytes exactly, so
-    each miniature differs from the reference only by its bug."""
-    report = check_implementation(Pipeline, ops=("project",), timeout=TIMEOUT)
+@pytest.mark.parametrize("pipeline", [Pipeline, MaximalPipeline])
+def test_unplanted_pipeline_agrees_with_reference(pipeline: type[Pipeline]) -> None:
+    """Without a planted bug, the miniatures' pipeline writes the reference's bytes exactly (with
+    either fit), so each miniature differs from the reference only by its bug."""
+    report = check_implementation(pipeline, ops=("project",), timeout=TIMEOUT)
     assert report.failed_rule_ids == set()
 
 

@@ -204,11 +204,14 @@ class Pipeline(Miniature):
         text = self.extract(self.source(event))
 
         def fits(tail: str) -> bool:
-            return not self.over(self.measure(self.form(event, call_id, name, tail)), max_bytes)
+            return self.fits(self.form(event, call_id, name, tail), max_bytes)
 
         k = self.halving(text, fits) if self.fit_strategy == "halving" else \
             self.maximal(text, fits)
         return self.form(event, call_id, name, self.tail(text, k))
+
+    def fits(self, form: dict[str, Any], max_bytes: int) -> bool:
+        return not self.over(self.measure(form), max_bytes)
 
     def source(self, event: dict[str, Any]) -> Any:
         return event.get("partialResult")
@@ -487,6 +490,65 @@ class HalvingDeclaredMaximal(Pipeline):
     fit_strategy = "halving"
 
 
+# -- the maximal fit (§5.5), as a port that declares it writes it -------------------------------
+
+
+class MaximalPipeline(Pipeline):
+    """The pipeline with the maximal fit, declared and used (a binary search over tail lengths)."""
+
+    name = "miniature-wire-pipeline-maximal"
+    declared_strategy = "maximal"
+    fit_strategy = "maximal"
+
+
+class MaximalRejectsExactFit(MaximalPipeline):
+    """Accepts a candidate only when its line is *under* ``maxBytes`` (``<`` for ``<=``): where
+    the largest tail lands exactly on the bound, it keeps one code point less.
+    Caught by ``bound.tail``."""
+
+    name = "maximal-rejects-exact-fit"
+
+    def fits(self, form: dict[str, Any], max_bytes: int) -> bool:
+        return self.measure(form) < max_bytes
+
+
+class MaximalForgetsMarker(MaximalPipeline):
+    """Sizes each candidate without the marker, then writes the marker: the line is over
+    ``maxBytes`` by up to the marker's 24 bytes. Caught by ``bound.fits``."""
+
+    name = "maximal-forgets-marker"
+
+    def fits(self, form: dict[str, Any], max_bytes: int) -> bool:
+        block = form["partialResult"]["content"][0]
+        bare = {**form, "partialResult": {"content": [
+            {**block, "text": block["text"][len(MARKER):]}]}}
+        return super().fits(bare, max_bytes)
+
+
+class MaximalCountsCharacters(MaximalPipeline, CountsCharacters):
+    """Maximal, measuring lines in characters instead of UTF-8 bytes. Caught by ``bound.fits``."""
+
+    name = "maximal-counts-characters"
+
+
+class MaximalSplitsPairs(MaximalPipeline, HalvingSplitsPairs):
+    """Maximal over UTF-16 units (``text.slice(-k)`` in JavaScript). A cut inside an astral
+    character costs six bytes (``\\udc..``) where the whole character costs four, so fit is no
+    longer monotone and the binary search stops short. Caught by ``bound.tail``."""
+
+    name = "maximal-splits-pairs"
+
+
+class MaximalSliceMinusZero(MaximalPipeline):
+    """Maximal, with ``text.slice(-k)`` for the tail: when not one code point fits (the smallest
+    bound), the answer ``k = 0`` writes the whole text. Caught by ``bound.fits``."""
+
+    name = "maximal-slice-minus-zero"
+
+    def tail(self, text: str, k: int) -> str:
+        return text[-k:]
+
+
 # -- projection (§4) ---------------------------------------------------------------------------
 
 
@@ -720,6 +782,11 @@ MINIATURES: dict[str, tuple[type[Miniature], str]] = {
         (HalvingSplitsPairs, "canon.utf8"),
         (TailInUtf16Units, "bound.tail"),
         (HalvingDeclaredMaximal, "bound.tail"),
+        (MaximalRejectsExactFit, "bound.tail"),
+        (MaximalForgetsMarker, "bound.fits"),
+        (MaximalCountsCharacters, "bound.fits"),
+        (MaximalSplitsPairs, "bound.tail"),
+        (MaximalSliceMinusZero, "bound.fits"),
         (FramesWithoutOptIn, "project.frame-opt-in"),
         (KeepsPartial, "project.message-update"),
         (ToolcallStartWithoutIds, "project.message-update"),
