@@ -1,4 +1,5 @@
-"""Sessions: tests, lint, typing, spec, build (default); vectors, mutation, bench, thorough (opt-in).
+"""Sessions: tests, lint, typing, spec, build (default); vectors, mutation, bench, thorough
+(opt-in).
 
 Every session uses the Python that runs nox; dependency groups come from pyproject.toml.
 """
@@ -56,7 +57,7 @@ def typing(session: nox.Session) -> None:
 
 @nox.session
 def spec(session: nox.Session) -> None:
-    """Validate every schema, schema example and vector file, and run the vectors on the reference."""
+    """Validate every schema, schema example and vector file; run the vectors on the reference."""
     session.install(".")
     session.run("python", "-m", "eventproof.conformance._spec_check")
     session.run("eventproof", "vectors")

@@ -772,7 +772,8 @@ class SubprocessAdapter:
     with everything it started, and restarted before the next request with the handshake
     replayed, at most ``max_restarts`` times in a row: an answered request resets the count, so
     a program that hangs on some inputs is checked to the end while one that can no longer
-    answer anything is given up on; after that every request answers :class:`Crashed` at once. stderr is read all the time into a bounded buffer.
+    answer anything is given up on; after that every request answers :class:`Crashed` at once.
+    stderr is read all the time into a bounded buffer.
     """
 
     def __init__(

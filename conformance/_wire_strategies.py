@@ -622,8 +622,9 @@ def tool_execution_updates(
     over, or small. With ``at_bound``, the line is exactly ``max_bytes`` bytes (it fits and is
     written whole) or one byte more (it is bounded), or one byte less. The big text sits in the
     shape ``partialResult`` takes (content blocks with ``details``, a bare string, blocks around
-    non-text blocks, a surrogate pair split across two blocks); for shapes without text (null, a number, an array, an object
-    without array ``content``) the bulk goes into ``args``, so the bounded text is empty.
+    non-text blocks, a surrogate pair split across two blocks); for shapes without text (null, a
+    number, an array, an object without array ``content``) the bulk goes into ``args``, so the
+    bounded text is empty.
     """
     event: Event = {"type": "tool_execution_update", "toolCallId": "", "toolName": "", "args": {}}
     if max_bytes is None:

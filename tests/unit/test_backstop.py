@@ -441,7 +441,8 @@ def test_max_bytes_must_be_an_integer_of_at_least_3215(value: Any) -> None:
     assert caught.value.path == "$.maxBytes"
 
 
-@pytest.mark.parametrize(("value", "expected"), [(3215, 3215), (4096, 4096), (4096.0, 4096), (10**12, 10**12)])
+@pytest.mark.parametrize(("value", "expected"),
+                         [(3215, 3215), (4096, 4096), (4096.0, 4096), (10**12, 10**12)])
 def test_max_bytes_accepts_integers(value: Any, expected: int) -> None:
     """An integer >= 3215 is accepted; 4096.0 is the same JSON number as 4096."""
     assert check_max_bytes(value) == expected

@@ -1,16 +1,16 @@
-"""The public strategies yield values that the shipped schemas accept (the suite speaks its own spec)."""
+"""The public strategies yield values that the shipped schemas accept (the suite speaks its own
+spec)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from eventproof.conformance import strategies
 from eventproof.conformance._model import OPS, Capabilities
 from eventproof.conformance._schemas import schema_issues
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 PAIRS = [
     (strategies.session_events(), "session-event.json"),
