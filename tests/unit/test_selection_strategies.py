@@ -9,6 +9,7 @@ from itertools import pairwise
 from typing import Any
 
 import pytest
+from eventproof.conformance._engine import isolated_constants
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._schemas import schema_issues
 from eventproof.conformance._selection_strategies import (
@@ -81,7 +82,8 @@ def sample(op: str) -> tuple[Any, ...]:
     def collect(op_input: Any) -> None:
         found.append(op_input)
 
-    collect()
+    with isolated_constants():  # the same sample in every install
+        collect()
     return tuple(found)
 
 
