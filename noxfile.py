@@ -1,5 +1,5 @@
-"""Sessions: tests, lint, typing, spec, build (default); vectors, mutation, bench, thorough
-(opt-in).
+"""Sessions: tests, lint, typing, spec, build (default); vectors, mutation, bench, thorough,
+catch-rate (opt-in).
 
 Every session uses the Python that runs nox; dependency groups come from pyproject.toml.
 """
@@ -37,6 +37,13 @@ def thorough(session: nox.Session) -> None:
     """Run the test suite with the thorough Hypothesis profile (many more examples)."""
     session.install(".", *_group("test"))
     session.run("pytest", "-n", "auto", *session.posargs, env={"HYPOTHESIS_PROFILE": "thorough"})
+
+
+@nox.session(name="catch-rate", default=False)
+def catch_rate(session: nox.Session) -> None:
+    """Measure how often the default run catches each miniature over many seeds."""
+    session.install(".", *_group("test"))
+    session.run("python", "tests/miniatures/catch_rate.py", *session.posargs)
 
 
 @nox.session

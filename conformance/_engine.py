@@ -220,6 +220,8 @@ class _OpState:
     #: Answers to inputs that broke a rule, so replaying the minimal example gives the same verdict.
     failing_answers: dict[str, Any] = field(default_factory=dict)
     hangs_this_round: int = 0
+    #: Whether any request of this operation hung (then later ones get a shorter deadline).
+    hung: bool = False
     skipped: int = 0
     answered: int = 0
     skip_reason: str = ""
@@ -275,7 +277,9 @@ def isolated_constants() -> Iterator[None]:
 
 
 def _key(op_input: Any) -> str:
-    text = json.dumps(op_input, sort_keys=True, ensure_ascii=True)
+    """A digest of ``op_input`` that tells apart everything an answer may depend on: member
+    order too (§6.4 writes members in insertion order), and ``30`` from ``30.0``."""
+    text = json.dumps(op_input, ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
@@ -310,7 +314,7 @@ class Engine:
         self.unavailable: str | None = None
 
     # -- one request --------------------------------------------------------------------------
-    def _ask(self, op: str, op_input: Any, state: _OpState) -> Any:
+    def _ask(self, op: str, op_input: Any, state: _OpState, excluded: frozenset[str]) -> Any:
         """Send one request; returns the adapter's response (timeouts guarded, see below)."""
         key = _key(op_input)
         if key in state.failing_answers:
@@ -318,18 +322,23 @@ class Engine:
         if key in state.hung_inputs:
             # An input that already hung is not sent again: replaying it would only wait again.
             return _adapters.TimedOut(state.timeout, "")
-        if state.hangs_this_round >= _HANGS_PER_ROUND:
-            # Enough hangs to shrink with: further inputs are set aside unsent, so a hanging
-            # implementation costs a few timeouts per round, not one per shrink attempt.
+        # Enough hangs to shrink with: further inputs are set aside unsent, so a hanging
+        # implementation costs a few timeouts per round, not one per shrink attempt. Once the
+        # hang is reported, one more hang tells nothing new: a round then stops at the first.
+        allowed = 1 if _hang_rule(op) in excluded else _HANGS_PER_ROUND
+        if state.hangs_this_round >= allowed:
             return _NOT_SENT
-        # After a first hang, an input must be answered in 10x the slowest answer seen so far.
-        budget = max(1.0, 10 * state.slowest) if state.hangs_this_round else state.timeout
+        # After a first hang, an input must be answered in 10x the slowest answer seen so far
+        # (at least a second): each later search round and family would otherwise wait the
+        # whole timeout again before its own first hang.
+        budget = max(1.0, 10 * state.slowest) if state.hung else state.timeout
         started = time.perf_counter()
         response = self.adapter.run(op, op_input, timeout=budget)
         self.calls += 1
         if isinstance(response, _adapters.TimedOut):
             state.hung_inputs.add(key)
             state.hangs_this_round += 1
+            state.hung = True
         else:
             state.slowest = max(state.slowest, time.perf_counter() - started)
         return response
@@ -403,7 +412,7 @@ class Engine:
             if observer is not None:
                 for label, value in observer(op_input).items():
                     target(value, label=label)
-            response = self._ask(op, op_input, state)
+            response = self._ask(op, op_input, state, excluded)
             try:
                 self._judge(op, op_input, response, excluded, state)
             except _Found:

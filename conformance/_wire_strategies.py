@@ -852,8 +852,8 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
             _MOSTLY)),
         Family("erroneous", 1, _project(
             capabilities, lambda _: assistant_message_events(erroneous=True), _MOSTLY)),
-        Family("ends", 1, _project(
-            capabilities, lambda _: st.one_of(_turn_ends(), _agent_ends()), st.booleans())),
+        Family("turn-ends", 1, _project(capabilities, lambda _: _turn_ends(), st.booleans())),
+        Family("agent-ends", 1, _project(capabilities, lambda _: _agent_ends(), st.booleans())),
         Family("facts", 2, _project(
             capabilities, lambda _: st.one_of(awkward_facts(), unknown_events()), st.booleans())),
         Family("facts-over-bound", 1, _project(

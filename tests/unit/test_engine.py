@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from eventproof.conformance import check_implementation
-from eventproof.conformance._engine import split_budget
+from eventproof.conformance._engine import _key, split_budget
 from eventproof.conformance._model import Family
 from eventproof.reference import Reference
 
@@ -75,3 +75,11 @@ def test_each_family_is_searched() -> None:
     kinds = {json.loads(text)["event"]["type"] for text in seen}
     assert {"tool_execution_update", "message_update", "turn_end", "agent_end"} <= kinds
     assert len(seen) >= 60
+
+
+def test_answers_are_cached_per_exact_input() -> None:
+    """Inputs that differ only in member order or in 30 versus 30.0 are different inputs (the
+    canonical line differs), so a cached answer to one is never reported for the other."""
+    assert _key({"a": 1, "b": 2}) != _key({"b": 2, "a": 1})
+    assert _key({"n": 30}) != _key({"n": 30.0})
+    assert _key({"a": [1, {"x": None}]}) == _key({"a": [1, {"x": None}]})
