@@ -1248,25 +1248,25 @@ def check_only_when_over(case: Case) -> Iterator[Violation]:
         f"written unchanged (wire.md §5.1); {what}{detail}"))
 
 
-def _projection_difference(view: ProjectView) -> tuple[Line, Any] | None:
-    """The actual line and the projection it should parse to, when they differ."""
+def _projection_difference(case: Case, kind: str) -> tuple[ProjectView, Any, Any] | None:
+    """For an event of type ``kind`` whose line parses to something other than its projection:
+    the view, the parsed line and the projection it should be."""
+    view = project_view(case)
+    if view is None or view.type != kind:
+        return None
     line = view.judged_line()
     if line is None or view.restated()[0] != "line" or (view.is_update and view.over):
         return None
     want = view.want()
-    return None if same_json(line.value, want) else (line, want)
+    return None if same_json(line.value, want) else (view, line.value, want)
 
 
 def check_message_update(case: Case) -> Iterator[Violation]:
     """project.message-update (wire.md §4.3)."""
-    view = project_view(case)
-    if view is None or view.type != "message_update":
-        return
-    found = _projection_difference(view)
+    found = _projection_difference(case, "message_update")
     if found is None:
         return
-    line, want = found
-    got = line.value
+    view, got, want = found
     notes = []
     got_event = got.get("assistantMessageEvent") if isinstance(got, Mapping) else None
     want_event = want["assistantMessageEvent"]
@@ -1303,14 +1303,10 @@ def check_message_update(case: Case) -> Iterator[Violation]:
 
 def check_turn_end(case: Case) -> Iterator[Violation]:
     """project.turn-end (wire.md §4.4)."""
-    view = project_view(case)
-    if view is None or view.type != "turn_end":
-        return
-    found = _projection_difference(view)
+    found = _projection_difference(case, "turn_end")
     if found is None:
         return
-    line, want = found
-    got = line.value
+    _, got, want = found
     notes = []
     if isinstance(got, Mapping):
         for key in ("message", "toolResults"):
@@ -1325,14 +1321,10 @@ def check_turn_end(case: Case) -> Iterator[Violation]:
 
 def check_agent_end(case: Case) -> Iterator[Violation]:
     """project.agent-end (wire.md §4.4)."""
-    view = project_view(case)
-    if view is None or view.type != "agent_end":
-        return
-    found = _projection_difference(view)
+    found = _projection_difference(case, "agent_end")
     if found is None:
         return
-    line, want = found
-    got = line.value
+    view, got, want = found
     notes = []
     if isinstance(got, Mapping):
         if "messages" in got:
