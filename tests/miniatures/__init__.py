@@ -1,0 +1,31 @@
+"""Deliberately wrong implementations: each answers like the reference except for one bug."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from eventproof.reference import Reference
+
+
+class Miniature:
+    """The reference under another name; a subclass plants one bug in one operation by defining
+    a method named after it (``select``, ``project``, ...)."""
+
+    #: The implementation name the handshake reports.
+    name: ClassVar[str] = "miniature"
+    #: The fit strategy the handshake declares.
+    declared_strategy: ClassVar[str] = "halving"
+
+    def __init__(self) -> None:
+        self.reference = Reference(self.declared_strategy)
+
+    def start(self) -> dict[str, Any]:
+        handshake = self.reference.start()
+        handshake["implementation"] = {**handshake["implementation"], "name": self.name}
+        return handshake
+
+    def run(self, op: str, input: Any) -> Any:
+        planted = getattr(self, op, None)
+        if planted is not None:
+            return planted(input)
+        return self.reference.run(op, input)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any, ClassVar
 
-from eventproof.reference import Reference
+from miniatures import Miniature
 
 PARTIAL_OUTPUT = "\nPartial output before the run ended:\n"
 
@@ -54,27 +54,6 @@ def _last_non_empty(events: list[Any]) -> list[Any] | None:
 
 def _text_blocks(output: list[Any]) -> list[str]:
     return [b["text"] for b in output if isinstance(b, dict) and b.get("type") == "text"]
-
-
-class Miniature:
-    """The reference under another name; a subclass plants one bug in one operation."""
-
-    #: The implementation name the handshake reports.
-    name: ClassVar[str] = "miniature"
-
-    def __init__(self) -> None:
-        self.reference = Reference()
-
-    def start(self) -> dict[str, Any]:
-        handshake = self.reference.start()
-        handshake["implementation"] = {**handshake["implementation"], "name": self.name}
-        return handshake
-
-    def run(self, op: str, input: Any) -> Any:
-        planted = getattr(self, op, None)
-        if planted is not None:
-            return planted(input)
-        return self.reference.run(op, input)
 
 
 # -- select (selection.md §3) -------------------------------------------------------------------

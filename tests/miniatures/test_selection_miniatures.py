@@ -15,7 +15,8 @@ from eventproof.reference import InvalidInput, Reference
 from hypothesis import given
 from hypothesis import strategies as st
 
-from miniatures.selection import MINIATURES, Miniature
+from miniatures import Miniature
+from miniatures.selection import MINIATURES
 
 #: A counterexample this small shows the bug and nothing else.
 MAX_EVENTS = 4

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from eventproof.reference import Reference
+from miniatures import Miniature
 
 MARKER = "[live output truncated]\n"
 ID_CLIP = 256
@@ -30,29 +30,6 @@ _SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n
                   "\f": "\\f", "\r": "\\r"}
 _SURROGATE_PAIR = re.compile("([\ud800-\udbff])([\udc00-\udfff])")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-class Miniature:
-    """The reference under another name; a subclass plants one bug in one operation."""
-
-    #: The implementation name the handshake reports.
-    name: ClassVar[str] = "miniature-wire"
-    #: The fit strategy the handshake declares.
-    declared_strategy: ClassVar[str] = "halving"
-
-    def __init__(self) -> None:
-        self.reference = Reference(self.declared_strategy)
-
-    def start(self) -> dict[str, Any]:
-        handshake = self.reference.start()
-        handshake["implementation"] = {**handshake["implementation"], "name": self.name}
-        return handshake
-
-    def run(self, op: str, input: Any) -> Any:
-        planted = getattr(self, op, None)
-        if planted is not None:
-            return planted(input)
-        return self.reference.run(op, input)
 
 
 # -- the pipeline: spec/wire.md §4-6 as a port writes it -----------------------------------------
