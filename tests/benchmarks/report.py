@@ -264,6 +264,11 @@ def plot_throughput(series: dict[str, list[tuple[int, float]]], path: Path) -> N
     axes.set_xlabel("tool output per event (bytes)")
     axes.set_ylabel("throughput (MB of input JSON per second)")
     axes.set_title("Projection throughput against event size (facts, fresh objects)")
+    _finish(plt, figure_, axes, path)
+
+
+def _finish(plt: Any, figure_: Any, axes: Any, path: Path) -> None:
+    """Grid, legend and layout, then write ``path`` as SVG (no date: the file is reproducible)."""
     axes.grid(True, which="both", alpha=0.3)
     axes.legend()
     figure_.tight_layout()
@@ -287,12 +292,7 @@ def plot_amplification(rows: Sequence[Any], path: Path) -> None:
     axes.set_xlabel("simulated child")
     axes.set_ylabel("parent's JSONL record (MiB)")
     axes.set_title("Record size against child size")
-    axes.grid(True, which="both", alpha=0.3)
-    axes.legend()
-    figure_.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure_.savefig(path, format="svg", metadata={"Date": None})
-    plt.close(figure_)
+    _finish(plt, figure_, axes, path)
 
 
 # -- the whole report -----------------------------------------------------------------------------

@@ -208,19 +208,26 @@ def _check_and_record(benchmark: Any, strategy: str, update: dict[str, Any], for
 @pytest.mark.parametrize("text_kind", BACKSTOP_KINDS)
 def test_backstop(benchmark: Any, settings: BenchSettings, text_kind: str, subject: str) -> None:
     """The backstop on one 1 MiB update, with the number of serializations it made."""
-    setup = fresh(lambda: live_update(text_kind, MiB))
     benchmark.extra_info.update({"figure": "backstop", "text_kind": text_kind,
                                  "subject": subject, "text_bytes": MiB,
                                  "max_bytes": DEFAULT_MAX_BYTES})
+    _bound_one_update(benchmark, settings, subject, lambda: live_update(text_kind, MiB),
+                      DEFAULT_MAX_BYTES)
+
+
+def _bound_one_update(benchmark: Any, settings: BenchSettings, subject: str,
+                      make_update: Callable[[], dict[str, Any]], max_bytes: int) -> None:
+    """Time ``subject`` on fresh copies of one update: a plain orjson serialization of it
+    (``orjson-update``), or the backstop, whose answer and serializations are then checked."""
+    setup = fresh(make_update)
     if subject == "orjson-update":  # one plain serialization of the whole update
         benchmark.pedantic(orjson.dumps, setup=setup, rounds=settings.small_rounds,
                            warmup_rounds=1)
         return
     record: list[BoundStats] = []
-    form = benchmark.pedantic(_bound_target(subject, DEFAULT_MAX_BYTES, record), setup=setup,
+    form = benchmark.pedantic(_bound_target(subject, max_bytes, record), setup=setup,
                               rounds=settings.small_rounds, warmup_rounds=1)
-    _check_and_record(benchmark, subject, live_update(text_kind, MiB), form, record,
-                      DEFAULT_MAX_BYTES)
+    _check_and_record(benchmark, subject, make_update(), form, record, max_bytes)
 
 
 # -- (c) linearity ---------------------------------------------------------------------------------
@@ -232,19 +239,11 @@ def test_backstop(benchmark: Any, settings: BenchSettings, text_kind: str, subje
 def test_backstop_linearity(benchmark: Any, settings: BenchSettings, size: int,
                             subject: str) -> None:
     """The backstop's cost over four input sizes: time per byte must not grow (linear)."""
-    setup = fresh(lambda: live_update("tool-output", size))
     benchmark.extra_info.update({"figure": "linearity", "subject": subject, "size": size,
                                  "text_bytes": len(text_of_size("tool-output", size)
                                                    .encode("utf-8")),
                                  "max_bytes": LINEARITY_MAX_BYTES})
-    if subject == "orjson-update":  # one plain serialization of the whole update
-        benchmark.pedantic(orjson.dumps, setup=setup, rounds=settings.small_rounds,
-                           warmup_rounds=1)
-        return
-    record: list[BoundStats] = []
-    form = benchmark.pedantic(_bound_target(subject, LINEARITY_MAX_BYTES, record), setup=setup,
-                              rounds=settings.small_rounds, warmup_rounds=1)
-    _check_and_record(benchmark, subject, live_update("tool-output", size), form, record,
+    _bound_one_update(benchmark, settings, subject, lambda: live_update("tool-output", size),
                       LINEARITY_MAX_BYTES)
 
 
