@@ -147,7 +147,7 @@ def families_for(op: str, capabilities: Capabilities) -> tuple[Family, ...]:
     """The input families of ``op``'s search; an op without any is one family of all inputs."""
     from . import _selection_strategies, _wire_strategies
 
-    families = {**getattr(_selection_strategies, "FAMILIES", {}), **_wire_strategies.FAMILIES}
+    families = {**_selection_strategies.FAMILIES, **_wire_strategies.FAMILIES}
     if op in families:
         return tuple(families[op](capabilities))
     _, strategies, _ = _profile_checks()
@@ -219,7 +219,7 @@ class _OpState:
     hung_inputs: set[str] = field(default_factory=set)
     #: Answers to inputs that broke a rule, so replaying the minimal example gives the same verdict.
     failing_answers: dict[str, Any] = field(default_factory=dict)
-    hangs_this_round: int = 0
+    hangs_this_search: int = 0
     #: Whether any request of this operation hung (then later ones get a shorter deadline).
     hung: bool = False
     skipped: int = 0
@@ -240,8 +240,8 @@ def _first_found(error: BaseException) -> _Found | None:
     return None
 
 
-#: Hangs allowed per search round before further inputs are set aside unsent.
-_HANGS_PER_ROUND = 3
+#: Hangs allowed per family search before further inputs are set aside unsent.
+_HANGS_PER_SEARCH = 3
 #: Stands for a request that was deliberately not sent (see ``Engine._ask``).
 _NOT_SENT = object()
 
@@ -323,10 +323,10 @@ class Engine:
             # An input that already hung is not sent again: replaying it would only wait again.
             return _adapters.TimedOut(state.timeout, "")
         # Enough hangs to shrink with: further inputs are set aside unsent, so a hanging
-        # implementation costs a few timeouts per round, not one per shrink attempt. Once the
-        # hang is reported, one more hang tells nothing new: a round then stops at the first.
-        allowed = 1 if _hang_rule(op) in excluded else _HANGS_PER_ROUND
-        if state.hangs_this_round >= allowed:
+        # implementation costs a few timeouts per search, not one per shrink attempt. Once the
+        # hang is reported, one more hang tells nothing new: a search then stops at the first.
+        allowed = 1 if _hang_rule(op) in excluded else _HANGS_PER_SEARCH
+        if state.hangs_this_search >= allowed:
             return _NOT_SENT
         # After a first hang, an input must be answered in 10x the slowest answer seen so far
         # (at least a second): each later search round and family would otherwise wait the
@@ -337,7 +337,7 @@ class Engine:
         self.calls += 1
         if isinstance(response, _adapters.TimedOut):
             state.hung_inputs.add(key)
-            state.hangs_this_round += 1
+            state.hangs_this_search += 1
             state.hung = True
         else:
             state.slowest = max(state.slowest, time.perf_counter() - started)
@@ -389,10 +389,10 @@ class Engine:
             raise _Found(violations[0], outcome, _shown(actual), stderr, op_input)
 
     # -- one search round ----------------------------------------------------------------------
-    def _search(self, op: str, excluded: frozenset[str], state: _OpState) -> _Found | None:
+    def _search(self, op: str, families: tuple[Family, ...], excluded: frozenset[str],
+                state: _OpState) -> _Found | None:
         """One round: search each input family in turn with its share of the budget; the
         first violation found ends the round."""
-        families = families_for(op, self.capabilities)
         for family, budget in zip(families, split_budget(self.max_examples, families),
                                   strict=True):
             found = self._search_family(op, family, budget, excluded, state)
@@ -405,7 +405,7 @@ class Engine:
     ) -> _Found | None:
         strategy: SearchStrategy[Any] = family.strategy
         observer = self.observers.get(op)
-        state.hangs_this_round = 0
+        state.hangs_this_search = 0
         state.failing_answers.clear()
 
         def example(op_input: Any) -> None:
@@ -475,10 +475,11 @@ class Engine:
             return [RuleResult(rule, "skip", note=f"the implementation does not declare '{op}'")
                     for rule in rules]
         state = _OpState(timeout=self.timeout)
+        families = families_for(op, self.capabilities)
         found: dict[str, RuleResult] = {}
         while len(found) < len(rules) and self.unavailable is None:
             self.on_progress(op, f"searching ({len(found)} rule(s) broken so far)")
-            hit = self._search(op, frozenset(found), state)
+            hit = self._search(op, families, frozenset(found), state)
             if hit is None:
                 break
             rule = RULES_BY_ID[hit.violation.rule]

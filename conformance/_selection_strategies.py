@@ -31,7 +31,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ._model import Capabilities
+from ._model import Capabilities, Family
 
 Event = dict[str, Any]
 Block = dict[str, Any]
@@ -859,6 +859,9 @@ STRATEGIES: dict[str, Callable[[Capabilities], st.SearchStrategy[Any]]] = {
     "fold": fold_inputs,
     "settle": settle_inputs,
 }
+#: Input families per operation (see the engine): none here, each selection operation searches
+#: one family of all its inputs.
+FAMILIES: dict[str, Callable[[Capabilities], tuple[Family, ...]]] = {}
 
 
 # -- observations for hypothesis.target ------------------------------------------------------------
