@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Level = Literal["MUST", "SHOULD"]
-Op = Literal["select", "fold", "settle", "classify", "project"]
+#: An operation's name (``select``, ``project`` …): the table in ``_operations`` is the one list.
+Op = str
 FitStrategy = Literal["halving", "maximal"]
 
 #: Every operation, in the order a run visits them.
@@ -37,6 +38,8 @@ class Family:
     weight: int
     #: A Hypothesis strategy of op inputs (typed loosely to keep this module import-light).
     strategy: Any
+    #: The rule ids this family is built to reach (empty: every rule of the operation).
+    aims: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -121,3 +124,43 @@ class Violation:
 Check = Callable[[Case], Iterator[Violation]]
 StrategyFactory = Callable[[Capabilities], Any]  # -> hypothesis SearchStrategy of op inputs
 Observer = Callable[[Any], Mapping[str, float]]  # input -> hypothesis.target observations
+#: The reference's answer to one input under the declared capabilities; raises
+#: ``eventproof.reference.InvalidInput`` when the spec calls the input erroneous.
+ReferenceAnswer = Callable[[Any, Capabilities], Any]
+
+
+@dataclass(frozen=True)
+class Operation:
+    """Everything the harness knows about one operation, in one place.
+
+    Each profile package (``selection``, ``wire`` …) exports a tuple of these as ``OPERATIONS``;
+    the engine, replay, vectors, vacuity probes, public strategies, the pytest plugin and the
+    mutation driver read this table and nothing else. Adding an operation is adding one entry.
+    """
+
+    #: The name a request carries (``select``, ``project`` …).
+    name: str
+    #: The rule set it belongs to (``selection``, ``wire``, ``budget``).
+    profile: str
+    #: The rules that judge its answers, in the order the spec states them.
+    rules: tuple[Rule, ...]
+    #: The input families its search covers, for the declared capabilities.
+    families: Callable[[Capabilities], tuple[Family, ...]]
+    #: Every input the harness may send (the union of the families), for public strategies.
+    inputs: StrategyFactory
+    #: The reference's answer.
+    reference: ReferenceAnswer
+    #: The checks, in the order they judge; each yields violations of one or more ``rules``.
+    checks: tuple[Check, ...]
+    #: Hypothesis ``target`` observations of an input (used by the thorough budget).
+    observer: Observer | None
+    #: The catch-all rule a crash or a broken answer is reported under.
+    agreement_rule: str
+    #: The rule a hang is reported under.
+    hang_rule: str
+    #: The schema file (in ``schemas/``) every input is valid against.
+    input_schema: str
+
+    def rule_ids(self) -> tuple[str, ...]:
+        """The ids of :attr:`rules`, in order."""
+        return tuple(rule.id for rule in self.rules)
