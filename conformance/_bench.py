@@ -28,7 +28,9 @@ import click
 from rich.console import Console, JustifyMethod
 from rich.table import Table
 
-from ._model import DEFAULT_MAX_BYTES, FIT_STRATEGIES
+from eventproof.reference import DEFAULT_MAX_BYTES
+
+from ._model import FIT_STRATEGIES
 from ._workloads import STREAM_KINDS
 
 #: The no-op implementation, in process.
@@ -196,8 +198,7 @@ def _fail(message: str) -> NoReturn:
 
 @contextmanager
 def _user_errors() -> Iterator[None]:
-    from ._adapters import UsageError
-    from ._protocol import ProtocolError
+    from ._errors import ProtocolError, UsageError
 
     try:
         yield

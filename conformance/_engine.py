@@ -16,35 +16,33 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from eventproof.reference import InvalidInput, Reference
 from hypothesis import HealthCheck, Phase, given, reject, seed, settings, target
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.errors import Flaky, Unsatisfiable
 from hypothesis.strategies import SearchStrategy
 
 from . import _adapters
+from ._errors import HarnessError
 from ._model import (
-    OPS,
+    BROKEN,
+    FAILING,
     Capabilities,
-    Case,
-    Check,
-    Errored,
     Family,
-    ImplErrored,
+    Operation,
+    Outcome,
     Rule,
     Violation,
 )
-from ._rules import RULES_BY_ID, rules_for
+from ._operations import OPERATIONS, OPS, RULES_BY_ID, operation
+from ._verdict import expected_answer, judge, shown
 
-Outcome = Literal["pass", "fail", "error", "crash", "timeout", "skip", "xfail", "xpass"]
-#: Outcomes that make a MUST rule non-conforming.
-FAILING: frozenset[str] = frozenset({"fail", "error", "crash", "timeout", "xpass"})
+__all__ = ["BUDGETS", "FAILING", "HarnessError", "Outcome"]
 
-#: Example budgets per operation search, by profile.
-PROFILES: Mapping[str, int] = {"quick": 60, "default": 200, "thorough": 2000}
-#: Runs with at least this many examples per operation (the thorough profile) also spend some
+#: Example budgets per operation search, by name (``--budget``).
+BUDGETS: Mapping[str, int] = {"quick": 60, "default": 200, "thorough": 2000}
+#: Runs with at least this many examples per operation (the thorough budget) also spend some
 #: on Hypothesis' target phase.
 TARGET_PHASE_BUDGET = 1000
 
@@ -85,7 +83,8 @@ class RunReport:
     implementation: dict[str, Any]
     capabilities: Capabilities
     results: list[RuleResult]
-    profile: str
+    #: The example budget's name (``quick``, ``default``, ``thorough``) or ``custom``.
+    budget: str
     seed: int | None
     deterministic: bool
     duration: float = 0.0
@@ -102,11 +101,7 @@ class RunReport:
     @property
     def failed_rule_ids(self) -> set[str]:
         """Every rule whose outcome is fail, error, crash or timeout (SHOULD rules included)."""
-        return {
-            result.rule.id
-            for result in self.results
-            if result.outcome in {"fail", "error", "crash", "timeout"}
-        }
+        return {result.rule.id for result in self.results if result.outcome in BROKEN}
 
     def result_for(self, rule_id: str) -> RuleResult:
         """The result of one rule by id."""
@@ -114,10 +109,6 @@ class RunReport:
             if result.rule.id == rule_id:
                 return result
         raise KeyError(rule_id)
-
-
-class HarnessError(Exception):
-    """The harness itself could not go on (exit code 2); the message says why and what to do."""
 
 
 class _Found(Exception):
@@ -134,26 +125,6 @@ class _Found(Exception):
         self.stderr = stderr
 
 
-def _profile_checks() -> tuple[dict[str, list[Check]], dict[str, Any], dict[str, Any]]:
-    from . import _selection_checks, _selection_strategies, _wire_checks, _wire_strategies
-
-    checks: dict[str, list[Check]] = {**_selection_checks.CHECKS, **_wire_checks.CHECKS}
-    strategies = {**_selection_strategies.STRATEGIES, **_wire_strategies.STRATEGIES}
-    observers = {**_selection_strategies.OBSERVERS, **_wire_strategies.OBSERVERS}
-    return checks, strategies, observers
-
-
-def families_for(op: str, capabilities: Capabilities) -> tuple[Family, ...]:
-    """The input families of ``op``'s search; an op without any is one family of all inputs."""
-    from . import _selection_strategies, _wire_strategies
-
-    families = {**_selection_strategies.FAMILIES, **_wire_strategies.FAMILIES}
-    if op in families:
-        return tuple(families[op](capabilities))
-    _, strategies, _ = _profile_checks()
-    return (Family("all", 1, strategies[op](capabilities)),)
-
-
 def split_budget(total: int, families: tuple[Family, ...]) -> list[int]:
     """``total`` examples shared by weight (largest remainders first), at least one each."""
     weights = [family.weight for family in families]
@@ -163,51 +134,6 @@ def split_budget(total: int, families: tuple[Family, ...]) -> list[int]:
     for i in by_remainder[: total - sum(shares)]:
         shares[i] += 1
     return [max(share, 1) for share in shares]
-
-
-def expected_answer(reference: Reference, op: str, op_input: Any) -> Any:
-    """The reference's answer, or :class:`Errored` when the spec calls the input erroneous."""
-    try:
-        return reference.run(op, op_input)
-    except InvalidInput as error:
-        return Errored(str(error))
-
-
-def is_catch_all(rule_id: str) -> bool:
-    """Agreement rules (``*.agrees``) catch what no specific rule explains."""
-    return rule_id.endswith(".agrees")
-
-
-def evaluate(case: Case, checks: Iterable[Check], excluded: frozenset[str]) -> list[Violation]:
-    """Every violation of a rule not in ``excluded``, in check order.
-
-    An input that breaks an excluded (already found) rule is that known bug again: a catch-all
-    agreement rule does not report it a second time, so one bug gives one failure.
-    """
-    found = [violation for check in checks for violation in check(case)]
-    known = any(violation.rule in excluded for violation in found)
-    return [
-        violation for violation in found
-        if violation.rule not in excluded and not (known and is_catch_all(violation.rule))
-    ]
-
-
-def _agreement_rule(op: str) -> str:
-    return {"select": "select.agrees", "fold": "fold.prefix", "settle": "settle.agrees",
-            "classify": "classify.kind", "project": "project.agrees"}[op]
-
-
-def _hang_rule(op: str) -> str:
-    # wire.md §5.6: a projection that never answers is a shrink loop that did not converge.
-    return "bound.converges" if op == "project" else _agreement_rule(op)
-
-
-def _shown(value: Any) -> Any:
-    if isinstance(value, Errored):
-        return {"errored": value.message}
-    if isinstance(value, ImplErrored):
-        return {"errored": value.message}
-    return value
 
 
 @dataclass
@@ -307,14 +233,13 @@ class Engine:
         self.database = database
         self.timeout = timeout
         self.identity = identity
-        self.reference = Reference(capabilities.fit_strategy)
-        self.checks, self.strategies, self.observers = _profile_checks()
         self.on_progress = on_progress or (lambda op, message: None)
         self.calls = 0
         self.unavailable: str | None = None
 
     # -- one request --------------------------------------------------------------------------
-    def _ask(self, op: str, op_input: Any, state: _OpState, excluded: frozenset[str]) -> Any:
+    def _ask(self, op: Operation, op_input: Any, state: _OpState,
+             excluded: frozenset[str]) -> Any:
         """Send one request; returns the adapter's response (timeouts guarded, see below)."""
         key = _key(op_input)
         if key in state.failing_answers:
@@ -325,7 +250,7 @@ class Engine:
         # Enough hangs to shrink with: further inputs are set aside unsent, so a hanging
         # implementation costs a few timeouts per search, not one per shrink attempt. Once the
         # hang is reported, one more hang tells nothing new: a search then stops at the first.
-        allowed = 1 if _hang_rule(op) in excluded else _HANGS_PER_SEARCH
+        allowed = 1 if op.hang_rule in excluded else _HANGS_PER_SEARCH
         if state.hangs_this_search >= allowed:
             return _NOT_SENT
         # After a first hang, an input must be answered in 10x the slowest answer seen so far
@@ -333,7 +258,7 @@ class Engine:
         # whole timeout again before its own first hang.
         budget = max(1.0, 10 * state.slowest) if state.hung else state.timeout
         started = time.perf_counter()
-        response = self.adapter.run(op, op_input, timeout=budget)
+        response = self.adapter.run(op.name, op_input, timeout=budget)
         self.calls += 1
         if isinstance(response, _adapters.TimedOut):
             state.hung_inputs.add(key)
@@ -343,53 +268,26 @@ class Engine:
             state.slowest = max(state.slowest, time.perf_counter() - started)
         return response
 
-    def _judge(
-        self, op: str, op_input: Any, response: Any, excluded: frozenset[str], state: _OpState
-    ) -> None:
+    def _judge(self, op: Operation, op_input: Any, response: Any, excluded: frozenset[str],
+               state: _OpState) -> None:
         """Raise :class:`_Found` when the response breaks a rule not yet found."""
-        stderr = ""
         if response is _NOT_SENT:
             reject()
-        if isinstance(response, _adapters.Skipped):
+        verdict = judge(op, op_input, response, self.capabilities, excluded=excluded)
+        if verdict.outcome == "skip":
             state.skipped += 1
-            state.skip_reason = response.reason
+            state.skip_reason = verdict.skip_reason
             return
-        if isinstance(response, _adapters.TimedOut):
-            rule = _hang_rule(op)
-            if rule in excluded:
-                reject()
-            violation = Violation(rule, f"no answer within {response.seconds:g} s; the "
-                                  "implementation was stopped and restarted")
-            raise _Found(violation, "timeout", {"timeout": response.seconds}, response.stderr,
+        if verdict.judged:
+            state.answered += 1
+        if verdict.first is not None:
+            raise _Found(verdict.first, verdict.outcome, verdict.actual, verdict.stderr,
                          op_input)
-        if isinstance(response, _adapters.Crashed):
-            rule = _agreement_rule(op)
-            if rule in excluded:
-                reject()
-            violation = Violation(rule, f"the implementation crashed: {response.message}")
-            raise _Found(violation, "crash", {"crashed": response.message}, response.stderr,
-                         op_input)
-        if isinstance(response, _adapters.Broken):
-            rule = _agreement_rule(op)
-            if rule in excluded:
-                reject()
-            violation = Violation(rule, f"the answer broke the protocol: {response.error}")
-            raise _Found(violation, "error", {"protocolError": str(response.error)}, "", op_input)
-        if isinstance(response, ImplErrored):
-            actual: Any = response
-        else:
-            actual = response.output
-        state.answered += 1
-        expected = expected_answer(self.reference, op, op_input)
-        case = Case(op=op, input=op_input, expected=expected, actual=actual,  # type: ignore[arg-type]
-                    capabilities=self.capabilities)
-        violations = evaluate(case, self.checks[op], excluded)
-        if violations:
-            outcome: Outcome = "error" if isinstance(actual, ImplErrored) else "fail"
-            raise _Found(violations[0], outcome, _shown(actual), stderr, op_input)
+        if not verdict.judged:
+            reject()  # a hang or crash under a rule already found tells nothing new
 
     # -- one search round ----------------------------------------------------------------------
-    def _search(self, op: str, families: tuple[Family, ...], excluded: frozenset[str],
+    def _search(self, op: Operation, families: tuple[Family, ...], excluded: frozenset[str],
                 state: _OpState) -> _Found | None:
         """One round: search each input family in turn with its share of the budget; the
         first violation found ends the round."""
@@ -401,10 +299,11 @@ class Engine:
         return None
 
     def _search_family(
-        self, op: str, family: Family, budget: int, excluded: frozenset[str], state: _OpState
+        self, op: Operation, family: Family, budget: int, excluded: frozenset[str],
+        state: _OpState,
     ) -> _Found | None:
         strategy: SearchStrategy[Any] = family.strategy
-        observer = self.observers.get(op)
+        observer = op.observer
         state.hangs_this_search = 0
         state.failing_answers.clear()
 
@@ -427,7 +326,7 @@ class Engine:
         # until its answers part from the reference's.
         who = "" if self.deterministic else self.identity
         test.hypothesis.inner_test._hypothesis_internal_add_digest = (
-            f"eventproof:{who}:{op}:{family.name}:{','.join(sorted(excluded))}".encode()
+            f"eventproof:{who}:{op.name}:{family.name}:{','.join(sorted(excluded))}".encode()
         )
         # The target phase climbs toward the observed scores (hypothesis.target) with half of
         # a budget under 1000 examples. Below a thorough budget the families steer to the
@@ -461,34 +360,35 @@ class Engine:
             first = _first_found(flaky)
             if first is None:
                 raise HarnessError(
-                    f"the search on '{op}' was unstable: {flaky}. An implementation that answers "
-                    "the same input differently between calls cannot be judged; make it "
+                    f"the search on '{op.name}' was unstable: {flaky}. An implementation that "
+                    "answers the same input differently between calls cannot be judged; make it "
                     "deterministic, or rerun with --seed to reproduce."
                 ) from None
             return first
         return None
 
-    def check_op(self, op: str) -> list[RuleResult]:
+    def check_op(self, name: str) -> list[RuleResult]:
         """Search one operation until no further rule can be broken."""
-        rules = rules_for(op)
-        if op not in self.capabilities.ops:
-            return [RuleResult(rule, "skip", note=f"the implementation does not declare '{op}'")
+        op = operation(name)
+        rules = op.rules
+        if name not in self.capabilities.ops:
+            return [RuleResult(rule, "skip", note=f"the implementation does not declare '{name}'")
                     for rule in rules]
         state = _OpState(timeout=self.timeout)
-        families = families_for(op, self.capabilities)
+        families = op.families(self.capabilities)
         found: dict[str, RuleResult] = {}
         while len(found) < len(rules) and self.unavailable is None:
-            self.on_progress(op, f"searching ({len(found)} rule(s) broken so far)")
+            self.on_progress(name, f"searching ({len(found)} rule(s) broken so far)")
             hit = self._search(op, families, frozenset(found), state)
             if hit is None:
                 break
             rule = RULES_BY_ID[hit.violation.rule]
-            expected = expected_answer(self.reference, op, hit.op_input)
+            expected = expected_answer(op, hit.op_input, self.capabilities)
             found[rule.id] = RuleResult(rule, hit.outcome, Counterexample(
-                op=op, input=hit.op_input, expected=_shown(expected), actual=hit.actual,
+                op=name, input=hit.op_input, expected=shown(expected), actual=hit.actual,
                 message=hit.violation.message, seed=self.run_seed, stderr=hit.stderr,
             ))
-            self.on_progress(op, f"{rule.id}: {hit.outcome}")
+            self.on_progress(name, f"{rule.id}: {hit.outcome}")
             if hit.outcome == "crash" and self.adapter.exhausted():
                 self.unavailable = hit.violation.message
         results = []
@@ -508,7 +408,7 @@ def check_implementation(
     impl: Any,
     *,
     ops: Iterable[str] | None = None,
-    profile: str = "default",
+    budget: str = "default",
     max_examples: int | None = None,
     seed: int | None = None,
     deterministic: bool = True,
@@ -521,37 +421,40 @@ def check_implementation(
 
     ``impl`` is an object with ``start()`` and ``run(op, input)``, a zero-argument factory of one,
     or a spec string: ``python:MODULE:ATTR``, or a command line started as a subprocess that speaks
-    spec/protocol.md. With ``deterministic`` (the default, for CI) the search is derandomized and
-    uses no example database; otherwise ``seed`` (random when None) fixes it and failures are
-    saved to ``database`` so the next run starts from them.
+    spec/protocol.md. ``budget`` names the examples per operation search (``quick``,
+    ``default``, ``thorough``; ``max_examples`` overrides it). With ``deterministic`` (the
+    default, for CI) the search is derandomized and uses no example database; otherwise ``seed``
+    (random when None) fixes it and failures are saved to ``database`` so the next run starts
+    from them.
     """
-    if profile not in PROFILES:
-        raise HarnessError(f"unknown profile {profile!r}: use one of {', '.join(PROFILES)}")
-    examples = max_examples if max_examples is not None else PROFILES[profile]
+    if budget not in BUDGETS:
+        raise HarnessError(f"unknown budget {budget!r}: use one of {', '.join(BUDGETS)}")
+    examples = max_examples if max_examples is not None else BUDGETS[budget]
     run_seed = None if deterministic else (seed if seed is not None else random.getrandbits(32))
     db = None if deterministic or database is None else DirectoryBasedExampleDatabase(database)
+    wanted = tuple(OPS if ops is None else ops)
+    unknown = [op for op in wanted if op not in OPS]
+    if unknown:
+        raise HarnessError(f"unknown operation(s) {', '.join(map(repr, unknown))}: "
+                           f"use one of {', '.join(OPS)}")
     started = time.perf_counter()
     adapter = _adapters.adapter_for(impl, timeout=timeout, use_shell=use_shell)
     try:
         handshake = adapter.start()
         capabilities = handshake.capabilities
-        wanted = tuple(OPS if ops is None else ops)
-        unknown = [op for op in wanted if op not in OPS]
-        if unknown:
-            raise HarnessError(f"unknown operation(s) {', '.join(map(repr, unknown))}: "
-                               f"use one of {', '.join(OPS)}")
         engine = Engine(
             adapter, capabilities=capabilities, max_examples=examples, run_seed=run_seed,
             deterministic=deterministic, database=db, timeout=timeout,
             identity=handshake.identity_key(), on_progress=on_progress,
         )
         results: list[RuleResult] = []
-        for op in OPS:
-            if op in wanted:
-                results.extend(engine.check_op(op))
+        for op in OPERATIONS:
+            if op.name in wanted:
+                results.extend(engine.check_op(op.name))
         return RunReport(
             implementation=handshake.implementation_dict(), capabilities=capabilities,
-            results=results, profile=profile, seed=run_seed, deterministic=deterministic,
+            results=results, budget=budget,
+            seed=run_seed, deterministic=deterministic,
             duration=time.perf_counter() - started, calls=engine.calls,
         )
     finally:
@@ -565,7 +468,7 @@ def apply_expectations(report: RunReport, expected: Mapping[str, str]) -> RunRep
         prefix = expected.get(result.rule.id)
         if prefix is None:
             results.append(result)
-        elif result.outcome in {"fail", "error", "crash", "timeout"}:
+        elif result.outcome in BROKEN:
             message = result.counterexample.message if result.counterexample else result.note
             if message.startswith(prefix):
                 results.append(replace(result, outcome="xfail", note=f"expected: {prefix}"))

@@ -24,7 +24,7 @@ from pathlib import Path
 from eventproof.reference import SPEC_VERSION
 
 from ._engine import RunReport
-from ._protocol import frozen_exception
+from ._errors import ExpectationsError
 from ._reports import SUITE_VERSION
 
 __all__ = ["PREFIX_LENGTH", "ExpectationsError", "load_expectations", "write_expectations"]
@@ -39,32 +39,10 @@ _STILL_FAILING = frozenset({"fail", "error", "crash", "timeout", "xfail"})
 _UNWRITABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
-@frozen_exception
-@dataclass(frozen=True)
-class ExpectationsError(Exception):
-    """An expectations file that cannot be used: the file, the line, the text, why, and the fix."""
-
-    #: The expectations file as the user named it.
-    path: str
-    #: The 1-based line number, or None when the whole file is the problem.
-    line: int | None
-    #: The offending line as written ("" when the whole file is the problem).
-    text: str
-    #: What is wrong.
-    reason: str
-    #: What to do about it.
-    fix: str
-
-    def __str__(self) -> str:
-        where = f"{self.path}, line {self.line}" if self.line is not None else self.path
-        shown = f": {self.text!r}" if self.text else ""
-        return f"expectations file {where}{shown}: {self.reason}. {self.fix}"
-
-
 def _known_rule_ids() -> list[str]:
-    from ._rules import HARNESS_RULES, RULES
+    from ._operations import RULES
 
-    return [rule.id for rule in (*RULES, *HARNESS_RULES)]
+    return [rule.id for rule in RULES]
 
 
 def load_expectations(path: str | os.PathLike[str]) -> dict[str, str]:
@@ -149,7 +127,7 @@ def write_expectations(path: str | os.PathLike[str], report: RunReport) -> None:
         "# as xfail; a listed rule that passes is reported as xpass and fails the run: delete its",
         "# line then. An empty prefix accepts any failure of the rule.",
         f"# Written by eventproof {SUITE_VERSION} (spec {SPEC_VERSION}) from {how} of {who},",
-        f"# profile {report.profile}; regenerate with `eventproof run --expect FILE "
+        f"# budget {report.budget}; regenerate with `eventproof run --expect FILE "
         "--update-expectations`.",
         "",
     ]

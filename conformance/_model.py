@@ -7,21 +7,25 @@ otherwise (the generator style of ``jsonschema._keywords``). The engine raises; 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from eventproof.reference import OPS as REFERENCE_OPS
+
 Level = Literal["MUST", "SHOULD"]
+#: The verdict on one rule (spec/protocol.md §5 and docs/read-a-failure.md).
+Outcome = Literal["pass", "fail", "error", "crash", "timeout", "skip", "xfail", "xpass"]
+#: Outcomes that make a MUST rule non-conforming (and any rule, for ``xpass``).
+FAILING: frozenset[str] = frozenset({"fail", "error", "crash", "timeout", "xpass"})
+#: Outcomes that say the implementation broke the rule.
+BROKEN: frozenset[str] = frozenset({"fail", "error", "crash", "timeout"})
 #: An operation's name (``select``, ``project`` …): the table in ``_operations`` is the one list.
 Op = str
 FitStrategy = Literal["halving", "maximal"]
 
-#: Every operation, in the order a run visits them.
-OPS: tuple[Op, ...] = ("select", "fold", "settle", "classify", "project")
 #: The fit strategies of spec/wire.md.
 FIT_STRATEGIES: tuple[FitStrategy, ...] = ("halving", "maximal")
-#: The default byte bound of a live update line (spec/wire.md).
-DEFAULT_MAX_BYTES = 262144
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ class Capabilities:
     """What an implementation declared in its handshake."""
 
     #: The operations it answers; the rest are skipped, never failed.
-    ops: frozenset[str] = frozenset(OPS)
+    ops: frozenset[str] = frozenset(REFERENCE_OPS)
     #: The fit strategy its backstop uses; agreement is judged against it.
     fit_strategy: FitStrategy = "halving"
     #: Whether ``maxBytes`` may differ from the default 262144.
@@ -122,6 +126,22 @@ class Violation:
 
 
 Check = Callable[[Case], Iterator[Violation]]
+
+
+def judges(*rule_ids: str) -> Callable[[Check], Check]:
+    """Mark a check with the rule ids it yields violations of (``eventproof rules --where``
+    and the vacuity test read the mark)."""
+
+    def mark(check: Check) -> Check:
+        check.rules = rule_ids  # type: ignore[attr-defined]
+        return check
+
+    return mark
+
+
+def rules_of(check: Check) -> tuple[str, ...]:
+    """The rule ids a check was marked with by :func:`judges`."""
+    return tuple(getattr(check, "rules", ()))
 StrategyFactory = Callable[[Capabilities], Any]  # -> hypothesis SearchStrategy of op inputs
 Observer = Callable[[Any], Mapping[str, float]]  # input -> hypothesis.target observations
 #: The reference's answer to one input under the declared capabilities; raises
@@ -164,3 +184,65 @@ class Operation:
     def rule_ids(self) -> tuple[str, ...]:
         """The ids of :attr:`rules`, in order."""
         return tuple(rule.id for rule in self.rules)
+
+
+@dataclass(frozen=True)
+class VectorSource:
+    """One hand-written vector before the reference answered it: the rule it pins, a slug, a
+    description and the input."""
+
+    #: The id of the rule the vector pins.
+    rule: str
+    #: The part of the vector id after the rule: lowercase words joined by hyphens.
+    slug: str
+    #: What the vector checks, in words.
+    description: str
+    #: The operation input.
+    input: Any
+    #: The fit strategies the vector is written for; one vector per strategy. Empty: the answer
+    #: does not depend on the strategy (the build checks that it really does not).
+    fits: tuple[FitStrategy, ...] = ()
+
+
+@dataclass(frozen=True)
+class RuleGroup:
+    """The rules sharing an id prefix (``bound``): one checks module and one vector file."""
+
+    #: The prefix, which is also the vector file's name (``spec/vectors/bound.json``).
+    name: str
+    #: One sentence for the vector file.
+    description: str
+    #: The hand-written vector sources of the group.
+    vectors: Callable[[], Iterable[VectorSource]]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A rule set: its spec file, its operations and its rule groups."""
+
+    #: ``selection``, ``wire`` or ``budget``.
+    name: str
+    #: The spec file that states it, e.g. ``selection.md``.
+    spec: str
+    operations: tuple[Operation, ...]
+    groups: tuple[RuleGroup, ...]
+
+
+def reference_answer(name: str) -> ReferenceAnswer:
+    """The reference's answer to operation ``name``, for the declared fit strategy."""
+    from eventproof.reference import reference_for
+
+    def answer(op_input: Any, capabilities: Capabilities) -> Any:
+        return reference_for(capabilities.fit_strategy).run(name, op_input)
+
+    answer.__qualname__ = answer.__name__ = f"reference_{name}"
+    return answer
+
+
+def one_family(inputs: StrategyFactory) -> Callable[[Capabilities], tuple[Family, ...]]:
+    """The families of an operation searched as one family of all its inputs."""
+
+    def families(capabilities: Capabilities) -> tuple[Family, ...]:
+        return (Family("all", 1, inputs(capabilities)),)
+
+    return families

@@ -17,7 +17,9 @@ from jsonschema.exceptions import (  # type: ignore[import-untyped, unused-ignor
     best_match,
 )
 
-from ._model import OPS, Capabilities, FitStrategy
+from ._errors import ProtocolError, frozen_exception
+from ._model import Capabilities, FitStrategy
+from ._operations import OPS
 from ._schemas import validator_for
 
 #: The protocol version this harness speaks (spec/protocol.md §4.3).
@@ -26,38 +28,6 @@ PROTOCOL_VERSION: Final = 1
 SCHEMA: Final = "protocol.json"
 
 _SHOWN_CHARACTERS = 200
-
-_E = TypeVar("_E", bound=BaseException)
-#: What Python itself assigns on a raised exception (``raise ... from``, ``contextlib``,
-#: ``add_note``); a frozen dataclass would refuse these and turn a clear error into a confusing one.
-_EXCEPTION_STATE = frozenset(
-    {"__traceback__", "__cause__", "__context__", "__suppress_context__", "__notes__"}
-)
-
-
-def frozen_exception(cls: type[_E]) -> type[_E]:
-    """Finish a ``@dataclass(frozen=True)`` exception: traceback state stays assignable, and it
-    pickles.
-
-    Apply it outside ``@dataclass``. The fields stay frozen; only the members Python's own
-    machinery writes on every raised exception are let through.
-    """
-    frozen_setattr = cls.__setattr__
-
-    def __setattr__(self: _E, name: str, value: Any) -> None:
-        if name in _EXCEPTION_STATE:
-            BaseException.__setattr__(self, name, value)
-        else:
-            frozen_setattr(self, name, value)
-
-    def __reduce__(self: _E) -> tuple[Any, ...]:
-        # BaseException pickles its ``args``, which a dataclass leaves empty.
-        return (type(self), tuple(getattr(self, each.name) for each in fields(self)))  # type: ignore[arg-type]
-
-    setattr(cls, "__setattr__", __setattr__)  # noqa: B010 - mypy forbids assigning a method
-    setattr(cls, "__reduce__", __reduce__)  # noqa: B010
-    return cls
-
 
 def shown(value: Any, limit: int = _SHOWN_CHARACTERS) -> str:
     """``value`` as a reader should see it in a message: JSON where possible, cut at ``limit``."""
@@ -78,31 +48,6 @@ def shown(value: Any, limit: int = _SHOWN_CHARACTERS) -> str:
     if len(text) <= limit and total <= limit:
         return text
     return f"{text[:limit]}… ({total} {unit} in all)"
-
-
-@frozen_exception
-@dataclass(frozen=True)
-class ProtocolError(Exception):
-    """A message broke spec/protocol.md: which message, where, what was expected, what came, and
-    the fix."""
-
-    #: Which message, e.g. ``the answer to run request seq 17 (op project)``.
-    message: str
-    #: Where in it: a JSONPath such as ``$.seq``, or ``the line`` when the line itself is wrong.
-    field: str
-    #: What the protocol demands there.
-    expected: str
-    #: What arrived, already rendered and cut to a readable length (see :func:`shown`).
-    received: str
-    #: What to change, citing the spec section.
-    fix: str
-
-    def __str__(self) -> str:
-        subject = self.message[:1].upper() + self.message[1:]
-        return (
-            f"{subject} breaks the protocol at {self.field}: expected {self.expected}, "
-            f"received {self.received}. {self.fix}"
-        )
 
 
 # -- requests (harness -> program) ----------------------------------------------------------------

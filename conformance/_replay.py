@@ -21,8 +21,8 @@ from typing import Any, Literal
 from eventproof.reference import SPEC_VERSION
 
 from ._engine import RunReport
-from ._model import OPS, Case, ImplErrored
-from ._protocol import frozen_exception
+from ._operations import OPS, operation
+from ._errors import ReplayError
 from ._reports import SUITE_VERSION, readable_json
 
 __all__ = [
@@ -45,25 +45,6 @@ FORMAT_VERSION = 1
 ReplayStatus = Literal["fixed", "still failing", "error", "crash", "timeout", "skipped"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-@frozen_exception
-@dataclass(frozen=True)
-class ReplayError(Exception):
-    """A case file could not be used: which file, where in it, why, and the fix."""
-
-    #: The case file as the user named it.
-    path: str
-    #: A JSONPath inside the file (``$.input``), or ``""`` for the whole file.
-    where: str
-    #: What is wrong.
-    reason: str
-    #: What to do about it.
-    fix: str
-
-    def __str__(self) -> str:
-        at = f" at {self.where}" if self.where else ""
-        return f"replay case {self.path}{at}: {self.reason}. {self.fix}"
 
 
 @dataclass(frozen=True)
@@ -168,7 +149,7 @@ def save_failures(report: RunReport, directory: str | os.PathLike[str]) -> dict[
 # -- reading -----------------------------------------------------------------------------------
 
 def _load_one(path: Path) -> ReplayCase:
-    from ._rules import HARNESS_RULES, RULES_BY_ID
+    from ._operations import RULES_BY_ID
     from ._schemas import schema_issues
 
     shown = str(path)
@@ -207,7 +188,7 @@ def _load_one(path: Path) -> ReplayCase:
         raise ReplayError(shown, issue.path, f"breaks schemas/replay-case.json: {issue.message}",
                           "Case files are written by `eventproof run`; restore the file or "
                           "write it again with a new run")
-    known = {rule.id for rule in HARNESS_RULES} | set(RULES_BY_ID)
+    known = set(RULES_BY_ID)
     if document["rule"] not in known:
         import difflib
 
@@ -246,56 +227,42 @@ def replay(
     case's own rule is no longer broken on this input; other rules it now breaks are named in the
     message.
     """
-    from eventproof.reference import Reference
-
     from . import _adapters
-    from ._engine import _profile_checks, evaluate, expected_answer
+    from ._verdict import judge
 
-    checks = _profile_checks()[0]
     cases = list(cases)
     adapter = _adapters.adapter_for(impl, timeout=timeout, use_shell=use_shell)
     results: list[ReplayResult] = []
     try:
         handshake = adapter.start()
         capabilities = handshake.capabilities
-        reference = Reference(capabilities.fit_strategy)
         for case in cases:
             if case.op not in capabilities.ops:
                 results.append(ReplayResult(case, "skipped", f"the implementation does not "
                                             f"declare the operation {case.op!r}"))
                 continue
-            response = adapter.run(case.op, case.input)
-            if isinstance(response, _adapters.Skipped):
+            verdict = judge(operation(case.op), case.input, adapter.run(case.op, case.input),
+                            capabilities)
+            if verdict.outcome == "skip":
                 results.append(ReplayResult(case, "skipped", f"the implementation skipped it: "
-                                            f"{response.reason}"))
+                                            f"{verdict.skip_reason}"))
                 continue
-            if isinstance(response, _adapters.TimedOut):
-                results.append(ReplayResult(case, "timeout", f"no answer within "
-                                            f"{response.seconds:g} s"))
+            if not verdict.judged:  # it hung, crashed or broke the protocol
+                first = verdict.first
+                results.append(ReplayResult(case, verdict.outcome,  # type: ignore[arg-type]
+                                            first.message if first else verdict.outcome,
+                                            verdict.actual))
                 continue
-            if isinstance(response, _adapters.Crashed):
-                results.append(ReplayResult(case, "crash",
-                                            f"the implementation crashed: {response.message}"))
-                continue
-            if isinstance(response, _adapters.Broken):
-                results.append(ReplayResult(case, "error",
-                                            f"the answer broke the protocol: {response.error}"))
-                continue
-            actual = response if isinstance(response, ImplErrored) else response.output
-            expected = expected_answer(reference, case.op, case.input)
-            judged = Case(op=case.op, input=case.input, expected=expected,  # type: ignore[arg-type]
-                          actual=actual, capabilities=capabilities)
-            violations = evaluate(judged, checks[case.op], frozenset())
-            shown = {"errored": actual.message} if isinstance(actual, ImplErrored) else actual
-            own = [violation for violation in violations if violation.rule == case.rule]
+            own = [violation for violation in verdict.violations if violation.rule == case.rule]
             if own:
-                results.append(ReplayResult(case, "still failing", own[0].message, shown))
+                results.append(ReplayResult(case, "still failing", own[0].message,
+                                            verdict.actual))
                 continue
-            others = sorted({violation.rule for violation in violations})
+            others = sorted({violation.rule for violation in verdict.violations})
             message = (f"{case.rule} holds on this input now; it still breaks "
-                       f"{', '.join(others)}: {violations[0].message}" if others
+                       f"{', '.join(others)}: {verdict.violations[0].message}" if others
                        else f"{case.rule} holds on this input now")
-            results.append(ReplayResult(case, "fixed", message, shown))
+            results.append(ReplayResult(case, "fixed", message, verdict.actual))
     finally:
         adapter.stop()
     return results

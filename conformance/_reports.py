@@ -28,8 +28,9 @@ from rich.console import Console
 from rich.text import Text
 
 from . import _protocol
-from ._engine import Outcome, RuleResult, RunReport
-from ._model import OPS, Capabilities
+from ._engine import RuleResult, RunReport
+from ._model import Capabilities, Outcome
+from ._operations import OPS
 
 __all__ = [
     "OUTCOMES",
@@ -64,7 +65,7 @@ def _suite_version() -> str:
 #: The version of this distribution (the suite that judged the run).
 SUITE_VERSION: str = _suite_version()
 #: The version of the JSON report's shape; bumped on any incompatible change to schemas/report.json.
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 #: The subprocess protocol version this suite speaks (spec/protocol.md).
 PROTOCOL_VERSION: int = _protocol.PROTOCOL_VERSION
 #: Where the normative text is published; a rule's section is a file under it.
@@ -322,7 +323,7 @@ def report_document(
         "protocolVersion": PROTOCOL_VERSION,
         "implementation": dict(report.implementation),
         "capabilities": _capabilities_document(report.capabilities),
-        "profile": report.profile,
+        "budget": report.budget,
         "seed": report.seed,
         "deterministic": report.deterministic,
         "durationSeconds": round(max(report.duration, 0.0), 3),
@@ -426,7 +427,7 @@ def _properties(report: RunReport) -> ET.Element:
     ]
     values += [
         ("seed", "none (deterministic)" if report.seed is None else report.seed),
-        ("deterministic", report.deterministic), ("profile", report.profile),
+        ("deterministic", report.deterministic), ("budget", report.budget),
         ("spec-version", _spec_version()), ("suite-version", SUITE_VERSION),
         ("fit-strategy", report.capabilities.fit_strategy), ("conforms", report.conforms),
     ]
@@ -590,7 +591,7 @@ def markdown_summary(
     lines = [
         f"# {mark} eventproof: {_cell(_impl_label(report.implementation))} {verdict}",
         "",
-        f"Spec {_spec_version()}, eventproof {SUITE_VERSION}; profile {_code(report.profile)}, "
+        f"Spec {_spec_version()}, eventproof {SUITE_VERSION}; budget {_code(report.budget)}, "
         f"seed {seed}, {report.calls} calls in {report.duration:.1f} s; "
         f"fit strategy {_code(report.capabilities.fit_strategy)}.",
         "",
@@ -718,7 +719,7 @@ def render_console(
     seed = "deterministic" if report.seed is None else f"seed {report.seed}"
     _out(console, Text(
         f"eventproof {SUITE_VERSION} (spec {_spec_version()}) checked "
-        f"{_impl_label(report.implementation)}: profile {report.profile}, {seed}, "
+        f"{_impl_label(report.implementation)}: budget {report.budget}, {seed}, "
         f"{report.calls} calls in {report.duration:.1f} s", style="bold"))
     for op in _ops_in(report):
         results = [result for result in report.results if result.rule.op == op]

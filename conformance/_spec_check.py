@@ -34,7 +34,7 @@ from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
-from ._rules import RULES, RULES_BY_ID
+from ._operations import RULES, RULES_BY_ID
 from ._schemas import BASE_URI
 
 #: The meta-schema every shipped schema declares.
@@ -292,7 +292,7 @@ def _check_vector(
     rule = RULES_BY_ID.get(str(rule_id))
     if rule is None:
         yield (f"{where}: vector {vector_id!r} names rule {rule_id!r}, which is not in the "
-               "registry (conformance/_rules.py); see `eventproof rules`")
+               "registry (conformance/<profile>/rules.py); see `eventproof rules`")
         return
     if not vector_id.startswith(f"{rule.id}/"):
         yield f"{where}: vector id {vector_id!r} does not start with its rule {rule.id!r} + '/'"
@@ -376,14 +376,14 @@ def check_spec_mentions(checkout: Checkout) -> list[Problem]:
         elif f"`{rule.id}`" not in body:
             problems.append(f"rule {rule.id}: not mentioned (as `{rule.id}`) under "
                             f"spec/{file_name} §{number}; state it there, or correct its section "
-                            "in conformance/_rules.py")
+                            "in conformance/<profile>/rules.py")
     groups = {rule.id.split(".", 1)[0] for rule in RULES}
     for name, text in texts.items():
         for line_number, line in enumerate(text.splitlines(), start=1):
             for token in _BACKTICKED.findall(line):
                 if _looks_like_rule_id(token, groups) and token not in RULES_BY_ID:
                     problems.append(f"spec/{name}:{line_number}: `{token}` looks like a rule "
-                                    "id but is not in the registry (conformance/_rules.py)")
+                                    "id but is not in the registry (conformance/<profile>/rules.py)")
     return problems
 
 

@@ -16,7 +16,8 @@ from typing import Any, NoReturn
 import click
 from rich.console import Console
 
-from ._model import FIT_STRATEGIES, OPS
+from ._model import FIT_STRATEGIES
+from ._operations import OPS
 
 #: The embedded default: the reference checked against itself.
 DEFAULT_IMPL = "python:eventproof.reference:Reference"
@@ -32,10 +33,7 @@ def _fail(message: str) -> NoReturn:
 @contextmanager
 def _user_errors() -> Iterator[None]:
     """Turn every error that a user can fix into one clear message and exit code 2."""
-    from ._adapters import UsageError
-    from ._engine import HarnessError
-    from ._expectations import ExpectationsError
-    from ._protocol import ProtocolError
+    from ._errors import ExpectationsError, HarnessError, ProtocolError, UsageError
 
     try:
         yield
@@ -99,13 +97,29 @@ def main() -> None:
     """Check an AI-agent event-stream implementation against the eventproof spec."""
 
 
+def _budget(budget: str | None, old_profile: str | None) -> str:
+    """``--budget``, or the deprecated ``--profile`` with a notice on stderr."""
+    if old_profile is not None:
+        if budget is not None and budget != old_profile:
+            raise click.UsageError(f"--budget {budget} and --profile {old_profile} disagree; "
+                                   "--profile is the old name of --budget: drop it")
+        click.echo(f"eventproof: --profile is deprecated and will be removed in the next release; "
+                   f"use --budget {old_profile} (a profile now names a rule set: selection, "
+                   "wire …)", err=True)
+        return budget or old_profile
+    return budget or "default"
+
+
 @main.command()
 @impl_option
 @fit_option
-@click.option("--profile", type=click.Choice(["quick", "default", "thorough"]), default="default",
-              show_default=True, help="Example budget per operation search (60 / 200 / 2000).")
+@click.option("--budget", type=click.Choice(["quick", "default", "thorough"]), default=None,
+              help="Example budget per operation search: quick 60, default 200, thorough 2000.")
+@click.option("--profile", "old_profile", type=click.Choice(["quick", "default", "thorough"]),
+              default=None, hidden=True,
+              help="Deprecated spelling of --budget (a profile is a rule set now).")
 @click.option("--max-examples", type=click.IntRange(min=1), default=None,
-              help="Override the profile's example budget.")
+              help="Override the budget's examples per operation search.")
 @click.option("--seed", type=int, default=None,
               help="Seed the search (ignored with --deterministic).")
 @click.option("--deterministic/--random", default=None,
@@ -131,7 +145,8 @@ def main() -> None:
 @click.option("--no-progress", is_flag=True, help="No live status line.")
 @click.option("-v", "--verbose", is_flag=True, help="Show passing rules too.")
 def run(
-    impl: str | None, fit: str, profile: str, max_examples: int | None, seed: int | None,
+    impl: str | None, fit: str, budget: str | None, old_profile: str | None,
+    max_examples: int | None, seed: int | None,
     deterministic: bool | None, ops: str | None, timeout: float, use_shell: bool,
     expect: Path | None, update_expectations: bool, json_path: Path | None,
     junit_path: Path | None, markdown_path: Path | None, state_dir: Path, no_progress: bool,
@@ -142,6 +157,7 @@ def run(
     from ._engine import apply_expectations, check_implementation
 
     console = Console(highlight=False)
+    budget = _budget(budget, old_profile)
     wanted = _parse_ops(ops)
     if update_expectations and expect is None:
         raise click.UsageError("--update-expectations needs --expect FILE to know what to rewrite")
@@ -155,7 +171,7 @@ def run(
         update, stop = _progress(Console(stderr=True), not no_progress)
         try:
             report = check_implementation(
-                impl or _default_impl(fit), ops=wanted, profile=profile,
+                impl or _default_impl(fit), ops=wanted, budget=budget,
                 max_examples=max_examples, seed=seed, deterministic=is_deterministic,
                 timeout=timeout, use_shell=use_shell, database=state_dir / "examples",
                 on_progress=update,
@@ -232,7 +248,7 @@ def vectors(impl: str | None, fit: str, timeout: float, use_shell: bool,
 @main.command()
 def rules() -> None:
     """List every rule: id, level, operation and spec section."""
-    from ._rules import RULES
+    from ._operations import RULES
 
     console = Console(highlight=False)
     for rule in RULES:

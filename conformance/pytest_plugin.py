@@ -47,7 +47,7 @@ class _Run:
     """The options of this session and, once computed, the verdict (one per process)."""
 
     impl: str
-    profile: str
+    budget: str
     seed: int | None
     timeout: float
     use_shell: bool
@@ -62,15 +62,14 @@ class _Run:
         """Run the engine once, for the operations of the eventproof items still selected."""
         if self.report is not None or self.problem is not None:
             return
-        from ._adapters import UsageError
-        from ._engine import HarnessError, apply_expectations, check_implementation
-        from ._protocol import ProtocolError
+        from ._engine import apply_expectations, check_implementation
+        from ._errors import HarnessError, ProtocolError, UsageError
         from ._replay import save_failures
 
         ops = sorted({item.rule.op for item in session.items if isinstance(item, RuleItem)})
         try:
             report = check_implementation(
-                self.impl, ops=ops, profile=self.profile, seed=self.seed,
+                self.impl, ops=ops, budget=self.budget, seed=self.seed,
                 deterministic=self.seed is None, timeout=self.timeout, use_shell=self.use_shell,
             )
         except (UsageError, HarnessError, ProtocolError) as error:
@@ -94,7 +93,7 @@ class EventproofCollector(pytest.Collector):
     """The root of the eventproof items: one :class:`OperationCollector` per operation."""
 
     def collect(self) -> list[pytest.Item | pytest.Collector]:
-        from ._model import OPS
+        from ._operations import OPS
 
         return [OperationCollector.from_parent(self, name=op) for op in OPS]
 
@@ -103,7 +102,7 @@ class OperationCollector(pytest.Collector):
     """The rules of one operation, in the order the spec states them."""
 
     def collect(self) -> list[pytest.Item | pytest.Collector]:
-        from ._rules import rules_for
+        from ._operations import rules_for
 
         return [RuleItem.from_parent(self, name=rule.id, rule=rule)
                 for rule in rules_for(self.name)]
@@ -163,7 +162,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Check this implementation: 'python:MODULE:ATTR' (in process) or a command line "
              "speaking spec/protocol.md. Adds one test item per rule.")
     group.addoption(
-        "--eventproof-profile", choices=("quick", "default", "thorough"), default="default",
+        "--eventproof-budget", choices=("quick", "default", "thorough"), default="default",
         help="Example budget per operation search (default: %(default)s).")
     group.addoption(
         "--eventproof-seed", type=int, default=None, metavar="N",
@@ -193,14 +192,15 @@ def pytest_configure(config: pytest.Config) -> None:
     expectations: dict[str, str] = {}
     expect = config.getoption("eventproof_expect")
     if expect is not None:
-        from ._expectations import ExpectationsError, load_expectations
+        from ._errors import ExpectationsError
+        from ._expectations import load_expectations
 
         try:
             expectations = load_expectations(expect)
         except ExpectationsError as error:
             raise pytest.UsageError(str(error)) from None
     config.stash[_RUN] = _Run(
-        impl=impl, profile=config.getoption("eventproof_profile"),
+        impl=impl, budget=config.getoption("eventproof_budget"),
         seed=config.getoption("eventproof_seed"), timeout=config.getoption("eventproof_timeout"),
         use_shell=config.getoption("eventproof_shell"), expectations=expectations,
         failures_directory=config.rootpath / ".eventproof" / "failures",
@@ -231,7 +231,7 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     if run is None:
         return None
     how = "derandomized" if run.seed is None else f"seed {run.seed}"
-    return (f"eventproof: checking {shlex.quote(run.impl)} (profile {run.profile}, {how}, "
+    return (f"eventproof: checking {shlex.quote(run.impl)} (budget {run.budget}, {how}, "
             f"timeout {run.timeout:g} s)")
 
 

@@ -16,15 +16,16 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ._model import OPS, Capabilities
-from ._selection_strategies import (
+from ._model import Capabilities
+from . import _operations
+from .selection.strategies import (
     assistant_messages,
     chunks,
     content_blocks,
     session_events,
     session_logs,
 )
-from ._wire_strategies import (
+from .wire.strategies import (
     agent_events,
     assistant_message_events,
     json_values,
@@ -50,9 +51,7 @@ __all__ = [
 def op_inputs(op: str, capabilities: Capabilities | None = None) -> st.SearchStrategy[Any]:
     """Inputs for ``op`` exactly as the harness generates them for an implementation declaring
     ``capabilities`` (default: every op, ``halving``, variable ``maxBytes``)."""
-    from ._engine import _profile_checks
-
-    if op not in OPS:
-        raise ValueError(f"{op!r} is not an operation; use one of {', '.join(OPS)}")
-    _, strategies, _ = _profile_checks()
-    return strategies[op](capabilities or Capabilities())  # type: ignore[no-any-return]
+    if op not in _operations.OPS:
+        raise ValueError(f"{op!r} is not an operation; use one of {', '.join(_operations.OPS)}")
+    operation = _operations.OPERATIONS_BY_NAME[op]
+    return operation.inputs(capabilities or Capabilities())  # type: ignore[no-any-return]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from eventproof.conformance import check_implementation
-from eventproof.conformance._rules import RULES_BY_ID
+from eventproof.conformance._operations import RULES_BY_ID
 
 pytestmark = pytest.mark.node
 

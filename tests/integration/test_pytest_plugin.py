@@ -6,7 +6,7 @@ import textwrap
 import xml.etree.ElementTree as ET
 
 import pytest
-from eventproof.conformance._rules import RULES, rules_for
+from eventproof.conformance._operations import RULES, rules_for
 
 pytest_plugins = ["pytester"]
 

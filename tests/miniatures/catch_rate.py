@@ -37,7 +37,7 @@ def _miniatures() -> dict[str, tuple[str, type[Any], str]]:
 
 def _check(job: tuple[str, int, str]) -> tuple[str, bool, float]:
     from eventproof.conformance import check_implementation
-    from eventproof.conformance._rules import RULES_BY_ID
+    from eventproof.conformance._operations import RULES_BY_ID
 
     name, seed, profile = job
     _, cls, rule = _miniatures()[name]

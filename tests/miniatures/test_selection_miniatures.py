@@ -9,8 +9,10 @@ from typing import Any, cast
 import pytest
 from eventproof.conformance import RULES_BY_ID, RunReport, check_implementation
 from eventproof.conformance._model import Capabilities, Case, Check, Errored, ImplErrored, Op
-from eventproof.conformance._selection_checks import CHECKS
-from eventproof.conformance._selection_strategies import STRATEGIES
+from eventproof.conformance.selection import OPERATIONS as SELECTION_OPERATIONS
+
+CHECKS = {op.name: list(op.checks) for op in SELECTION_OPERATIONS}
+STRATEGIES = {op.name: op.inputs for op in SELECTION_OPERATIONS}
 from eventproof.reference import InvalidInput, Reference
 from hypothesis import given
 from hypothesis import strategies as st

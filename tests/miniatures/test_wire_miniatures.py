@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 from eventproof.conformance import RunReport, check_implementation
-from eventproof.conformance._model import Capabilities, Case, Errored, ImplErrored
-from eventproof.conformance._rules import RULES
-from eventproof.conformance._wire_checks import CHECK_BY_RULE, CHECKS
+from eventproof.conformance._model import Capabilities, Case, Errored, ImplErrored, rules_of
+from eventproof.conformance._operations import RULES
+from eventproof.conformance.wire import OPERATIONS as WIRE_OPERATIONS
 from eventproof.reference import MIN_MAX_BYTES, InvalidInput, Reference, canonical_bytes
 
 from miniatures.wire import MINIATURES, MaximalPipeline, Pipeline
@@ -22,6 +22,9 @@ from miniatures.wire import MINIATURES, MaximalPipeline, Pipeline
 #: Seconds one request may take before the harness calls it hung (the slice(-0) loop).
 TIMEOUT = 2.0
 #: Rules whose counterexample needs a line over maxBytes; the smallest is about 4 KiB.
+CHECKS = {op.name: list(op.checks) for op in WIRE_OPERATIONS}
+CHECK_BY_RULE = {rule: check for checks in CHECKS.values() for check in checks
+                 for rule in rules_of(check)}
 NEEDS_A_BIG_LINE = {"bound.converges", "bound.fits", "bound.ids", "bound.only-updates",
                     "bound.only-when-over", "bound.shape", "bound.text", "bound.tail",
                     "canon.utf8"}

@@ -1,7 +1,7 @@
 """Measure the suite's power: mutate the reference and count the mutants `eventproof run` kills.
 
 Every mutant of the reference modules (selection, settle, wire, backstop, canonical) is checked as
-an implementation under test, with ``check_implementation(..., profile="quick",
+an implementation under test, with ``check_implementation(..., budget="quick",
 deterministic=True)``, against the PRISTINE reference. A mutant is *killed* when the run does not
 conform, *timeout* when the whole check overran its wall-clock limit, *survived* otherwise; a
 surviving mutant listed in ``equivalent.txt`` (next to this file) is *equivalent*. The score is
@@ -380,7 +380,7 @@ class _MustFailed(Exception):
 
 def _stop_at_first_must_failure(op: str, message: str) -> None:
     """The engine's progress callback: it reports ``<rule id>: <outcome>`` for each broken rule."""
-    from eventproof.conformance._rules import RULES_BY_ID
+    from eventproof.conformance._operations import RULES_BY_ID
 
     rule_id, _, outcome = message.partition(": ")
     rule = RULES_BY_ID.get(rule_id)
@@ -397,7 +397,7 @@ def _check(module: Any, ops: Sequence[str], fits: Sequence[str], request_timeout
     status, rules, note = SURVIVED, set(), ""
     for fit in fits:
         try:
-            report = check_implementation(module.Reference(fit), ops=ops, profile="quick",
+            report = check_implementation(module.Reference(fit), ops=ops, budget="quick",
                                           deterministic=True, timeout=request_timeout,
                                           on_progress=_stop_at_first_must_failure)
         except _MustFailed as found:

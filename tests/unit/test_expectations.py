@@ -20,7 +20,7 @@ from eventproof.conformance._expectations import (
     write_expectations,
 )
 from eventproof.conformance._model import Capabilities
-from eventproof.conformance._rules import RULES, RULES_BY_ID
+from eventproof.conformance._operations import RULES, RULES_BY_ID
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -33,7 +33,7 @@ def failing(rule_id: str, message: str) -> RuleResult:
 
 def report_of(results: list[RuleResult], *, seed: int | None = 99) -> RunReport:
     return RunReport(implementation={"name": "go-port", "language": "go", "version": "0.4.0"},
-                     capabilities=Capabilities(), results=results, profile="default", seed=seed,
+                     capabilities=Capabilities(), results=results, budget="default", seed=seed,
                      deterministic=seed is None)
 
 

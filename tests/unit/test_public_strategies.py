@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 from eventproof.conformance import strategies
-from eventproof.conformance._model import OPS, Capabilities
+from eventproof.conformance._model import Capabilities
+from eventproof.conformance._operations import OPS
 from eventproof.conformance._schemas import schema_issues
 from hypothesis import given, settings
 from hypothesis import strategies as st

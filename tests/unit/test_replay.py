@@ -7,16 +7,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from eventproof.conformance._adapters import Ok
 from eventproof.conformance._engine import (
     Counterexample,
     RuleResult,
     RunReport,
-    _profile_checks,
     check_implementation,
-    evaluate,
-    expected_answer,
 )
-from eventproof.conformance._model import Capabilities, Case
+from eventproof.conformance._model import Capabilities
+from eventproof.conformance._operations import RULES_BY_ID, operation
 from eventproof.conformance._replay import (
     FORMAT_VERSION,
     ReplayCase,
@@ -28,8 +27,8 @@ from eventproof.conformance._replay import (
     save_failures,
 )
 from eventproof.conformance._reports import SUITE_VERSION
-from eventproof.conformance._rules import RULES_BY_ID
 from eventproof.conformance._schemas import schema_issues
+from eventproof.conformance._verdict import judge
 from eventproof.reference import Reference
 
 IMPLEMENTATION = {"name": "rust port/β", "language": "rust", "version": "1.0.0"}
@@ -90,9 +89,8 @@ class SelectOnly:
 def planted_case() -> ReplayCase:
     """The case the planted bug produces on TWO_MESSAGES, judged by the real checks."""
     wrong = FirstMessageWins().run("select", TWO_MESSAGES)
-    expected = expected_answer(Reference(), "select", TWO_MESSAGES)
-    violations = evaluate(Case("select", TWO_MESSAGES, expected, wrong, Capabilities()),
-                          _profile_checks()[0]["select"], frozenset())
+    verdict = judge(operation("select"), TWO_MESSAGES, Ok(wrong), Capabilities())
+    expected, violations = verdict.expected, verdict.violations
     assert violations, "the planted bug must break a rule on this input"
     rule = RULES_BY_ID[violations[0].rule]
     return ReplayCase(rule=rule.id, level=rule.level, section=rule.section, op="select",
@@ -103,7 +101,7 @@ def planted_case() -> ReplayCase:
 
 def report_with(results: list[RuleResult]) -> RunReport:
     return RunReport(implementation=dict(IMPLEMENTATION), capabilities=Capabilities(),
-                     results=results, profile="quick", seed=7, deterministic=False)
+                     results=results, budget="quick", seed=7, deterministic=False)
 
 
 def failure(rule_id: str, **overrides: Any) -> RuleResult:
@@ -263,7 +261,7 @@ def test_undeclared_operation_is_skipped() -> None:
 def test_engine_failure_round_trips_through_files(tmp_path: Path) -> None:
     """A failure the engine finds is saved, loaded and replayed as still failing; the reference
     replays the same file as fixed."""
-    report = check_implementation(NeverSelects, ops=["select"], profile="quick", timeout=5.0)
+    report = check_implementation(NeverSelects, ops=["select"], budget="quick", timeout=5.0)
     assert not report.conforms
     written = save_failures(report, tmp_path)
     assert written

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from eventproof.conformance._engine import Counterexample, RuleResult, RunReport
 from eventproof.conformance._model import Capabilities
+from eventproof.conformance._operations import RULES_BY_ID
 from eventproof.conformance._reports import (
     OUTCOMES,
     REPORT_VERSION,
@@ -26,7 +27,6 @@ from eventproof.conformance._reports import (
     write_junit,
     write_markdown,
 )
-from eventproof.conformance._rules import RULES_BY_ID
 from eventproof.conformance._schemas import schema_issues
 from eventproof.reference import SPEC_VERSION
 from hypothesis import given
@@ -52,7 +52,7 @@ def example(op: str, input: Any, expected: Any, actual: Any, message: str, *,
 
 def make_report(results: list[RuleResult], *, seed: int | None = None) -> RunReport:
     return RunReport(implementation=dict(IMPLEMENTATION), capabilities=Capabilities(),
-                     results=results, profile="quick", seed=seed, deterministic=seed is None,
+                     results=results, budget="quick", seed=seed, deterministic=seed is None,
                      duration=1.25, calls=321)
 
 

@@ -12,10 +12,8 @@ import pytest
 from eventproof.conformance._engine import isolated_constants
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._schemas import schema_issues
-from eventproof.conformance._selection_strategies import (
-    OBSERVERS,
+from eventproof.conformance.selection.strategies import (
     REASON_KINDS,
-    STRATEGIES,
     assistant_messages,
     chunks,
     content_blocks,
@@ -27,13 +25,18 @@ from hypothesis import strategies as st
 
 #: The size of the fixed-seed sample the distribution tests count over.
 SAMPLE = 300
+from eventproof.conformance._operations import OPERATIONS_BY_NAME
+from eventproof.conformance.selection import OPERATIONS as PROFILE_OPERATIONS
+
+INPUTS = {op.name: op.inputs for op in PROFILE_OPERATIONS}
+SELECTION_OPS = list(INPUTS)
 
 
-@pytest.mark.parametrize("op", list(STRATEGIES))
+@pytest.mark.parametrize("op", SELECTION_OPS)
 @given(data=st.data())
 def test_op_inputs_are_schema_valid(op: str, data: st.DataObject) -> None:
     """Every generated op input validates against ``op-<op>.json#/$defs/input``."""
-    op_input = data.draw(STRATEGIES[op](Capabilities()))
+    op_input = data.draw(INPUTS[op](Capabilities()))
     assert schema_issues(op_input, f"op-{op}.json#/$defs/input") == []
 
 
@@ -60,11 +63,11 @@ def test_empty_means_usage_only(empty: dict[str, Any], full: dict[str, Any]) -> 
     assert full["data"]["message"]["content"]
 
 
-@pytest.mark.parametrize("op", list(STRATEGIES))
+@pytest.mark.parametrize("op", SELECTION_OPS)
 @given(data=st.data())
 def test_observations_are_finite_numbers(op: str, data: st.DataObject) -> None:
     """Each observer maps a generated input to finite floats (what hypothesis.target accepts)."""
-    observations = OBSERVERS[op](data.draw(STRATEGIES[op](Capabilities())))
+    observations = OPERATIONS_BY_NAME[op].observer(data.draw(INPUTS[op](Capabilities())))
     assert all(isinstance(value, float) and math.isfinite(value)
                for value in observations.values())
 
@@ -78,7 +81,7 @@ def sample(op: str) -> tuple[Any, ...]:
 
     @settings(max_examples=SAMPLE, database=None, derandomize=True, deadline=None,
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
-    @given(STRATEGIES[op](Capabilities()))
+    @given(INPUTS[op](Capabilities()))
     def collect(op_input: Any) -> None:
         found.append(op_input)
 

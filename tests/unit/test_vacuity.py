@@ -2,8 +2,8 @@
 
 A check that no wrong implementation can trip is a check in name only. For every rule of the
 registry this runs the miniatures declared for it (tests/miniatures/) over the shipped vectors and
-feeds each answer to every check of the operation, collecting every rule that yields a violation
-(not only the first, as the engine reports); a timeout counts for the engine's hang rule. When the
+judges each answer through the one verdict path, collecting every rule it breaks (not only the
+first, as a report leads with); a timeout counts for the operation's hang rule. When the
 vectors do not reach the rule, the miniature goes through the quick property run instead.
 """
 
@@ -15,16 +15,8 @@ from typing import Any
 
 import pytest
 from eventproof.conformance import _adapters, check_implementation
-from eventproof.conformance._engine import (
-    _agreement_rule,
-    _hang_rule,
-    _profile_checks,
-    expected_answer,
-)
-from eventproof.conformance._model import Case, ImplErrored
-from eventproof.conformance._rules import RULES
-from eventproof.conformance._vectors import _skip_reason, load_vectors
-from eventproof.reference import Reference
+from eventproof.conformance._operations import RULES
+from eventproof.conformance._vectors import _skip_reason, judge_vector, load_vectors
 from miniatures import selection, wire
 
 #: Every miniature: name -> (class, the rule it must break).
@@ -41,30 +33,15 @@ REQUEST_TIMEOUT = 2.0
 @cache
 def rules_tripped_by_vectors(name: str) -> frozenset[str]:
     """Every rule some check reports when the miniature ``name`` answers the shipped vectors."""
-    checks = _profile_checks()[0]
     adapter = _adapters.adapter_for(MINIATURES[name][0](), timeout=REQUEST_TIMEOUT)
     tripped: set[str] = set()
     try:
         capabilities = adapter.start().capabilities
-        reference = Reference(capabilities.fit_strategy)
         for vector in load_vectors():
             if _skip_reason(vector, capabilities) is not None:
                 continue
             response = adapter.run(vector.op, vector.input)
-            if isinstance(response, _adapters.TimedOut):
-                tripped.add(_hang_rule(vector.op))
-                continue
-            if isinstance(response, _adapters.Crashed | _adapters.Broken):
-                tripped.add(_agreement_rule(vector.op))
-                continue
-            if isinstance(response, _adapters.Skipped):
-                continue
-            actual = response if isinstance(response, ImplErrored) else response.output
-            case = Case(op=vector.op, input=vector.input,  # type: ignore[arg-type]
-                        expected=expected_answer(reference, vector.op, vector.input),
-                        actual=actual, capabilities=capabilities)
-            for check in checks[vector.op]:
-                tripped.update(violation.rule for violation in check(case))
+            tripped.update(judge_vector(vector, response, capabilities).broken)
     finally:
         adapter.stop()
     return frozenset(tripped)
@@ -73,7 +50,7 @@ def rules_tripped_by_vectors(name: str) -> frozenset[str]:
 @cache
 def rules_tripped_by_property_run(name: str, op: str) -> frozenset[str]:
     """The rules the quick deterministic property run finds broken in miniature ``name``."""
-    report = check_implementation(MINIATURES[name][0](), ops=[op], profile="quick",
+    report = check_implementation(MINIATURES[name][0](), ops=[op], budget="quick",
                                   deterministic=True, timeout=REQUEST_TIMEOUT)
     return frozenset(report.failed_rule_ids)
 

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from eventproof.conformance import _spec_check, _vectors
+from eventproof.conformance._adapters import Ok
 from eventproof.conformance._model import FIT_STRATEGIES, Capabilities, ImplErrored
-from eventproof.conformance._rules import RULES
+from eventproof.conformance._operations import RULES
 from eventproof.conformance.cli import main as cli_main
 from eventproof.reference import InvalidInput, Reference
 from rich.console import Console
@@ -32,8 +33,10 @@ def test_vector_holds_for_the_reference(vector: _vectors.Vector) -> None:
     """The in-process reference answers the vector as it demands, for each strategy it names."""
     fits = [vector.fit_strategy] if vector.fit_strategy else list(FIT_STRATEGIES)
     for fit in fits:
-        status, message = _vectors.judge(vector, _answer(fit, vector))
-        assert status == "pass", f"{vector.id} ({fit}): {message}"
+        answer = _answer(fit, vector)
+        response = answer if isinstance(answer, ImplErrored) else Ok(answer)
+        result = _vectors.judge_vector(vector, response, Capabilities(fit_strategy=fit))
+        assert result.status == "pass", f"{vector.id} ({fit}): {result.message}"
 
 
 def test_vector_files_are_fresh() -> None:
@@ -50,9 +53,9 @@ def test_every_rule_has_two_vector_sources() -> None:
 
 def test_every_group_has_a_file_and_every_vector_its_group() -> None:
     """Each rule group ships one file, and each vector sits in the file of its rule's group."""
-    assert {v.file for v in VECTORS} == {f"{group}.json" for group in _vectors.GROUPS}
+    assert {v.file for v in VECTORS} == {f"{group.name}.json" for group in _vectors.GROUPS}
     assert all(v.file == f"{v.group}.json" for v in VECTORS)
-    assert {r.id.split(".")[0] for r in RULES} <= set(_vectors.GROUPS)
+    assert {r.id.split(".")[0] for r in RULES} <= {group.name for group in _vectors.GROUPS}
 
 
 def test_lone_surrogates_survive_the_file() -> None:
@@ -75,41 +78,53 @@ def test_strategy_dependent_source_without_fits_is_refused() -> None:
 
 # -- judging ---------------------------------------------------------------------------------------
 
-def _vector(op: str, expected: Any, rule: str = "project.agrees") -> _vectors.Vector:
+def _vector(op: str, op_input: Any, expected: Any, rule: str) -> _vectors.Vector:
     return _vectors.Vector(id=f"{rule}/x", description="d", rule=rule, section="wire.md#4",
-                           op=op, input={}, expected=expected, fit_strategy=None, file="x.json")
+                           op=op, input=op_input, expected=expected, fit_strategy=None,
+                           file="x.json")
 
 
-def test_judge_value_difference_fails() -> None:
-    """A different value fails the vector (a MUST failure)."""
-    vector = _vector("select", [{"type": "text", "text": "a"}], "select.agrees")
-    assert _vectors.judge(vector, [{"type": "text", "text": "b"}])[0] == "fail"
-    assert _vectors.judge(vector, None)[0] == "fail"
+_TWO_MESSAGES = {"events": [
+    {"type": "assistant/message", "seq": 0, "time": "t",
+     "data": {"message": {"role": "assistant", "content": [{"type": "text", "text": "a"}]}}},
+    {"type": "assistant/message", "seq": 1, "time": "t",
+     "data": {"message": {"role": "assistant", "content": [{"type": "text", "text": "b"}]}}},
+]}
+
+
+def test_judge_value_difference_fails_by_the_rule_it_breaks() -> None:
+    """A different value fails the vector, explained by the specific rule's own check."""
+    vector = _vector("select", _TWO_MESSAGES, [{"type": "text", "text": "b"}], "select.agrees")
+    result = _vectors.judge_vector(vector, Ok([{"type": "text", "text": "a"}]), Capabilities())
+    assert result.status == "fail"
+    assert result.broken[0] == "select.last-message"
+    assert result.message.startswith("select.last-message: ")
+    assert _vectors.judge_vector(vector, Ok(None), Capabilities()).status == "fail"
 
 
 def test_judge_byte_difference_is_should_only() -> None:
-    """The same value written with other bytes is a SHOULD difference, not a failure."""
-    vector = _vector("project", {"line": '{"type":"x","a":30}'})
-    status, message = _vectors.judge(vector, {"line": '{"a":30.0,"type":"x"}'})
-    assert status == "bytes"
-    assert "first difference at byte" in message
+    """The same value written with other bytes breaks only the SHOULD rule canon.bytes."""
+    event = {"type": "custom", "a": 30}
+    vector = _vector("project", {"event": event}, {"line": '{"type":"custom","a":30}'},
+                     "canon.bytes")
+    result = _vectors.judge_vector(vector, Ok({"line": '{"a":30.0,"type":"custom"}'}),
+                                   Capabilities())
+    assert result.status == "should"
+    assert result.broken == ("canon.bytes",)
 
 
 def test_judge_errored_is_required_for_erroneous_input() -> None:
     """An erroneous input passes only with an errored answer, and a valid one never does."""
-    erroneous = _vector("project", {"errored": True}, "project.erroneous")
-    assert _vectors.judge(erroneous, {"line": "{}"})[0] == "fail"
-    assert _vectors.judge(erroneous, ImplErrored("no"))[0] == "pass"
-    valid = _vector("project", {"line": "{}"})
-    assert _vectors.judge(valid, ImplErrored("no"))[0] == "fail"
-
-
-def test_json_equal_is_strict_about_booleans() -> None:
-    """true is not 1 and false is not 0, while 1 equals 1.0 and member order is ignored."""
-    assert not _vectors.json_equal(True, 1)
-    assert not _vectors.json_equal([False], [0])
-    assert _vectors.json_equal({"a": 1, "b": [2.0]}, {"b": [2], "a": 1.0})
-    assert not _vectors.json_equal({"a": 1}, {"a": 1, "b": None})
+    update = {"type": "message_update", "message": {"role": "user", "content": []},
+              "assistantMessageEvent": {"type": "text_delta", "contentIndex": 0, "delta": "x"}}
+    erroneous = _vector("project", {"event": update, "includeLiveEvents": True},
+                        {"errored": True}, "project.erroneous")
+    failed = _vectors.judge_vector(erroneous, Ok({"line": "{}"}), Capabilities())
+    assert (failed.status, failed.broken[0]) == ("fail", "project.erroneous")
+    assert _vectors.judge_vector(erroneous, ImplErrored("no"), Capabilities()).status == "pass"
+    valid = _vector("project", {"event": {"type": "agent_start"}}, {"line": '{"type":"agent_start"}'},
+                    "project.agrees")
+    assert _vectors.judge_vector(valid, ImplErrored("no"), Capabilities()).status == "fail"
 
 
 def test_skips_follow_the_capabilities() -> None:
@@ -129,7 +144,7 @@ def test_run_vectors_on_the_reference_conforms(fit: str) -> None:
     outcome = _vectors.run_vectors(Reference(fit), timeout=30)
     assert outcome.conforms, [r.vector.id for r in outcome.results if r.status != "pass"]
     statuses = Counter(r.status for r in outcome.results)
-    assert statuses["fail"] == statuses["bytes"] == 0
+    assert statuses["fail"] == statuses["should"] == 0
     assert all(r.vector.fit_strategy not in (None, fit) for r in outcome.results
                if r.status == "skip")
 

@@ -6,14 +6,13 @@ import json
 import math
 from typing import Any
 
-from eventproof.conformance._engine import PROFILES, isolated_constants
+from eventproof.conformance._engine import BUDGETS, isolated_constants
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._schemas import schema_issues
-from eventproof.conformance._wire_strategies import (
+from eventproof.conformance.wire.strategies import (
     ASSISTANT_EVENT_TYPES,
     KNOWN_TYPES,
     MAX_SAFE_INTEGER,
-    STRATEGIES,
     agent_events,
     assistant_message_events,
     full_text_bounded_size,
@@ -28,7 +27,11 @@ from hypothesis import strategies as st
 
 CAPABILITIES = Capabilities()
 #: Examples per search in the engine's default profile.
-ENGINE_BUDGET = PROFILES["default"]
+ENGINE_BUDGET = BUDGETS["default"]
+from eventproof.conformance.wire import OPERATIONS as PROFILE_OPERATIONS
+
+INPUTS = {op.name: op.inputs for op in PROFILE_OPERATIONS}
+SELECTION_OPS = list(INPUTS)
 
 
 def counted(max_examples: int = 100) -> Any:
@@ -47,25 +50,25 @@ def _numbers(value: Any) -> list[Any]:
     return [number for item in items for number in _numbers(item)]
 
 
-@given(STRATEGIES["project"](CAPABILITIES))
+@given(INPUTS["project"](CAPABILITIES))
 def test_project_inputs_are_schema_valid(op_input: dict[str, Any]) -> None:
     """Every generated project input validates against op-project.json#/$defs/input."""
     assert schema_issues(op_input, "op-project.json#/$defs/input") == []
 
 
-@given(STRATEGIES["classify"](CAPABILITIES))
+@given(INPUTS["classify"](CAPABILITIES))
 def test_classify_inputs_are_schema_valid(op_input: dict[str, Any]) -> None:
     """Every generated classify input validates against op-classify.json#/$defs/input."""
     assert schema_issues(op_input, "op-classify.json#/$defs/input") == []
 
 
-@given(STRATEGIES["project"](Capabilities(variable_max_bytes=False)))
+@given(INPUTS["project"](Capabilities(variable_max_bytes=False)))
 def test_fixed_max_bytes_is_the_default(op_input: dict[str, Any]) -> None:
     """An implementation that cannot vary maxBytes only ever gets 262144."""
     assert op_input["maxBytes"] == DEFAULT_MAX_BYTES
 
 
-@given(STRATEGIES["project"](CAPABILITIES))
+@given(INPUTS["project"](CAPABILITIES))
 def test_inputs_carry_only_numbers_the_spec_accepts(op_input: dict[str, Any]) -> None:
     """No integer beyond ±(2^53-1), NaN or infinity: every event has a canonical line."""
     canonical_bytes(op_input["event"])  # raises InvalidInput for a refused number
@@ -101,7 +104,7 @@ def test_project_inputs_reach_the_bound() -> None:
     seen: set[str] = set()
 
     @counted(ENGINE_BUDGET)
-    @given(STRATEGIES["project"](CAPABILITIES))
+    @given(INPUTS["project"](CAPABILITIES))
     def record(op_input: dict[str, Any]) -> None:
         event = op_input["event"]
         if event["type"] == "tool_execution_update" and op_input["includeLiveEvents"]:

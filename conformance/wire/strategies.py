@@ -16,6 +16,7 @@ line, so the arithmetic is exact: a repeated unit adds the same escaped bytes ea
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -30,7 +31,7 @@ from eventproof.reference import (
 )
 from hypothesis import strategies as st
 
-from ._model import Capabilities, Family
+from .._model import Capabilities, Family
 
 Event = dict[str, Any]
 OpInput = dict[str, Any]
@@ -869,7 +870,24 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
     ]
     if capabilities.variable_max_bytes:
         families.append(Family("edge", 1, _edge_inputs()))
-    return tuple(families)
+    return tuple(replace(family, aims=FAMILY_AIMS[family.name]) for family in families)
+
+
+#: The rules each ``project`` family is built to reach (the vacuity test holds every rule to
+#: at least one family and one wrong implementation caught through it).
+FAMILY_AIMS: dict[str, tuple[str, ...]] = {
+    "events": ("classify.kind", "project.frame-opt-in", "project.fact-passthrough"),
+    "message-updates": ("project.message-update", "project.frame-opt-in"),
+    "erroneous": ("project.erroneous",),
+    "turn-ends": ("project.turn-end",),
+    "agent-ends": ("project.agent-end",),
+    "facts": ("project.fact-passthrough", "canon.utf8", "canon.bytes"),
+    "facts-over-bound": ("bound.only-updates",),
+    "near-bound": ("bound.fits", "bound.only-when-over", "bound.shape", "bound.text", "bound.tail"),
+    "at-bound": ("bound.fits", "bound.only-when-over", "bound.tail"),
+    "cut": ("bound.tail", "bound.text", "canon.utf8"),
+    "edge": ("bound.ids", "bound.converges", "bound.fits"),
+}
 
 
 def project_inputs(capabilities: Capabilities) -> st.SearchStrategy[OpInput]:
@@ -912,15 +930,3 @@ def observe_project(op_input: Any) -> dict[str, float]:
         scores["bytes the whole-text bounded form lacks to be over maxBytes, negated"] = (
             -float(max(0, max_bytes + 1 - bounded)))
     return scores
-
-
-STRATEGIES: dict[str, Callable[[Capabilities], st.SearchStrategy[OpInput]]] = {
-    "classify": classify_inputs,
-    "project": project_inputs,
-}
-FAMILIES: dict[str, Callable[[Capabilities], tuple[Family, ...]]] = {
-    "project": project_families,
-}
-OBSERVERS: dict[str, Callable[[Any], dict[str, float]]] = {
-    "project": observe_project,
-}

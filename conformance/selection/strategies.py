@@ -31,7 +31,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ._model import Capabilities, Family
+from .._model import Capabilities
 
 Event = dict[str, Any]
 Block = dict[str, Any]
@@ -854,16 +854,6 @@ def settle_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy
     return _settle_input()
 
 
-STRATEGIES: dict[str, Callable[[Capabilities], st.SearchStrategy[Any]]] = {
-    "select": select_inputs,
-    "fold": fold_inputs,
-    "settle": settle_inputs,
-}
-#: Input families per operation (see the engine): none here, each selection operation searches
-#: one family of all its inputs.
-FAMILIES: dict[str, Callable[[Capabilities], tuple[Family, ...]]] = {}
-
-
 # -- observations for hypothesis.target ------------------------------------------------------------
 
 def _data(event: Any) -> Mapping[str, Any]:
@@ -918,12 +908,12 @@ def log_observations(events: Sequence[Any]) -> dict[str, float]:
     }
 
 
-def _observe_select(op_input: Any) -> dict[str, float]:
+def observe_select(op_input: Any) -> dict[str, float]:
     events = op_input.get("events") if isinstance(op_input, Mapping) else None
     return log_observations(events if isinstance(events, list) else [])
 
 
-def _observe_fold(op_input: Any) -> dict[str, float]:
+def observe_fold(op_input: Any) -> dict[str, float]:
     pushes = op_input.get("pushes") if isinstance(op_input, Mapping) else None
     pushes = pushes if isinstance(pushes, list) else []
     events = [
@@ -937,7 +927,7 @@ def _observe_fold(op_input: Any) -> dict[str, float]:
     return observations
 
 
-def _observe_settle(op_input: Any) -> dict[str, float]:
+def observe_settle(op_input: Any) -> dict[str, float]:
     events = op_input.get("events") if isinstance(op_input, Mapping) else None
     events = events if isinstance(events, list) else []
     observations = log_observations(events)
@@ -945,10 +935,3 @@ def _observe_settle(op_input: Any) -> dict[str, float]:
     observations["turn/end events"] = _capped(
         sum(1 for e in events if isinstance(e, Mapping) and e.get("type") == "turn/end"))
     return observations
-
-
-OBSERVERS: dict[str, Callable[[Any], dict[str, float]]] = {
-    "select": _observe_select,
-    "fold": _observe_fold,
-    "settle": _observe_settle,
-}

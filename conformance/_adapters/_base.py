@@ -1,0 +1,189 @@
+"""What every adapter answers: the response types, the :class:`Adapter` protocol and the
+JSON-value guard on in-process answers."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
+
+from .._errors import ProtocolError, UsageError
+from .._model import ImplErrored
+from .._protocol import (
+    StartResponse,
+    shown,
+)
+
+MiB: Final = 1024 * 1024
+#: The longest answer line read before giving up on it (spec/protocol.md §2.3).
+DEFAULT_MAX_LINE_BYTES: Final = 64 * MiB
+#: How much of a program's stderr is kept: the newest bytes, for the reports.
+STDERR_TAIL_BYTES: Final = 64 * 1024
+#: How long a stopped program gets to exit on its own before it is terminated, then killed.
+STOP_GRACE_SECONDS: Final = 1.0
+#: How long a program that closed its stdout gets to exit before it is killed.
+EXIT_GRACE_SECONDS: Final = 1.0
+_READ_CHUNK = 64 * 1024
+
+
+# -- outcomes -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ok:
+    """The implementation answered with ``output`` (a JSON value)."""
+
+    output: Any
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """The implementation declined the request (spec/protocol.md §5.3)."""
+
+    reason: str
+    issue_url: str | None = None
+
+
+@dataclass(frozen=True)
+class Crashed:
+    """The implementation died (or cannot be restarted any more) while answering."""
+
+    #: What happened, e.g. ``the program exited with code 3 while answering run request seq 5 …``.
+    message: str
+    #: What the program wrote on stderr while handling the request (the newest 64 KiB).
+    stderr: str = ""
+    #: The exit status (negative: killed by that signal), or ``None`` when unknown.
+    exit_code: int | None = None
+
+
+@dataclass(frozen=True)
+class TimedOut:
+    """No answer within ``seconds``; the implementation was stopped and will be restarted."""
+
+    seconds: float
+    stderr: str = ""
+
+
+@dataclass(frozen=True)
+class Broken:
+    """The answer broke the protocol; ``error`` says how."""
+
+    error: ProtocolError
+    stderr: str = ""
+
+
+#: Every answer an adapter gives to a run request. ``ImplErrored`` is the ``errored`` answer.
+Response = Ok | Skipped | ImplErrored | Crashed | TimedOut | Broken
+
+
+class Adapter(Protocol):
+    """One implementation under test behind start/run/stop, however it runs."""
+
+    #: What runs, for messages and reports: ``python:pkg.mod:Impl`` or the command line.
+    description: str
+    #: Seconds a request may take unless :meth:`run` is given another bound.
+    timeout: float
+
+    def start(self) -> StartResponse:
+        """Perform the handshake and return it; calling it again returns the same answer.
+
+        Raises :class:`UsageError` when the implementation cannot be started at all and
+        :class:`ProtocolError` when its handshake is wrong (e.g. another protocol version).
+        """
+        ...
+
+    def run(self, op: str, input: Any, *, timeout: float | None = None) -> Response:
+        """Answer one request within ``timeout`` seconds (default :attr:`timeout`); never raises
+        for anything the implementation does."""
+        ...
+
+    def stop(self) -> None:
+        """Release the implementation; idempotent."""
+        ...
+
+    def stderr_tail(self) -> str:
+        """The newest part of what the implementation wrote on stderr ("" when not captured)."""
+        ...
+
+    def exhausted(self) -> bool:
+        """True when no further request can be answered (the restart budget is spent)."""
+        ...
+
+
+# -- JSON values ----------------------------------------------------------------------------------
+
+
+def _kind(value: Any) -> str:
+    return type(value).__name__
+
+
+def non_json_reason(value: Any) -> str | None:
+    """Why ``value`` is not a JSON value (the path and the fix), or ``None`` when it is one.
+
+    ``json.dumps`` would quietly turn a tuple into a list and ``1`` into ``"1"`` as a key; the
+    subprocess path can never send those, so the in-process path must not accept them either.
+    """
+    stack: list[tuple[str, Any]] = [("$", value)]
+    while stack:
+        path, item = stack.pop()
+        if item is None or isinstance(item, bool | str | int):
+            continue
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return f"{path} is {item!r}, which JSON cannot represent; return a finite number"
+            continue
+        if isinstance(item, list):
+            stack.extend((f"{path}[{index}]", each) for index, each in enumerate(item))
+            continue
+        if isinstance(item, dict):
+            for key, each in item.items():
+                if not isinstance(key, str):
+                    return (f"{path} has the key {key!r} ({_kind(key)}); JSON object keys are "
+                            "strings: convert the key with str()")
+                stack.append((f"{path}[{json.dumps(key)}]", each))
+            continue
+        if isinstance(item, tuple):
+            return f"{path} is a tuple; JSON has arrays only: return a list"
+        return (f"{path} is a value of type {_kind(item)} ({shown(repr(item), 80)}); return only "
+                "dict, list, str, int, float, bool or None")
+    return None
+
+
+def _json_copy(value: Any) -> Any:
+    """A detached copy of the JSON value ``value``, exactly as the subprocess path would see it."""
+    return json.loads(json.dumps(value, ensure_ascii=True, allow_nan=False))
+
+
+def looks_like_python_spec(word: str) -> str | None:
+    """``pkg.mod:Impl`` or ``pkg/mod.py:Impl`` → the ``python:`` spec the user probably meant."""
+    module, sep, attr = word.partition(":")
+    if not sep or not module or not attr or "/" in attr:
+        return None
+    if module.endswith(".py"):
+        module = module[:-3].replace("/", ".").replace(os.sep, ".").strip(".")
+    if module.replace(".", "").replace("_", "").isalnum() and attr.replace(".", "").replace(
+        "_", ""
+    ).isalnum():
+        return f"python:{module}:{attr}"
+    return None
+
+
+def not_found(program: str, value: str, source: str) -> UsageError:
+    meant = looks_like_python_spec(program)
+    if meant is not None:
+        fix = f"Did you mean {meant}? An object in this process is named python:MODULE:ATTR"
+    elif program.endswith((".js", ".mjs", ".cjs")):
+        fix = f"Run it through Node: --impl 'node {program}'"
+    elif program.endswith(".py"):
+        fix = f"Run it through Python: --impl 'python3 {program}'"
+    elif os.sep in program or program.startswith("."):
+        fix = "Check the path (it is relative to the current directory, " f"{os.getcwd()})"
+    else:
+        fix = ("Check the spelling, install the program, or give its full path. The command is "
+               "split like a POSIX shell does and run without one; add --shell for pipes, "
+               "redirections or variables")
+    where = "does not exist" if (os.sep in program) else "was not found on PATH"
+    return UsageError(value=value, source=source, reason=f"the program {program!r} {where}",
+                      fix=fix)

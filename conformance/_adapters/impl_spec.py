@@ -1,0 +1,152 @@
+"""What the user named with ``--impl``: a ``python:`` target, an object or factory, or a
+command line; :func:`adapter_for` turns it into an adapter or a :class:`UsageError` with the fix."""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from .._errors import UsageError
+from ._base import Adapter, _kind
+from ._base import not_found as _not_found
+from .in_process import _OBJECT_FIX, InProcessAdapter, _describe_object, _has_start_and_run
+from .subprocess import SubprocessAdapter
+
+# -- what the user named ----------------------------------------------------------------------
+
+
+def _import_target(spec: str, source: str) -> Any:
+    """The object that ``python:MODULE:ATTR`` names (ATTR may be dotted)."""
+    body = spec[len("python:"):]
+    module_name, sep, attr = body.partition(":")
+    if not sep or not module_name or not attr:
+        guess = ""
+        if not sep and "." in body:
+            module_part, _, name = body.rpartition(".")
+            guess = f"Did you mean python:{module_part}:{name}? "
+        raise UsageError(
+            value=spec, source=source, reason="is not of the form python:MODULE:ATTR",
+            fix=guess + "Name a module and an object in it, separated by a colon, e.g. "
+                        "python:eventproof.reference:Reference",
+        )
+    if module_name.endswith(".py") or "/" in module_name:
+        dotted = module_name.removesuffix(".py").replace("/", ".").strip(".")
+        raise UsageError(
+            value=spec, source=source, reason=f"names the file {module_name!r}, not a module",
+            fix=f"Did you mean python:{dotted}:{attr}? Name the module as Python imports it, "
+                "run from the directory that contains it",
+        )
+    cwd = os.getcwd()
+    if cwd not in sys.path:
+        # `--impl python:my_port:Impl` from a project directory must find my_port.py there.
+        sys.path.insert(0, cwd)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        missing = error.name or ""
+        if missing == module_name or module_name.startswith(missing + "."):
+            raise UsageError(
+                value=spec, source=source,
+                reason=f"names the module {module_name!r}, which cannot be found (no module "
+                       f"named {missing!r} in the current directory {cwd} or on sys.path)",
+                fix="Check the spelling, run eventproof from the directory that contains the "
+                    "module or its package, or install the package into this environment "
+                    f"({sys.executable})",
+            ) from None
+        raise UsageError(
+            value=spec, source=source,
+            reason=f"names the module {module_name!r}, which imports {missing!r}, and that is "
+                   "not installed",
+            fix=f"Install {missing} into the environment eventproof runs in ({sys.executable})",
+        ) from None
+    except Exception as error:  # the user's module failed while importing: show why, no traceback
+        raise UsageError(
+            value=spec, source=source,
+            reason=f"names the module {module_name!r}, which raised {_kind(error)}: {error} "
+                   "while being imported",
+            fix=f"Fix the module; python -c 'import {module_name}' must succeed",
+        ) from None
+    target: Any = module
+    walked: list[str] = []
+    for part in attr.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            names = [name for name in dir(target) if not name.startswith("_")]
+            close = difflib.get_close_matches(part, names, n=1)
+            owner = module_name + "".join(f".{name}" for name in walked)
+            if close:
+                fix = f"Did you mean python:{module_name}:{'.'.join([*walked, close[0]])}?"
+            else:
+                listed = ", ".join(names[:12]) or "no public names"
+                fix = f"It defines: {listed}"
+            raise UsageError(
+                value=spec, source=source, reason=f"{owner} has no attribute {part!r}", fix=fix
+            ) from None
+        walked.append(part)
+    return target
+
+
+def _in_process(target: Any, description: str, source: str, timeout: float) -> InProcessAdapter:
+    if not _has_start_and_run(target) and not callable(target):
+        raise UsageError(
+            value=description, source=source,
+            reason=f"names a value of type {_kind(target)}, which has no start() and run()",
+            fix=_OBJECT_FIX,
+        )
+    return InProcessAdapter(target, timeout=timeout, description=description, source=source)
+
+
+def adapter_for(
+    spec: str | object, *, timeout: float, use_shell: bool = False, source: str = "--impl"
+) -> Adapter:
+    """The adapter for what the user named (spec/protocol.md §8; docs/write-an-adapter.md).
+
+    - ``"python:MODULE:ATTR"``: an object with ``start``/``run``, or a zero-argument factory of
+      one, imported with the current directory on ``sys.path``, run in process;
+    - any other string: a command line, split like a POSIX shell (``shlex``) and started without
+      a shell unless ``use_shell``, speaking the protocol on stdin/stdout;
+    - an object or a factory: run in process.
+
+    An adapter already built (to pass options such as ``max_restarts``) is returned as it is.
+    Raises :class:`UsageError` naming the value, ``source`` and the fix for every mistake.
+    """
+    if isinstance(spec, InProcessAdapter | SubprocessAdapter):
+        return spec
+    if not isinstance(spec, str):
+        return _in_process(spec, _describe_object(spec), source, timeout)
+    text = spec.strip()
+    if not text:
+        raise UsageError(
+            value=spec, source=source, reason="is empty",
+            fix="Name a command that speaks spec/protocol.md (e.g. 'node adapter.js') or an "
+                "object in process: python:MODULE:ATTR",
+        )
+    if text.startswith("python:"):
+        return _in_process(_import_target(text, source), text, source, timeout)
+    if use_shell:
+        return SubprocessAdapter([text], timeout=timeout, use_shell=True, source=source,
+                                 description=text)
+    try:
+        argv = shlex.split(text)
+    except ValueError as error:
+        raise UsageError(
+            value=spec, source=source, reason=f"cannot be split into words: {error}",
+            fix="Balance the quotes, or quote the whole value once more for your shell",
+        ) from None
+    program = argv[0]
+    if shutil.which(program) is None:
+        if (os.sep in program or (os.altsep or os.sep) in program) and Path(program).is_file():
+            raise UsageError(
+                value=spec, source=source, reason=f"the program {program!r} is not executable",
+                fix=f"Make it executable (chmod +x {shlex.quote(program)}) or run it through its "
+                    f"interpreter, e.g. 'node {program}' or 'python3 {program}'",
+            )
+        raise _not_found(program, spec, source)
+    return SubprocessAdapter(argv, timeout=timeout, source=source, description=text)

@@ -1,0 +1,291 @@
+"""The pipes to a program: bounded line reads, a stderr ring buffer, a non-blocking writer and
+the process group it runs in."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from typing import IO
+
+from .._errors import ProtocolError
+from .._protocol import (
+    STOP,
+    encode,
+)
+from ._base import _READ_CHUNK, EXIT_GRACE_SECONDS, STOP_GRACE_SECONDS
+
+# -- out of process -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Overlong:
+    """The program wrote more than the line limit without a newline."""
+
+    prefix: bytes
+
+
+@dataclass(frozen=True)
+class _EndOfStream:
+    """The program closed its stdout (it exited, most likely)."""
+
+    pending: int  # bytes of an unfinished line
+
+
+_Line = bytes | bytearray | _Overlong | _EndOfStream
+
+
+class _StderrRing:
+    """The newest bytes a program wrote on stderr, bounded; counts everything ever written."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._buffer = bytearray()
+        self._total = 0
+        self._lock = threading.Lock()
+
+    def append(self, data: bytes) -> None:
+        with self._lock:
+            self._buffer += data
+            self._total += len(data)
+            if len(self._buffer) > self._limit:
+                del self._buffer[: len(self._buffer) - self._limit]
+
+    def mark(self) -> int:
+        """A position; :meth:`since` returns what was written after it."""
+        with self._lock:
+            return self._total
+
+    def since(self, mark: int) -> str:
+        with self._lock:
+            wanted = self._total - mark
+            kept = min(wanted, len(self._buffer))
+            data = bytes(self._buffer[len(self._buffer) - kept:]) if kept else b""
+        text = data.decode("utf-8", "replace")
+        if wanted > kept:
+            text = f"[{wanted - kept} earlier bytes not kept]\n{text}"
+        return text
+
+    def tail(self) -> str:
+        return self.since(0)
+
+
+def _pump_stderr(stream: IO[bytes], ring: _StderrRing) -> None:
+    """Read stderr continuously, so that a chatty program never blocks on a full pipe."""
+    try:
+        descriptor = stream.fileno()
+        while chunk := os.read(descriptor, _READ_CHUNK):
+            ring.append(chunk)
+    except OSError:
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            stream.close()
+
+
+class _LineReader:
+    """Splits a program's stdout into lines on a thread, holding at most ``limit`` bytes of an
+    unfinished line and one finished line at a time (spec/protocol.md §2.3)."""
+
+    def __init__(self, stream: IO[bytes], limit: int) -> None:
+        self._stream = stream
+        self._limit = limit
+        # One finished line waits at most; then the program blocks on its full pipe, which is
+        # what bounds the memory a program that floods stdout can take.
+        self._lines: queue.Queue[_Line] = queue.Queue(maxsize=1)
+        self._closed = threading.Event()
+        #: The most bytes of one line ever held (for the tests of the bound).
+        self.peak = 0
+        self._thread = threading.Thread(target=self._pump, name="eventproof-stdout", daemon=True)
+        self._thread.start()
+
+    def _put(self, item: _Line) -> None:
+        while not self._closed.is_set():
+            try:
+                self._lines.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def _pump(self) -> None:
+        partial = bytearray()
+        discarding = False  # inside a line already reported as overlong
+        try:
+            descriptor = self._stream.fileno()
+            while not self._closed.is_set():
+                chunk = os.read(descriptor, _READ_CHUNK)
+                if not chunk:
+                    break
+                start = 0
+                while start <= len(chunk):
+                    newline = chunk.find(b"\n", start)
+                    end = len(chunk) if newline < 0 else newline
+                    piece = chunk[start:end]
+                    if not discarding:
+                        if len(partial) + len(piece) > self._limit:
+                            self._put(_Overlong(bytes(partial[:200]) or piece[:200]))
+                            partial = bytearray()
+                            discarding = True
+                        else:
+                            partial += piece
+                            self.peak = max(self.peak, len(partial))
+                    if newline < 0:
+                        break
+                    if not discarding:
+                        self._put(partial)
+                        partial = bytearray()
+                    discarding = False
+                    start = newline + 1
+        except OSError:
+            pass
+        finally:
+            self._put(_EndOfStream(len(partial)))
+            with contextlib.suppress(OSError):
+                self._stream.close()
+
+    def next_line(self, deadline: float) -> _Line | None:
+        """The next line, or ``None`` when ``deadline`` (``time.monotonic``) passes first."""
+        try:
+            return self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            return None
+
+    def close(self) -> None:
+        self._closed.set()
+
+
+class _Writer:
+    """Writes requests on a thread, so that a program that stops reading stdin cannot block the
+    harness: the request's deadline still passes."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        self._pending: queue.Queue[bytes | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._pump, name="eventproof-stdin", daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
+        try:
+            descriptor = self._stream.fileno()
+            while (data := self._pending.get()) is not None:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(descriptor, view):]
+        except OSError:
+            pass  # the program is gone; its missing answer tells the story
+        finally:
+            with contextlib.suppress(OSError):
+                self._stream.close()
+
+    def send(self, data: bytes) -> None:
+        self._pending.put(data)
+
+    def close(self) -> None:
+        self._pending.put(None)
+
+
+class _Program:
+    """One running instance of the program, with the threads that serve its three streams."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], max_line_bytes: int, ring: _StderrRing):
+        assert popen.stdin is not None
+        assert popen.stdout is not None
+        assert popen.stderr is not None
+        self.popen = popen
+        self.lines = _LineReader(popen.stdout, max_line_bytes)
+        self.writer = _Writer(popen.stdin)
+        self._stderr = threading.Thread(
+            target=_pump_stderr, args=(popen.stderr, ring), name="eventproof-stderr", daemon=True
+        )
+        self._stderr.start()
+
+    def exchange(self, payload: bytes, seconds: float) -> _Line | None:
+        """Send one request and wait for one line; ``None`` when ``seconds`` pass first."""
+        deadline = time.monotonic() + seconds
+        self.writer.send(payload)
+        return self.lines.next_line(deadline)
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def _signal_group(self, number: int) -> None:
+        # The program was started in its own session: its children die with it (spec §7.4).
+        try:
+            if hasattr(os, "killpg"):
+                os.killpg(self.popen.pid, number)
+            elif number == getattr(signal, "SIGKILL", None):
+                self.popen.kill()
+            else:
+                self.popen.terminate()
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def kill(self) -> int | None:
+        """Kill the program and everything it started; returns its exit status."""
+        if self.alive():
+            self._signal_group(getattr(signal, "SIGKILL", signal.SIGTERM))
+        return self._finish()
+
+    def exit_after_eof(self) -> int | None:
+        """After stdout closed: the exit status, or ``None`` when it lingered and was killed."""
+        try:
+            return self._reap(self.popen.wait(timeout=EXIT_GRACE_SECONDS))
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return None
+
+    def stop(self) -> None:
+        """Ask politely (spec §6), then terminate, then kill."""
+        if self.alive():
+            self.writer.send(encode(STOP))
+            self.writer.close()
+            try:
+                self.popen.wait(timeout=STOP_GRACE_SECONDS)
+            except subprocess.TimeoutExpired:
+                self._signal_group(signal.SIGTERM)
+                try:
+                    self.popen.wait(timeout=STOP_GRACE_SECONDS)
+                except subprocess.TimeoutExpired:
+                    self.kill()
+        self._finish()
+
+    def _finish(self) -> int | None:
+        try:
+            code = self.popen.wait(timeout=5.0)
+        except subprocess.TimeoutExpired:  # pragma: no cover - a process immune to SIGKILL
+            code = None
+        return self._reap(code)
+
+    def _reap(self, code: int | None) -> int | None:
+        self.writer.close()
+        self.lines.close()
+        # Let the stderr pump read what the program wrote last, so that it is in the report.
+        self._stderr.join(timeout=1.0)
+        return code
+
+
+def _exit_words(code: int | None) -> str:
+    if code is None:
+        return "closed its stdout without exiting"
+    if code < 0:
+        try:
+            return f"was killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with code {code}"
+
+
+class _StartFailed(Exception):
+    """A (re)started program did not complete the handshake."""
+
+    def __init__(self, reason: str, error: ProtocolError | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.error = error
+
+

@@ -1,0 +1,341 @@
+"""Programs in any language speaking spec/protocol.md on stdin/stdout: the handshake, one
+request at a time, restarts within a budget."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from collections.abc import Mapping, Sequence
+from types import TracebackType
+from typing import Any
+
+from .._errors import ProtocolError, UsageError
+from .._model import ImplErrored
+from .._protocol import (
+    START,
+    RunErrored,
+    RunOutput,
+    RunRequest,
+    RunResponse,
+    RunSkipped,
+    StartResponse,
+    encode,
+    parse_line,
+    run_response_from_json,
+    shown,
+    start_response_from_json,
+)
+from ._base import (
+    DEFAULT_MAX_LINE_BYTES,
+    STDERR_TAIL_BYTES,
+    Broken,
+    Crashed,
+    Ok,
+    Response,
+    Skipped,
+    TimedOut,
+)
+from ._base import not_found as _not_found
+from .pipes import _EndOfStream, _exit_words, _Overlong, _Program, _StartFailed, _StderrRing
+
+
+class SubprocessAdapter:
+    """One long-lived program speaking spec/protocol.md on its stdin and stdout.
+
+    Every request has a deadline. A program that hangs, dies, or breaks the protocol is killed
+    with everything it started, and restarted before the next request with the handshake
+    replayed, at most ``max_restarts`` times in a row: an answered request resets the count, so
+    a program that hangs on some inputs is checked to the end while one that can no longer
+    answer anything is given up on; after that every request answers :class:`Crashed` at once.
+    stderr is read all the time into a bounded buffer.
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float,
+        max_restarts: int = 3,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        env: Mapping[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        use_shell: bool = False,
+        start_timeout: float | None = None,
+        description: str | None = None,
+        source: str = "--impl",
+    ) -> None:
+        #: The command: a program and its arguments, or (with ``use_shell``) one shell command.
+        self.argv = list(argv)
+        self.description = description or (
+            " ".join(self.argv) if use_shell else shlex.join(self.argv)
+        )
+        if not self.argv or not self.argv[0].strip():
+            raise UsageError(
+                value=self.description, source=source, reason="is an empty command",
+                fix="Name the program that speaks spec/protocol.md, e.g. --impl 'node "
+                    "eventproof-adapter.js', or an object in process: "
+                    "--impl python:MODULE:ATTR",
+            )
+        self.timeout = timeout
+        #: The handshake gets this long (default: :attr:`timeout`).
+        self.start_timeout = timeout if start_timeout is None else start_timeout
+        self.max_restarts = max_restarts
+        self.max_line_bytes = max_line_bytes
+        #: How many times the program was restarted so far.
+        self.restarts = 0
+        #: Restarts since the last answered request; bounded by :attr:`max_restarts`.
+        self.restarts_in_a_row = 0
+        self._env = None if env is None else dict(env)
+        self._cwd = cwd
+        self._use_shell = use_shell
+        self._source = source
+        self._stderr = _StderrRing(STDERR_TAIL_BYTES)
+        self._program: _Program | None = None
+        self._handshake: StartResponse | None = None
+        self._needs_restart = False
+        self._given_up: str | None = None
+        self._stopped = False
+        self._seq = 0
+        self._peak_line_bytes = 0
+
+    # -- the Adapter protocol ---------------------------------------------------------------------
+
+    def start(self) -> StartResponse:
+        if self._stopped:
+            raise RuntimeError(f"{self.description} was stopped; start a new adapter")
+        if self._handshake is not None:
+            return self._handshake
+        program = self._spawn()
+        try:
+            self._handshake = self._shake_hands(program)
+        except _StartFailed as failure:
+            if failure.error is not None:
+                raise failure.error from None
+            raise UsageError(
+                value=self.description, source=self._source, reason=failure.reason,
+                detail=self._stderr_excerpt(),
+                fix="Run the command by hand and type {\"cmd\":\"start\",\"version\":1}: it must "
+                "keep running, read requests line by line from stdin and answer each with one JSON "
+                "line on stdout, flushed at once (spec/protocol.md §2, §4). If it only starts "
+                "slowly, raise --timeout",
+            ) from None
+        self._program = program
+        return self._handshake
+
+    def run(self, op: str, input: Any, *, timeout: float | None = None) -> Response:
+        if self._stopped:
+            raise RuntimeError(f"{self.description} was stopped; start a new adapter")
+        self.start()
+        if self._needs_restart and self._given_up is None:
+            self._restart()
+        if self._given_up is not None:
+            return Crashed(self._given_up, self._stderr.tail())
+        program = self._program
+        assert program is not None
+        seconds = self.timeout if timeout is None else timeout
+        self._seq += 1
+        request = RunRequest(self._seq, op, input)
+        payload = encode(request)
+        mark = self._stderr.mark()
+        line = program.exchange(payload, seconds)
+        if line is None:
+            program.kill()
+            self._lost(program)
+            return TimedOut(seconds, self._stderr.since(mark))
+        if isinstance(line, _EndOfStream):
+            code = program.exit_after_eof()
+            self._lost(program)
+            return Crashed(
+                f"the program {_exit_words(code)} while answering {request.describe()}",
+                self._stderr.since(mark), code,
+            )
+        message = f"the answer to {request.describe()}"
+        if isinstance(line, _Overlong):
+            program.kill()  # the rest of the line is still coming; only a restart resyncs
+            self._lost(program)
+            error = ProtocolError(
+                message=message, field="the line",
+                expected=f"at most {self.max_line_bytes} bytes before the newline",
+                received=f"more than {self.max_line_bytes} bytes without a newline, starting "
+                         f"{shown(line.prefix, 80)}",
+                fix="End every answer with a newline and write nothing else on stdout "
+                    "(spec/protocol.md §2.3).",
+            )
+            return Broken(error, self._stderr.since(mark))
+        value: Any = None
+        try:
+            value = parse_line(line, message)
+            response = run_response_from_json(value, request)
+        except ProtocolError as error:
+            if not _in_step(value, request):
+                # Garbage, or another request's answer: whatever is still in the pipe cannot be
+                # trusted, so the next request starts on a fresh program (spec §7.3).
+                program.kill()
+                self._lost(program)
+            return Broken(error, self._stderr.since(mark))
+        self.restarts_in_a_row = 0
+        return _outcome_of_response(response)
+
+    def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        program, self._program = self._program, None
+        if program is not None:
+            program.stop()
+            self._note_peak(program)
+
+    def stderr_tail(self) -> str:
+        return self._stderr.tail()
+
+    def exhausted(self) -> bool:
+        return self._given_up is not None or (
+            self._needs_restart and self.restarts_in_a_row >= self.max_restarts
+        )
+
+    @property
+    def peak_line_bytes(self) -> int:
+        """The most bytes of one answer line ever held in memory (never above the line limit)."""
+        current = self._program.lines.peak if self._program is not None else 0
+        return max(self._peak_line_bytes, current)
+
+    def __enter__(self) -> SubprocessAdapter:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- the program's life -----------------------------------------------------------------------
+
+    def _usage_error(self, reason: str, fix: str) -> UsageError:
+        return UsageError(value=self.description, source=self._source, reason=reason, fix=fix)
+
+    def _stderr_excerpt(self) -> str:
+        tail = self._stderr.tail().strip()
+        if not tail:
+            return "It wrote nothing on stderr."
+        if len(tail) > 2000:
+            tail = "…" + tail[-2000:]
+        return "Its stderr ends with:\n" + "\n".join(f"  | {line}" for line in tail.splitlines())
+
+    def _spawn(self) -> _Program:
+        options: dict[str, Any] = {}
+        if os.name == "posix":
+            options["start_new_session"] = True  # a process group to kill as a whole (spec §7)
+        else:  # pragma: no cover - exercised on Windows only
+            options["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
+        command: str | list[str] = " ".join(self.argv) if self._use_shell else self.argv
+        try:
+            popen = subprocess.Popen(
+                command, shell=self._use_shell, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, bufsize=0, env=self._env, cwd=self._cwd, **options,
+            )
+        except FileNotFoundError:
+            raise _not_found(self.argv[0], self.description, self._source) from None
+        except PermissionError:
+            raise self._usage_error(
+                f"cannot run {self.argv[0]!r}: it is not executable",
+                f"Make it executable (chmod +x {shlex.quote(self.argv[0])}) or run it through "
+                f"its interpreter, e.g. 'node {self.argv[0]}' or 'python3 {self.argv[0]}'",
+            ) from None
+        except OSError as error:
+            raise self._usage_error(
+                f"could not be started: {error}",
+                "Check the command, its working directory and its environment",
+            ) from None
+        return _Program(popen, self.max_line_bytes, self._stderr)
+
+    def _shake_hands(self, program: _Program) -> StartResponse:
+        """Send the start request to a fresh program; on failure it is killed."""
+        line = program.exchange(encode(START), self.start_timeout)
+        try:
+            if line is None:
+                raise _StartFailed(
+                    f"did not answer the start request within {self.start_timeout:g} s"
+                )
+            if isinstance(line, _EndOfStream):
+                code = program.exit_after_eof()
+                raise _StartFailed(f"{_exit_words(code)} before answering the start request")
+            if isinstance(line, _Overlong):
+                raise _StartFailed(
+                    "answered the start request with a line longer than "
+                    f"{self.max_line_bytes} bytes",
+                    ProtocolError(
+                        message="the answer to the start request", field="the line",
+                        expected=f"at most {self.max_line_bytes} bytes before the newline",
+                        received=f"more than {self.max_line_bytes} bytes, starting "
+                                 f"{shown(line.prefix, 80)}",
+                        fix="Answer the start request with one short JSON line "
+                            "(spec/protocol.md §4.2).",
+                    ),
+                )
+            try:
+                return start_response_from_json(
+                    parse_line(line, "the answer to the start request")
+                )
+            except ProtocolError as error:
+                raise _StartFailed(str(error), error) from None
+        except _StartFailed:
+            program.kill()
+            self._note_peak(program)
+            raise
+
+    def _lost(self, program: _Program) -> None:
+        self._note_peak(program)
+        self._program = None
+        self._needs_restart = True
+
+    def _note_peak(self, program: _Program) -> None:
+        self._peak_line_bytes = max(self._peak_line_bytes, program.lines.peak)
+
+    def _restart(self) -> None:
+        """Start the program afresh and replay the handshake, within the restart budget."""
+        reason = "it failed before"
+        while self.restarts_in_a_row < self.max_restarts:
+            self.restarts += 1
+            self.restarts_in_a_row += 1
+            self._stderr.append(
+                f"\n[eventproof: restart {self.restarts_in_a_row} of {self.max_restarts} in a "
+                "row]\n".encode()
+            )
+            try:
+                program = self._spawn()
+                self._shake_hands(program)
+            except UsageError as error:
+                reason = error.reason
+                continue
+            except _StartFailed as failure:
+                reason = f"the restarted program {failure.reason}"
+                continue
+            self._program = program
+            self._needs_restart = False
+            return
+        self._given_up = (
+            f"restart budget exhausted: the program was restarted {self.restarts_in_a_row} "
+            f"time(s) in a row without answering (max_restarts={self.max_restarts}) and is not "
+            f"started again; {reason}"
+        )
+        self._needs_restart = False
+
+
+def _in_step(value: Any, request: RunRequest) -> bool:
+    """Whether a rejected answer still echoed the right seq, so the stream is in step."""
+    return isinstance(value, dict) and type(value.get("seq")) is int and value["seq"] == request.seq
+
+
+def _outcome_of_response(response: RunResponse) -> Response:
+    if isinstance(response, RunOutput):
+        return Ok(response.output)
+    if isinstance(response, RunSkipped):
+        return Skipped(response.reason, response.issue_url)
+    assert isinstance(response, RunErrored)
+    message = response.message
+    if response.context is not None:
+        message = f"{message} (context: {shown(response.context, 500)})"
+    return ImplErrored(message)
+
+

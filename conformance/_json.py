@@ -1,0 +1,237 @@
+"""The one JSON value model of the harness (spec/protocol.md §1.3): equality, rendering and the
+first difference between two values.
+
+Every face that compares an answer with the reference's (the checks, the vectors, replay, the
+reports) uses these three functions, so "the same JSON value" means one thing everywhere:
+
+- the same kind (``true`` is not ``1``, ``null`` is not ``[]``);
+- objects: the same member names with the same values, member order aside (order is part of
+  the SHOULD byte form, never of the value);
+- arrays: the same length and the same values in order;
+- strings: the same UTF-16 code units, so a surrogate pair held as two code points is the same
+  string as the astral character it encodes (a UTF-16 reader cannot tell them apart), while a
+  lone surrogate is only ever the same as itself;
+- numbers: by value. ``exact`` (the selection and budget profiles, which echo their input)
+  compares mathematically, so ``2**53 + 1`` is not ``2.0**53``; ``double`` (the wire profile,
+  whose lines a JavaScript reader parses into doubles) compares the doubles the two literals
+  read as. NaN and the infinities are no JSON value: they are never the same as anything,
+  themselves included.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+#: How numbers compare: mathematically, or as the IEEE doubles they read as.
+Numbers = Literal["exact", "double"]
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+#: Stands for an absent member or element in a :class:`Difference`.
+MISSING: Final = _Missing()
+
+#: Characters a rendered value shows before eliding its middle.
+SHOWN_CHARACTERS = 240
+
+
+def kind(value: Any) -> str:
+    """The JSON kind of ``value``: null, boolean, number, string, array or object."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return type(value).__name__
+
+
+def utf16(text: str) -> bytes:
+    """The UTF-16 code units of ``text`` (a lone surrogate is one unit of its own)."""
+    return text.encode("utf-16-le", "surrogatepass")
+
+
+def _same_string(a: str, b: str) -> bool:
+    return a == b or utf16(a) == utf16(b)
+
+
+def _same_number(a: float, b: float, numbers: Numbers) -> bool:
+    if isinstance(a, float) and not math.isfinite(a):
+        return False
+    if isinstance(b, float) and not math.isfinite(b):
+        return False
+    if numbers == "exact" or (isinstance(a, int) and isinstance(b, int)):
+        return a == b  # Python compares an int with a float exactly
+    try:
+        return float(a) == float(b)
+    except OverflowError:  # an integer literal beyond the largest double reads as no double
+        return False
+
+
+def _members(value: Mapping[Any, Any]) -> dict[bytes | Any, Any]:
+    return {utf16(key) if isinstance(key, str) else key: item for key, item in value.items()}
+
+
+def same_json(a: Any, b: Any, *, numbers: Numbers = "exact") -> bool:
+    """Whether ``a`` and ``b`` are the same JSON value (see the module docstring)."""
+    what = kind(a)
+    if what != kind(b):
+        return False
+    if what == "number":
+        return _same_number(a, b, numbers)
+    if what == "string":
+        return _same_string(a, b)
+    if what == "array":
+        return len(a) == len(b) and all(
+            same_json(x, y, numbers=numbers) for x, y in zip(a, b, strict=True))
+    if what == "object":
+        left, right = _members(a), _members(b)
+        return left.keys() == right.keys() and all(
+            same_json(left[key], right[key], numbers=numbers) for key in left)
+    if what in ("null", "boolean"):
+        return bool(a == b)
+    return False  # not a JSON value at all
+
+
+# -- rendering ------------------------------------------------------------------------------------
+
+#: Characters that would be invisible or unprintable in a message: shown as escapes.
+_HIDDEN = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff]")
+
+
+def _escape_hidden(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def _compact(value: Any) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=True)
+    except (TypeError, ValueError):
+        return repr(value)
+    return _HIDDEN.sub(_escape_hidden, text)
+
+
+def render(value: Any, limit: int = SHOWN_CHARACTERS) -> str:
+    """``value`` as compact JSON for a message: printable characters as they are, controls,
+    separators and surrogates as escapes, the middle elided past ``limit`` characters with the
+    value's size. NaN and the infinities show as ``NaN``/``Infinity``; :data:`MISSING` as
+    ``(absent)``."""
+    if value is MISSING:
+        return "(absent)"
+    text = _compact(value)
+    if len(text) <= limit:
+        return text
+    size = (f"{len(value)} code points" if isinstance(value, str)
+            else f"{len(text)} characters of JSON")
+    return f"{text[: limit * 2 // 3]}…{text[-(limit // 4):]} ({size})"
+
+
+def member_path(path: str, key: str) -> str:
+    """``$.a`` for a plain name, ``$["a b"]`` otherwise."""
+    if re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", key):
+        return f"{path}.{key}"
+    return f"{path}[{json.dumps(key)}]"
+
+
+# -- the first difference -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Where two JSON values first differ: the path, both values there, and how they differ."""
+
+    path: str
+    #: The answer's value at :attr:`path`, or :data:`MISSING`.
+    got: Any
+    #: The expected value at :attr:`path`, or :data:`MISSING`.
+    want: Any
+    #: One clause saying how they differ, with the values.
+    how: str
+
+    def __str__(self) -> str:
+        return f"at {self.path}: {self.how}"
+
+
+CONTROL_NAMES = {
+    0x00: "NUL", 0x07: "BEL", 0x08: "BACKSPACE", 0x09: "TAB", 0x0A: "LINE FEED",
+    0x0C: "FORM FEED", 0x0D: "CARRIAGE RETURN", 0x1B: "ESC", 0x7F: "DELETE",
+}
+
+
+def describe_char(char: str) -> str:
+    """``U+2028 LINE SEPARATOR`` and the like, for one code point."""
+    code = ord(char)
+    if 0xD800 <= code <= 0xDFFF:
+        half = "high" if code < 0xDC00 else "low"
+        return f"U+{code:04X} (a lone {half} surrogate)"
+    name = CONTROL_NAMES.get(code) or unicodedata.name(char, "")
+    if not name and code < 0x20:
+        name = "(a control character)"
+    return f"U+{code:04X} {name}".rstrip()
+
+
+def first_difference(got: Any, want: Any, *, numbers: Numbers = "exact",
+                     path: str = "$") -> Difference | None:
+    """The first place ``got`` differs from ``want``, or None when they are the same JSON."""
+    if same_json(got, want, numbers=numbers):
+        return None
+    got_kind, want_kind = kind(got), kind(want)
+    if got_kind != want_kind:
+        return Difference(path, got, want, (
+            f"yours is {got_kind} {render(got, 80)}, expected {want_kind} {render(want, 80)}"))
+    if got_kind == "object":
+        left, right = _members(got), _members(want)
+        for key, item in want.items():
+            unit = utf16(key) if isinstance(key, str) else key
+            if unit not in left:
+                return Difference(member_path(path, key), MISSING, item, (
+                    f"member {render(key)} is missing (expected {render(item, 80)})"))
+        for key, item in got.items():
+            unit = utf16(key) if isinstance(key, str) else key
+            if unit not in right:
+                return Difference(member_path(path, key), item, MISSING, (
+                    f"member {render(key)} should not be there (yours: {render(item, 80)})"))
+        for key, item in want.items():
+            unit = utf16(key) if isinstance(key, str) else key
+            found = first_difference(left[unit], item, numbers=numbers,
+                                     path=member_path(path, key))
+            if found is not None:
+                return found
+    if got_kind == "array":
+        for index, (x, y) in enumerate(zip(got, want, strict=False)):
+            found = first_difference(x, y, numbers=numbers, path=f"{path}[{index}]")
+            if found is not None:
+                return found
+        shorter = min(len(got), len(want))
+        return Difference(
+            f"{path}[{shorter}]",
+            got[shorter] if len(got) > shorter else MISSING,
+            want[shorter] if len(want) > shorter else MISSING,
+            f"yours has {len(got)} elements, expected {len(want)}")
+    if got_kind == "string":
+        at = next((i for i, (x, y) in enumerate(zip(got, want, strict=False)) if x != y),
+                  min(len(got), len(want)))
+        what = f"yours has {describe_char(got[at])}" if at < len(got) else "yours ends"
+        instead = (f"expected {describe_char(want[at])}" if at < len(want)
+                   else "expected the end")
+        return Difference(path, got, want, (
+            f"the strings differ at code point {at}: {what}, {instead} "
+            f"(yours {render(got, 80)}, expected {render(want, 80)})"))
+    return Difference(path, got, want, f"yours is {render(got, 80)}, expected {render(want, 80)}")

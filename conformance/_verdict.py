@@ -1,0 +1,130 @@
+"""The one verdict path: from an implementation's answer to one input, to an outcome and the
+rules it broke.
+
+Every face of the harness judges through :func:`judge` — the property run, replay, the vectors,
+the pytest plugin and the vacuity probes — so an answer is judged the same way, with the same
+explanation, wherever it was given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from eventproof.reference import InvalidInput
+
+from . import _adapters
+from ._model import Capabilities, Case, Check, Errored, ImplErrored, Operation, Violation
+
+#: What happened to one request: answered and judged, or not answered.
+Answered = Literal["pass", "fail", "error", "crash", "timeout", "skip"]
+#: Stands for "ask the reference" when no expected answer is given.
+_ASK_REFERENCE: Any = object()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How one answer was judged."""
+
+    #: ``pass`` (no rule broken), ``fail`` (an output broke a rule), ``error`` (an ``errored``
+    #: answer or a broken protocol message broke one), ``crash``, ``timeout``, or ``skip`` (the
+    #: implementation answered ``skipped``: nothing was judged).
+    outcome: Answered
+    #: Every rule broken, in check order, the rules already found left out.
+    violations: tuple[Violation, ...]
+    #: The answer as reports show it (``{"errored": …}``, ``{"timeout": seconds}`` …).
+    actual: Any
+    #: The reference's answer as reports show it (``{"errored": …}`` for an erroneous input).
+    expected: Any
+    #: The tail of the implementation's stderr, for crashes and hangs.
+    stderr: str = ""
+    #: Why the implementation skipped the request.
+    skip_reason: str = ""
+    #: True when the answer was an output or ``errored`` and the checks ran on it.
+    judged: bool = False
+
+    @property
+    def first(self) -> Violation | None:
+        """The violation a report leads with (the most specific rule broken)."""
+        return self.violations[0] if self.violations else None
+
+
+def expected_answer(operation: Operation, op_input: Any, capabilities: Capabilities) -> Any:
+    """The reference's answer, or :class:`Errored` when the spec calls the input erroneous."""
+    try:
+        return operation.reference(op_input, capabilities)
+    except InvalidInput as error:
+        return Errored(str(error))
+
+
+def shown(value: Any) -> Any:
+    """An answer as reports show it: ``errored`` answers as ``{"errored": message}``."""
+    if isinstance(value, Errored | ImplErrored):
+        return {"errored": value.message}
+    return value
+
+
+def is_catch_all(rule_id: str) -> bool:
+    """Agreement rules (``*.agrees``) catch what no specific rule explains."""
+    return rule_id.endswith(".agrees")
+
+
+def evaluate(case: Case, checks: Iterable[Check], excluded: frozenset[str]) -> list[Violation]:
+    """Every violation of a rule not in ``excluded``, in check order.
+
+    An input that breaks an excluded (already found) rule is that known bug again: a catch-all
+    agreement rule does not report it a second time, so one bug gives one failure.
+    """
+    found = [violation for check in checks for violation in check(case)]
+    known = any(violation.rule in excluded for violation in found)
+    return [
+        violation for violation in found
+        if violation.rule not in excluded and not (known and is_catch_all(violation.rule))
+    ]
+
+
+def judge(
+    operation: Operation,
+    op_input: Any,
+    response: _adapters.Response,
+    capabilities: Capabilities,
+    *,
+    expected: Any = _ASK_REFERENCE,
+    excluded: frozenset[str] = frozenset(),
+) -> Verdict:
+    """Judge ``response`` to ``op_input``: the outcome and every rule it broke.
+
+    ``expected`` is the answer the spec demands (a vector's); by default the reference is asked.
+    A hang is reported under the operation's hang rule and a crash or a broken message under its
+    agreement rule, unless that rule is in ``excluded`` (then the verdict has no violation).
+    """
+    if isinstance(response, _adapters.Skipped):
+        return Verdict("skip", (), None, None, skip_reason=response.reason)
+    if isinstance(response, _adapters.TimedOut):
+        violations = () if operation.hang_rule in excluded else (Violation(
+            operation.hang_rule, f"no answer within {response.seconds:g} s; the implementation "
+            "was stopped and restarted"),)
+        return Verdict("timeout", violations, {"timeout": response.seconds}, None,
+                       stderr=response.stderr)
+    if isinstance(response, _adapters.Crashed):
+        violations = () if operation.agreement_rule in excluded else (Violation(
+            operation.agreement_rule, f"the implementation crashed: {response.message}"),)
+        return Verdict("crash", violations, {"crashed": response.message}, None,
+                       stderr=response.stderr)
+    if isinstance(response, _adapters.Broken):
+        violations = () if operation.agreement_rule in excluded else (Violation(
+            operation.agreement_rule, f"the answer broke the protocol: {response.error}"),)
+        return Verdict("error", violations, {"protocolError": str(response.error)}, None,
+                       stderr=response.stderr)
+    actual: Any = response if isinstance(response, ImplErrored) else response.output
+    if expected is _ASK_REFERENCE:
+        expected = expected_answer(operation, op_input, capabilities)
+    case = Case(op=operation.name, input=op_input, expected=expected, actual=actual,
+                capabilities=capabilities)
+    violations = tuple(evaluate(case, operation.checks, excluded))
+    if not violations:
+        outcome: Answered = "pass"
+    else:
+        outcome = "error" if isinstance(actual, ImplErrored) else "fail"
+    return Verdict(outcome, violations, shown(actual), shown(expected), judged=True)

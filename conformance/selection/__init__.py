@@ -1,0 +1,64 @@
+"""The selection profile (spec/selection.md): which output a child agent produced, and how its
+run settles. ``PROFILE`` is this package's entry in the harness's operation table."""
+
+from __future__ import annotations
+
+from .._model import Operation, Profile, Rule, RuleGroup, one_family, reference_answer
+from .checks import fold, select, settle
+from .rules import RULES
+from .strategies import (
+    fold_inputs,
+    observe_fold,
+    observe_select,
+    observe_settle,
+    select_inputs,
+    settle_inputs,
+)
+from .vectors import fold_sources, select_sources, settle_sources
+
+
+def _rules(op: str) -> tuple[Rule, ...]:
+    return tuple(rule for rule in RULES if rule.op == op)
+
+
+OPERATIONS: tuple[Operation, ...] = (
+    Operation(
+        name="select", profile="selection", rules=_rules("select"),
+        families=one_family(select_inputs), inputs=select_inputs,
+        reference=reference_answer("select"),
+        checks=(select.check_select_never_empty, select.check_select_last_message,
+                select.check_select_text_fallback, select.check_select_agrees),
+        observer=observe_select, agreement_rule="select.agrees",
+        hang_rule="select.agrees", input_schema="op-select.json",
+    ),
+    Operation(
+        name="fold", profile="selection", rules=_rules("fold"),
+        families=one_family(fold_inputs), inputs=fold_inputs,
+        reference=reference_answer("fold"),
+        checks=(fold.check_fold_shape, fold.check_fold_prefix),
+        observer=observe_fold, agreement_rule="fold.prefix",
+        hang_rule="fold.prefix", input_schema="op-fold.json",
+    ),
+    Operation(
+        name="settle", profile="selection", rules=_rules("settle"),
+        families=one_family(settle_inputs), inputs=settle_inputs,
+        reference=reference_answer("settle"),
+        checks=(settle.check_settle_stop_reason, settle.check_settle_cancelled,
+                settle.check_settle_output, settle.check_settle_last_assistant,
+                settle.check_settle_tool_result, settle.check_settle_agrees),
+        observer=observe_settle, agreement_rule="settle.agrees",
+        hang_rule="settle.agrees", input_schema="op-settle.json",
+    ),
+)
+
+PROFILE = Profile(
+    name="selection", spec="selection.md", operations=OPERATIONS,
+    groups=(
+        RuleGroup("select", "The selection rule (spec/selection.md §3): which content a child's "
+                  "log produced.", select_sources),
+        RuleGroup("fold", "The incremental selection (spec/selection.md §4): collect() after "
+                  "every push.", fold_sources),
+        RuleGroup("settle", "How a run settles (spec/selection.md §5): stop reason, result, "
+                  "lifecycle event and the delegation tool's result.", settle_sources),
+    ),
+)

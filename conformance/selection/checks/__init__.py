@@ -1,0 +1,1 @@
+"""The selection checks, one module per rule group (the rule-id prefix and its vector file)."""

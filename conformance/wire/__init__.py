@@ -1,0 +1,66 @@
+"""The wire profile (spec/wire.md): facts and frames, compact projections and the byte bound on
+live tool updates. ``PROFILE`` is this package's entry in the harness's operation table."""
+
+from __future__ import annotations
+
+from .._model import Operation, Profile, Rule, RuleGroup, one_family, reference_answer
+from .checks import bound, canon, classify, project
+from .rules import RULES
+from .strategies import classify_inputs, observe_project, project_families, project_inputs
+from .vectors import bound_sources, canon_sources, classify_sources, project_sources
+
+
+def _rules(op: str) -> tuple[Rule, ...]:
+    return tuple(rule for rule in RULES if rule.op == op)
+
+
+OPERATIONS: tuple[Operation, ...] = (
+    Operation(
+        name="classify", profile="wire", rules=_rules("classify"),
+        families=one_family(classify_inputs), inputs=classify_inputs,
+        reference=reference_answer("classify"),
+        checks=(classify.check_classify_kind,),
+        observer=None, agreement_rule="classify.kind", hang_rule="classify.kind",
+        input_schema="op-classify.json",
+    ),
+    Operation(
+        name="project", profile="wire", rules=_rules("project"),
+        families=project_families, inputs=project_inputs,
+        reference=reference_answer("project"),
+        # Most specific first: the verdict reports the first rule a case breaks.
+        checks=(
+            project.check_erroneous,
+            project.check_frame_opt_in,
+            canon.check_utf8,
+            bound.check_only_updates,
+            bound.check_shape,
+            bound.check_ids,
+            bound.check_text,
+            bound.check_fits,
+            bound.check_tail,
+            bound.check_only_when_over,
+            project.check_message_update,
+            project.check_turn_end,
+            project.check_agent_end,
+            project.check_fact_passthrough,
+            project.check_project_agrees,
+            canon.check_canonical_bytes,
+        ),
+        observer=observe_project, agreement_rule="project.agrees",
+        # wire.md §5.6: a projection that never answers is a shrink loop that did not converge.
+        hang_rule="bound.converges", input_schema="op-project.json",
+    ),
+)
+
+PROFILE = Profile(
+    name="wire", spec="wire.md", operations=OPERATIONS,
+    groups=(
+        RuleGroup("classify", "Facts and frames (spec/wire.md §3).", classify_sources),
+        RuleGroup("project", "Projection of agent events to wire lines (spec/wire.md §4).",
+                  project_sources),
+        RuleGroup("bound", "The backstop for oversized live updates (spec/wire.md §5), for both "
+                  "fit strategies.", bound_sources),
+        RuleGroup("canon", "Canonical serialization (spec/wire.md §6): the exact bytes of a "
+                  "line.", canon_sources),
+    ),
+)

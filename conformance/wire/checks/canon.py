@@ -1,0 +1,100 @@
+"""Checks of the ``canon`` rules (spec/wire.md §6): well-formed, canonical bytes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from eventproof.reference import MARKER
+
+from ..._model import Case, Violation, judges
+from ..explain import (
+    describe_char,
+    explain_bytes,
+    member_path,
+    project_view,
+    same_json,
+    shown,
+)
+
+
+def _surrogate_in(value: Any, path: str = "$") -> tuple[str, str, int] | None:
+    """The first string (or member name) holding a surrogate: (path, string, index)."""
+    if isinstance(value, str):
+        for index, char in enumerate(value):
+            if 0xD800 <= ord(char) <= 0xDFFF:
+                return path, value, index
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            found = _surrogate_in(key, f"the member name at {member_path(path, key)}") or \
+                _surrogate_in(item, member_path(path, key))
+            if found:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _surrogate_in(item, f"{path}[{index}]")
+            if found:
+                return found
+    return None
+
+
+@judges("canon.utf8")
+def check_utf8(case: Case) -> Iterator[Violation]:
+    """canon.utf8 (wire.md §6.1): no unpaired surrogate survives into a line."""
+    view = project_view(case)
+    if view is None or view.actual.kind != "line" or view.actual.line is None:
+        return
+    line = view.actual.line
+    raw = re.search("[\ud800-\udfff]", line.text)
+    if raw is not None:
+        char = raw.group()
+        yield Violation("canon.utf8", (
+            f"your line holds {describe_char(char)} as a raw code point at character "
+            f"{raw.start()}: a line must be well-formed UTF-8, which no surrogate code point is. "
+            "Join a high+low pair into one astral code point and replace every other surrogate "
+            "with U+FFFD (bytes ef bf bd) before encoding (wire.md §6.1)"))
+        return
+    if not line.parsed:
+        return
+    found = _surrogate_in(line.value)
+    if found is None:
+        return
+    path, string, index = found
+    char = string[index]
+    escape = f"\\u{ord(char):04x}"
+    written = "as the escape " + escape if escape in line.text.lower() else "(escaped)"
+    where = path if path.startswith("the ") else f"the string at {path}"
+    message = (f"your line carries {describe_char(char)} {written} in {where}, code point "
+               f"{index} of {shown(string)}. A line must be well-formed: replace "
+               "every unpaired surrogate with U+FFFD, as JSON.stringify does after "
+               "String.prototype.toWellFormed() (wire.md §6.1)")
+    if (view.is_update and path == "$.partialResult.content[0].text"
+            and string.startswith(MARKER) and index == len(MARKER) and ord(char) >= 0xDC00):
+        message = (f"your tail begins with a lone low surrogate ({describe_char(char)}, written "
+                   f"{escape}): it split a surrogate pair, keeping the low half of an astral "
+                   "character (count code points, not UTF-16 units: a tail never starts inside "
+                   f"a character, wire.md §5.5). {message}")
+    yield Violation("canon.utf8", message)
+
+
+@judges("canon.bytes")
+def check_canonical_bytes(case: Case) -> Iterator[Violation]:
+    """canon.bytes (wire.md §6, SHOULD): the same value, written byte for byte canonically."""
+    view = project_view(case)
+    if view is None or view.actual.kind != "line" or view.expected.kind != "line":
+        return
+    mine, theirs = view.actual.line, view.expected.line
+    assert mine is not None
+    assert theirs is not None
+    if mine.text == theirs.text or not mine.parsed or not theirs.parsed:
+        return
+    if not same_json(mine.value, theirs.value):
+        return  # a different value: project.agrees
+    yield Violation("canon.bytes", (
+        f"your line is the right JSON value but not its canonical bytes ({mine.size} bytes, "
+        f"canonical {theirs.size}): {explain_bytes(mine.text, theirs.text)} (wire.md §6)"))
+
+
+
+
