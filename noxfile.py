@@ -81,7 +81,7 @@ def build(session: nox.Session) -> None:
     with session.chdir(session.create_tmp()):
         session.run("eventproof", "rules")
         session.run("eventproof", "vectors")
-        session.run("eventproof", "run", "--profile", "quick", "--deterministic")
+        session.run("eventproof", "run", "--budget", "quick", "--deterministic")
 
 
 @nox.session(default=False)

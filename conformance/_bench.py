@@ -25,10 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any, Final, NoReturn
 
 import click
+from eventproof.reference import DEFAULT_MAX_BYTES
 from rich.console import Console, JustifyMethod
 from rich.table import Table
-
-from eventproof.reference import DEFAULT_MAX_BYTES
 
 from ._model import FIT_STRATEGIES
 from ._workloads import STREAM_KINDS

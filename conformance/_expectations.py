@@ -18,14 +18,13 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from eventproof.reference import SPEC_VERSION
 
 from ._engine import RunReport
 from ._errors import ExpectationsError
-from ._reports import SUITE_VERSION
+from ._versions import SUITE_VERSION
 
 __all__ = ["PREFIX_LENGTH", "ExpectationsError", "load_expectations", "write_expectations"]
 

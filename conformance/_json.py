@@ -235,3 +235,46 @@ def first_difference(got: Any, want: Any, *, numbers: Numbers = "exact",
             f"the strings differ at code point {at}: {what}, {instead} "
             f"(yours {render(got, 80)}, expected {render(want, 80)})"))
     return Difference(path, got, want, f"yours is {render(got, 80)}, expected {render(want, 80)}")
+
+
+# -- JSON text for files ------------------------------------------------------------------------
+
+_UNSAFE_IN_STRING = re.compile("[\x85\u2028\u2029\ud800-\udfff]")
+
+
+def _escape_unsafe(text: str) -> str:
+    # In json.dumps output these characters only occur inside strings, where "\uXXXX" is the JSON
+    # escape of exactly that code unit: the text stays valid JSON for the same value (RFC 8259 §7).
+    return _UNSAFE_IN_STRING.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def dumps_json(value: Any, *, indent: int | None = None) -> str:
+    """``value`` as JSON text any UTF-8 file can hold: non-ASCII kept, lone surrogates escaped."""
+    return _escape_unsafe(json.dumps(value, indent=indent, ensure_ascii=False))
+
+
+def pretty_json(value: Any) -> str:
+    """``value`` as indented JSON, keys in their original order (member order matters, wire.md
+    §6.4)."""
+    return dumps_json(value, indent=2)
+
+
+def readable_json(value: Any, width: int = 120) -> str:
+    """``value`` as JSON for reading: a value whose compact form fits on its line stays on one
+    line (one event per line in a log), larger ones open up, indented by two. Key order is kept."""
+    return _readable(value, 0, 0, width)
+
+
+def _readable(value: Any, indent: int, taken: int, width: int) -> str:
+    compact = _escape_unsafe(json.dumps(value, ensure_ascii=False))
+    if not isinstance(value, list | dict) or not value or indent + taken + len(compact) <= width:
+        return compact
+    inner = " " * (indent + 2)
+    if isinstance(value, list):
+        items = [inner + _readable(item, indent + 2, 0, width) for item in value]
+        return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+    members = []
+    for key, member in value.items():
+        label = dumps_json(key) + ": "
+        members.append(inner + label + _readable(member, indent + 2, len(label), width))
+    return "{\n" + ",\n".join(members) + "\n" + " " * indent + "}"

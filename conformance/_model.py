@@ -228,14 +228,19 @@ class Profile:
     groups: tuple[RuleGroup, ...]
 
 
-def reference_answer(name: str) -> ReferenceAnswer:
-    """The reference's answer to operation ``name``, for the declared fit strategy."""
+def reference_answer(name: str, function: Callable[..., Any] | None = None) -> ReferenceAnswer:
+    """The reference's answer to operation ``name``, for the declared fit strategy.
+
+    ``function`` is the reference function that computes it (``select_output`` …), named by
+    ``eventproof rules --where``.
+    """
     from eventproof.reference import reference_for
 
     def answer(op_input: Any, capabilities: Capabilities) -> Any:
         return reference_for(capabilities.fit_strategy).run(name, op_input)
 
     answer.__qualname__ = answer.__name__ = f"reference_{name}"
+    answer.reference_function = function  # type: ignore[attr-defined]
     return answer
 
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Final, TypeVar, cast
+from typing import Any, ClassVar, Final, cast
 
 from jsonschema.exceptions import (  # type: ignore[import-untyped, unused-ignore]
     ValidationError,
     best_match,
 )
 
-from ._errors import ProtocolError, frozen_exception
+from ._errors import ProtocolError
 from ._model import Capabilities, FitStrategy
 from ._operations import OPS
 from ._schemas import validator_for

@@ -21,9 +21,10 @@ from typing import Any, Literal
 from eventproof.reference import SPEC_VERSION
 
 from ._engine import RunReport
-from ._operations import OPS, operation
 from ._errors import ReplayError
-from ._reports import SUITE_VERSION, readable_json
+from ._json import readable_json
+from ._operations import OPS, operation
+from ._versions import SUITE_VERSION
 
 __all__ = [
     "FORMAT_VERSION",

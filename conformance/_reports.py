@@ -19,7 +19,6 @@ import re
 import shlex
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +26,12 @@ from eventproof.reference import SPEC_VERSION
 from rich.console import Console
 from rich.text import Text
 
-from . import _protocol
 from ._engine import RuleResult, RunReport
+from ._json import dumps_json, pretty_json, readable_json
 from ._model import Capabilities, Outcome
 from ._operations import OPS
+from ._replay import case_path
+from ._versions import PROTOCOL_VERSION, REPORT_VERSION, SUITE_VERSION
 
 __all__ = [
     "OUTCOMES",
@@ -55,19 +56,6 @@ __all__ = [
 ]
 
 
-def _suite_version() -> str:
-    try:
-        return version("eventproof")
-    except PackageNotFoundError:  # pragma: no cover - only when run from a bare checkout
-        return "0+unknown"
-
-
-#: The version of this distribution (the suite that judged the run).
-SUITE_VERSION: str = _suite_version()
-#: The version of the JSON report's shape; bumped on any incompatible change to schemas/report.json.
-REPORT_VERSION = 2
-#: The subprocess protocol version this suite speaks (spec/protocol.md).
-PROTOCOL_VERSION: int = _protocol.PROTOCOL_VERSION
 #: Where the normative text is published; a rule's section is a file under it.
 SPEC_URL = "https://github.com/eventproof/eventproof/blob/main/spec/"
 #: Every outcome, in the order reports list them.
@@ -84,7 +72,6 @@ _DOCUMENT_LIMIT = 20000
 
 # Inside a JSON string these are shown as escapes: lone surrogates have no UTF-8 form, and
 # U+0085, U+2028 and U+2029 end a line for str.splitlines, editors and terminals.
-_UNSAFE_IN_STRING = re.compile("[\x85\u2028\u2029\ud800-\udfff]")
 # XML 1.0 §2.2 allows TAB, LF, CR and everything from U+0020 except surrogates, U+FFFE, U+FFFF.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 # A wire line shown as written: a character that cannot be shown raw on one line is written
@@ -95,49 +82,9 @@ _NOT_SHOWN_RAW = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029\ud800-\udfff]")
 _HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029\ud800-\udfff]")
 
 
-# -- JSON text ---------------------------------------------------------------------------------
-
-def _escape_unsafe(text: str) -> str:
-    # In json.dumps output these characters only occur inside strings, where "\uXXXX" is the JSON
-    # escape of exactly that code unit: the text stays valid JSON for the same value (RFC 8259 §7).
-    return _UNSAFE_IN_STRING.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
-
-
 def _printable(text: str) -> str:
     """Free text with control characters other than LF and TAB, and lone surrogates, escaped."""
     return _HIDDEN.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
-
-
-def dumps_json(value: Any, *, indent: int | None = None) -> str:
-    """``value`` as JSON text any UTF-8 file can hold: non-ASCII kept, lone surrogates escaped."""
-    return _escape_unsafe(json.dumps(value, indent=indent, ensure_ascii=False))
-
-
-def pretty_json(value: Any) -> str:
-    """``value`` as indented JSON, keys in their original order (member order matters, wire.md
-    §6.4)."""
-    return dumps_json(value, indent=2)
-
-
-def readable_json(value: Any, width: int = 120) -> str:
-    """``value`` as JSON for reading: a value whose compact form fits on its line stays on one
-    line (one event per line in a log), larger ones open up, indented by two. Key order is kept."""
-    return _readable(value, 0, 0, width)
-
-
-def _readable(value: Any, indent: int, taken: int, width: int) -> str:
-    compact = _escape_unsafe(json.dumps(value, ensure_ascii=False))
-    if not isinstance(value, list | dict) or not value or indent + taken + len(compact) <= width:
-        return compact
-    inner = " " * (indent + 2)
-    if isinstance(value, list):
-        items = [inner + _readable(item, indent + 2, 0, width) for item in value]
-        return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
-    members = []
-    for key, member in value.items():
-        label = dumps_json(key) + ": "
-        members.append(inner + label + _readable(member, indent + 2, len(label), width))
-    return "{\n" + ",\n".join(members) + "\n" + " " * indent + "}"
 
 
 def _write_text(path: str | os.PathLike[str], text: str) -> None:
@@ -359,7 +306,6 @@ def _replay_command(replay_file: str | Path | None, impl_spec: str | None) -> st
 
 def _default_case(implementation: Mapping[str, Any], rule_id: str) -> Path:
     """Where ``eventproof run`` saves a rule's case file unless told otherwise (--state-dir)."""
-    from ._replay import case_path
 
     return case_path(Path(".eventproof") / "failures",
                      str(implementation.get("name", "implementation")), rule_id)

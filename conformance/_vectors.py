@@ -23,13 +23,11 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from eventproof.reference import InvalidInput, Reference
-
-from eventproof.reference import DEFAULT_MAX_BYTES
+from eventproof.reference import DEFAULT_MAX_BYTES, InvalidInput, Reference
 
 from ._errors import VectorBuildError
-from ._model import FIT_STRATEGIES, Capabilities, Errored, FitStrategy, VectorSource
 from ._json import render as render_value
+from ._model import FIT_STRATEGIES, Capabilities, Errored, FitStrategy, VectorSource
 from ._operations import GROUPS, RULES, RULES_BY_ID, group_of, operation
 from ._verdict import judge
 

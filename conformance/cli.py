@@ -6,6 +6,7 @@ or harness error. A user mistake prints one clear message, never a traceback.
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -246,11 +247,24 @@ def vectors(impl: str | None, fit: str, timeout: float, use_shell: bool,
 
 
 @main.command()
-def rules() -> None:
+@click.option("--where", "where", metavar="RULE_ID", default=None,
+              help="Print every place the rule lives: spec section, schema, reference, check, "
+                   "input families, vectors and miniatures.")
+def rules(where: str | None) -> None:
     """List every rule: id, level, operation and spec section."""
-    from ._operations import RULES
+    from ._operations import RULES, RULES_BY_ID
 
     console = Console(highlight=False)
+    if where is not None:
+        from ._where import describe
+
+        if where not in RULES_BY_ID:
+            close = difflib.get_close_matches(where, RULES_BY_ID, n=3)
+            hint = f" Did you mean {', '.join(close)}?" if close else ""
+            raise click.BadParameter(f"{where!r} is not a rule id.{hint} `eventproof rules` "
+                                     "lists them.", param_hint="--where")
+        console.print(describe(where), markup=False, soft_wrap=True)
+        return
     for rule in RULES:
         console.print(f"{rule.id:28} {rule.level:6} {rule.op:9} {rule.section:20} {rule.title}",
                       markup=False)

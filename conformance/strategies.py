@@ -16,8 +16,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ._model import Capabilities
 from . import _operations
+from ._model import Capabilities
 from .selection.strategies import (
     assistant_messages,
     chunks,

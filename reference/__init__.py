@@ -6,6 +6,7 @@ This package never imports ``eventproof.conformance`` or hypothesis.
 """
 
 from ._backstop import (
+    DEFAULT_MAX_BYTES,
     ID_CLIP_CODE_POINTS,
     MARKER,
     MIN_MAX_BYTES,
@@ -15,7 +16,6 @@ from ._backstop import (
 from ._canonical import canonical_bytes, well_formed
 from ._errors import InvalidInput
 from ._implementation import (
-    DEFAULT_MAX_BYTES,
     OPS,
     SPEC_VERSION,
     Reference,

@@ -29,6 +29,8 @@ EMPTY_ENVELOPE_BYTES = len(canonical_bytes({
 }))
 #: The smallest maxBytes: the largest empty-tail bounded line, so the empty tail always fits and
 #: every branch of the search stays reachable (wire.md §5.6): 143 + 2 x 256 x 6 = 3215.
+#: The byte bound of a live update line when a request names none (wire.md §5.1, §8).
+DEFAULT_MAX_BYTES = 262144
 MIN_MAX_BYTES = EMPTY_ENVELOPE_BYTES + 2 * ID_CLIP_CODE_POINTS * MAX_ESCAPED_CODE_POINT_BYTES
 #: The fit strategies an implementation may declare (wire.md §5.5).
 FIT_STRATEGIES = ("halving", "maximal")

@@ -1,4 +1,4 @@
-"""The reference as an implementation under test: the handshake and the five operations (brief §3).
+"""The reference as an implementation under test: the handshake and every operation.
 
 ``Reference`` is what ``eventproof run`` checks by default, what the harness computes expected
 answers with, and the model a port copies: ``start()`` answers the handshake, ``run(op, input)``
@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from . import _selection, _settle, _wire
+from ._backstop import DEFAULT_MAX_BYTES
 from ._errors import InvalidInput
 
 SPEC_VERSION = "1.0"
-DEFAULT_MAX_BYTES = 262144
 OPS = ("select", "fold", "settle", "classify", "project")
 
 
@@ -72,8 +73,6 @@ class Reference:
 
     def run(self, op: str, input: Any) -> Any:
         """Answer one request; raises :class:`InvalidInput` for an erroneous input."""
-        from . import _selection, _settle, _wire
-
         request = _require_mapping(input, "$")
         if op == "select":
             return _selection.select_output(_require_list(request.get("events"), "$.events"))

@@ -11,10 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from ._backstop import BoundStats, bound_with_line, check_fit_strategy, check_max_bytes
+from ._backstop import (
+    DEFAULT_MAX_BYTES,
+    BoundStats,
+    bound_with_line,
+    check_fit_strategy,
+    check_max_bytes,
+)
 from ._canonical import canonical_bytes
 from ._errors import InvalidInput
-from ._implementation import DEFAULT_MAX_BYTES
 
 #: The ephemeral types (wire.md §3); everything else is durable.
 FRAME_TYPES = frozenset({"message_update", "tool_execution_update"})

@@ -3,6 +3,8 @@ run settles. ``PROFILE`` is this package's entry in the harness's operation tabl
 
 from __future__ import annotations
 
+from eventproof.reference import fold_results, select_output, settle_run
+
 from .._model import Operation, Profile, Rule, RuleGroup, one_family, reference_answer
 from .checks import fold, select, settle
 from .rules import RULES
@@ -25,7 +27,7 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation(
         name="select", profile="selection", rules=_rules("select"),
         families=one_family(select_inputs), inputs=select_inputs,
-        reference=reference_answer("select"),
+        reference=reference_answer("select", select_output),
         checks=(select.check_select_never_empty, select.check_select_last_message,
                 select.check_select_text_fallback, select.check_select_agrees),
         observer=observe_select, agreement_rule="select.agrees",
@@ -34,7 +36,7 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation(
         name="fold", profile="selection", rules=_rules("fold"),
         families=one_family(fold_inputs), inputs=fold_inputs,
-        reference=reference_answer("fold"),
+        reference=reference_answer("fold", fold_results),
         checks=(fold.check_fold_shape, fold.check_fold_prefix),
         observer=observe_fold, agreement_rule="fold.prefix",
         hang_rule="fold.prefix", input_schema="op-fold.json",
@@ -42,7 +44,7 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation(
         name="settle", profile="selection", rules=_rules("settle"),
         families=one_family(settle_inputs), inputs=settle_inputs,
-        reference=reference_answer("settle"),
+        reference=reference_answer("settle", settle_run),
         checks=(settle.check_settle_stop_reason, settle.check_settle_cancelled,
                 settle.check_settle_output, settle.check_settle_last_assistant,
                 settle.check_settle_tool_result, settle.check_settle_agrees),

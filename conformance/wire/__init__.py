@@ -3,6 +3,8 @@ live tool updates. ``PROFILE`` is this package's entry in the harness's operatio
 
 from __future__ import annotations
 
+from eventproof.reference import classify_event, project_event
+
 from .._model import Operation, Profile, Rule, RuleGroup, one_family, reference_answer
 from .checks import bound, canon, classify, project
 from .rules import RULES
@@ -18,7 +20,7 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation(
         name="classify", profile="wire", rules=_rules("classify"),
         families=one_family(classify_inputs), inputs=classify_inputs,
-        reference=reference_answer("classify"),
+        reference=reference_answer("classify", classify_event),
         checks=(classify.check_classify_kind,),
         observer=None, agreement_rule="classify.kind", hang_rule="classify.kind",
         input_schema="op-classify.json",
@@ -26,7 +28,7 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation(
         name="project", profile="wire", rules=_rules("project"),
         families=project_families, inputs=project_inputs,
-        reference=reference_answer("project"),
+        reference=reference_answer("project", project_event),
         # Most specific first: the verdict reports the first rule a case breaks.
         checks=(
             project.check_erroneous,

@@ -873,8 +873,8 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
     return tuple(replace(family, aims=FAMILY_AIMS[family.name]) for family in families)
 
 
-#: The rules each ``project`` family is built to reach (the vacuity test holds every rule to
-#: at least one family and one wrong implementation caught through it).
+#: The rules each ``project`` family is built to reach (every family reaches the catch-all
+#: ``project.agrees``; tests/unit/test_where.py holds every rule to at least one family).
 FAMILY_AIMS: dict[str, tuple[str, ...]] = {
     "events": ("classify.kind", "project.frame-opt-in", "project.fact-passthrough"),
     "message-updates": ("project.message-update", "project.frame-opt-in"),
@@ -883,7 +883,8 @@ FAMILY_AIMS: dict[str, tuple[str, ...]] = {
     "agent-ends": ("project.agent-end",),
     "facts": ("project.fact-passthrough", "canon.utf8", "canon.bytes"),
     "facts-over-bound": ("bound.only-updates",),
-    "near-bound": ("bound.fits", "bound.only-when-over", "bound.shape", "bound.text", "bound.tail"),
+    "near-bound": ("bound.fits", "bound.only-when-over", "bound.shape", "bound.text", "bound.tail",
+                   "bound.converges"),
     "at-bound": ("bound.fits", "bound.only-when-over", "bound.tail"),
     "cut": ("bound.tail", "bound.text", "canon.utf8"),
     "edge": ("bound.ids", "bound.converges", "bound.fits"),

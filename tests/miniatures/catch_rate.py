@@ -6,7 +6,7 @@ within the default budget. This measures how robust that is: every miniature is 
 caught when the miniature's own rule fails. The exit code is 1 when any miniature is missed at
 least once, so the figure can gate a change to the strategies.
 
-    python tests/miniatures/catch_rate.py --seeds 20 [--profile default] [--jobs N] [NAME ...]
+    python tests/miniatures/catch_rate.py --seeds 20 [--budget default] [--jobs N] [NAME ...]
 """
 
 from __future__ import annotations
@@ -39,12 +39,12 @@ def _check(job: tuple[str, int, str]) -> tuple[str, bool, float]:
     from eventproof.conformance import check_implementation
     from eventproof.conformance._operations import RULES_BY_ID
 
-    name, seed, profile = job
+    name, seed, budget = job
     _, cls, rule = _miniatures()[name]
     op = RULES_BY_ID[rule].op
     ops = ("classify", "project") if op == "classify" else (op,)
     started = time.perf_counter()
-    report = check_implementation(cls, ops=ops, profile=profile, seed=seed, deterministic=False,
+    report = check_implementation(cls, ops=ops, budget=budget, seed=seed, deterministic=False,
                                   timeout=TIMEOUT)
     caught = report.result_for(rule).outcome in {"fail", "error", "timeout"}
     return name, caught, time.perf_counter() - started
@@ -54,7 +54,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help="miniatures to measure (default: all)")
     parser.add_argument("--seeds", type=int, default=20, help="runs per miniature")
-    parser.add_argument("--profile", default="default", help="quick, default or thorough")
+    parser.add_argument("--budget", default="default", help="quick, default or thorough")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
     known = _miniatures()
@@ -62,7 +62,7 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown miniature(s) {', '.join(unknown)}; see tests/miniatures/*.py")
     names = args.names or sorted(known)
-    jobs = [(name, seed, args.profile) for name in names for seed in range(args.seeds)]
+    jobs = [(name, seed, args.budget) for name in names for seed in range(args.seeds)]
     caught: Counter[str] = Counter()
     seconds: Counter[str] = Counter()
     with ProcessPoolExecutor(args.jobs) as pool:
@@ -76,7 +76,7 @@ def main() -> int:
         print(f"{known[name][0]:9} {name:{width}}  {caught[name]:3}/{args.seeds}  "
               f"{seconds[name] / args.seeds:5.1f} s/run{mark}")
     total = sum(caught.values())
-    print(f"{total}/{len(jobs)} runs caught their miniature ({args.profile} profile, seeds 0-"
+    print(f"{total}/{len(jobs)} runs caught their miniature ({args.budget} budget, seeds 0-"
           f"{args.seeds - 1}); {len(missed)} miniature(s) missed at least once")
     return 1 if missed else 0
 

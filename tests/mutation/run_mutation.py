@@ -48,6 +48,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eventproof.conformance._model import FIT_STRATEGIES
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 REFERENCE = ROOT / "reference"
@@ -65,7 +67,6 @@ KILLED, SURVIVED, TIMEOUT, ERROR = "killed", "survived", "timeout", "error"
 #: The property run conforms but a shipped vector fails (a MUST-level disagreement); only a
 #: SHOULD rule (canon.bytes) notices; not run: error text only, function never reached.
 VECTORS, SHOULD, MESSAGE, UNREACHED = "vectors", "should", "message", "unreached"
-FIT_STRATEGIES = ("halving", "maximal")
 
 
 # =================================================================================================
@@ -709,10 +710,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Import once in the parent: every forked child starts warm.
     sys.path.insert(0, str(args.workdir))
     import eventproof.conformance._engine
-    import eventproof.conformance._vectors
+    import eventproof.conformance._vectors  # noqa: F401 - warm the parent before forking
+    from eventproof.conformance import OPERATIONS
 
     __import__(PACKAGE)
-    eventproof.conformance._engine._profile_checks()
+    missing = {op.name for op in OPERATIONS} - set(ENTRY_MODULE)
+    if missing:  # an operation added to the table without its entry module here
+        print(f"ENTRY_MODULE names no reference module for {sorted(missing)}", file=sys.stderr)
+        return 2
 
     problems, reached = baseline(args.request_timeout, args.workdir)
     if problems:
