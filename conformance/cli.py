@@ -270,6 +270,10 @@ def _add_optional_commands() -> None:
 
 _add_optional_commands()
 
+from ._report_cli import report  # noqa: E402
+
+main.add_command(report)
+
 
 def entry(argv: list[str] | None = None) -> Any:
     """Run the CLI in process (tests)."""
