@@ -6,7 +6,8 @@
 - ``index.html``: implementations as columns, rules as rows grouped by profile and spec section,
   the outcome in each cell; a cell with a counterexample opens it (the message, the minimal
   input, the diff from the expected to the actual answer, both answers, stderr, the seed and the
-  replay command) in one click; checkboxes filter the rows by outcome. The page is one file with
+  replay command) in one click; checkboxes filter the rows by outcome (``?outcomes=fail,error``
+  in the URL preselects them; ``#<panel id>`` opens a panel). The page is one file with
   its CSS and script inline: it loads nothing and works from ``file://``. Without script, a cell's
   link still opens its counterexample (a ``:target`` rule); only the filters need the script.
 - ``badges/<implementation>.json``: a shields.io endpoint file per implementation
@@ -684,6 +685,12 @@ _SCRIPT = """
       history.replaceState(null, "", location.pathname + location.search);
     });
   });
+  // ?outcomes=fail,error preselects the filters, so a link can show only the problems.
+  var preset = /[?&]outcomes=([^&]*)/.exec(location.search);
+  if (preset) {
+    var wanted = decodeURIComponent(preset[1]).split(",");
+    boxes.forEach(function (box) { box.checked = wanted.indexOf(box.value) >= 0; });
+  }
   if (location.hash.length > 1) open(decodeURIComponent(location.hash.slice(1)));
   apply();
 })();
