@@ -52,7 +52,8 @@ def catch_rate(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """Check style and common mistakes with ruff."""
     session.install(*_group("lint"))
-    session.run("ruff", "check", "reference", "conformance", "tests", "noxfile.py", ".github/action")
+    session.run("ruff", "check", "reference", "conformance", "tests", "noxfile.py",
+                ".github/action")
 
 
 @nox.session

@@ -50,7 +50,8 @@ __all__ = ["MatrixError", "badge", "load_report", "matrix_html", "write_matrix"]
 
 #: A cell of a rule the report does not list (the operation was not run).
 NOT_RUN = "none"
-_OUTCOME_LABEL = {**{outcome: outcome for outcome in OUTCOMES}, NOT_RUN: "not run"}
+_OUTCOME_LABEL: dict[str, str] = {**{outcome: str(outcome) for outcome in OUTCOMES},
+                                  NOT_RUN: "not run"}
 _BROKEN = frozenset({"fail", "error", "crash", "timeout"})
 _REGISTRY_ORDER = {rule.id: index for index, rule in enumerate(RULES)}
 _PROFILE_ORDER = {profile: index for index, profile in
