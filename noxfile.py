@@ -1,4 +1,4 @@
-"""Sessions: tests, lint, typing, spec, build (default); vectors, mutation, bench, thorough,
+"""Sessions: tests, lint, typing, spec, build, docs (default); vectors, mutation, bench, thorough,
 catch-rate (opt-in).
 
 Every session uses the Python that runs nox; dependency groups come from pyproject.toml.
@@ -16,7 +16,7 @@ import nox
 ROOT = Path(__file__).parent
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 
-nox.options.sessions = ["tests", "lint", "typing", "spec", "build"]
+nox.options.sessions = ["tests", "lint", "typing", "spec", "build", "docs"]
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
 
@@ -77,7 +77,7 @@ def spec(session: nox.Session) -> None:
 def build(session: nox.Session) -> None:
     """Build the sdist and the wheel; install each into a fresh environment and run the CLI."""
     session.install("build")
-    tmp = Path(session.create_tmp())
+    tmp = Path(session.create_tmp()).resolve()
     dist = tmp / "dist"
     shutil.rmtree(dist, ignore_errors=True)
     # Without --sdist/--wheel, build makes the sdist and then the wheel *from the sdist*, so a
@@ -104,6 +104,13 @@ def build(session: nox.Session) -> None:
             session.run(eventproof, "run", "--profile", "quick", "--deterministic",
                         "--no-progress", "--json", "report.json", external=True)
             session.run(eventproof, "report", "--html", "matrix", "report.json", external=True)
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build README, spec/ and docs/ into a static site (build/site); a broken link fails."""
+    session.install(*_group("docs"))
+    session.run("mkdocs", "build", "--strict", "--clean", *session.posargs)
 
 
 @nox.session(default=False)
