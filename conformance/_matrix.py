@@ -44,7 +44,7 @@ from ._reports import (
     section_label,
     section_url,
 )
-from ._rules import RULES
+from ._operations import RULES
 
 __all__ = ["MatrixError", "badge", "load_report", "matrix_html", "write_matrix"]
 
@@ -397,7 +397,7 @@ def _card(column: _Column, badge_href: str) -> str:
         f'<div class="bar" role="img" aria-label="{counted} rules">{bar}</div>'
         f'<p class="counts">{counts}</p>'
         f'<p class="meta">{_e(language or "language not stated")} · '
-        f'fit {_e(capabilities["fitStrategy"])} · profile {_e(report["profile"])} · {_e(seed)}'
+        f'fit {_e(capabilities["fitStrategy"])} · budget {_e(report["budget"])} · {_e(seed)}'
         f' · {int(report["calls"])} calls in {float(report["durationSeconds"]):.1f} s</p>'
         f'<p class="meta">eventproof {_e(report["suiteVersion"])}, spec '
         f'{_e(report["specVersion"])} · <a href="{_e(badge_href)}">badge</a> · '

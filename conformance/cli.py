@@ -101,8 +101,8 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     from eventproof.reference import SPEC_VERSION
 
     from ._protocol import PROTOCOL_VERSION
-    from ._reports import REPORT_VERSION, SUITE_VERSION
-    from ._rules import RULES
+    from ._versions import REPORT_VERSION, SUITE_VERSION
+    from ._operations import RULES
 
     click.echo(f"eventproof {version('eventproof')}\nspec {SPEC_VERSION}\n"
                f"suite {SUITE_VERSION} ({len(RULES)} rules)\nprotocol {PROTOCOL_VERSION}\n"

@@ -83,7 +83,7 @@ def test_the_reference_conforms(tmp_path: Path) -> None:
         assert (report_dir / name).is_file(), name
     report = step.report()
     assert report["conforms"] is True
-    assert report["profile"] == "quick"  # the budget input reaches the run
+    assert report["budget"] == "quick"  # the budget input reaches the run
     assert report["deterministic"] is True
     assert {result["op"] for result in report["results"]} == {"select", "classify"}
     # The job summary is the Markdown summary, verdict first.

@@ -14,7 +14,7 @@ from eventproof.conformance._engine import Counterexample, RuleResult, RunReport
 from eventproof.conformance._matrix import MatrixError, badge, load_report, write_matrix
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._reports import report_document
-from eventproof.conformance._rules import RULES, RULES_BY_ID
+from eventproof.conformance._operations import RULES, RULES_BY_ID
 from eventproof.conformance.cli import main
 
 HOSTILE = ('</script><script>alert("x")</script><img src=x onerror=alert(1)> '
@@ -52,7 +52,7 @@ class Page(HTMLParser):
 
 def report(name: str, results: list[RuleResult], **identity: str) -> dict[str, Any]:
     run = RunReport(implementation={"name": name, "language": "python", **identity},
-                    capabilities=Capabilities(), results=results, profile="quick", seed=None,
+                    capabilities=Capabilities(), results=results, budget="quick", seed=None,
                     deterministic=True, duration=1.5, calls=42)
     return report_document(run, replay_files={
         result.rule.id: f".eventproof/failures/{name}/{result.rule.id}.json"
