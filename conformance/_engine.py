@@ -12,6 +12,7 @@ import hashlib
 import json
 import random
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -30,6 +31,7 @@ from ._model import (
     FAILING,
     Capabilities,
     Family,
+    ImplErrored,
     Operation,
     Outcome,
     Rule,
@@ -66,14 +68,32 @@ class Counterexample:
 
 
 @dataclass(frozen=True)
+class Coverage:
+    """How much of a rule's search was really judged (spec/protocol.md §5.6)."""
+
+    #: Answers the rule judged: outputs, and ``errored`` answers to inputs the spec calls
+    #: erroneous (an ``errored`` answer to a valid input judges only the rule it breaks).
+    judged: int = 0
+    #: Requests of the operation answered ``skipped``, and ``errored`` to a valid input.
+    skipped: int = 0
+    errored: int = 0
+    #: Requests that hung, crashed or broke the protocol, and requests set aside unsent.
+    unanswered: int = 0
+    #: Why the operation's search stopped.
+    stopped: str = ""
+
+
+@dataclass(frozen=True)
 class RuleResult:
     """The verdict on one rule."""
 
     rule: Rule
     outcome: Outcome
     counterexample: Counterexample | None = None
-    #: Why a rule was skipped, or which expectation turned a failure into ``xfail``.
+    #: Why a rule was skipped or untested, or which expectation turned a failure into ``xfail``.
     note: str = ""
+    #: What the search judged (None for a result that was never searched, e.g. in a test).
+    coverage: Coverage | None = None
 
 
 @dataclass
@@ -89,14 +109,27 @@ class RunReport:
     deterministic: bool
     duration: float = 0.0
     calls: int = 0
+    #: Whether an ``untested`` MUST rule is let through (``--allow-untested``).
+    allow_untested: bool = False
 
     @property
     def conforms(self) -> bool:
-        """True when no MUST rule failed, errored, crashed, timed out or unexpectedly passed."""
+        """True when no MUST rule failed, errored, crashed, timed out or unexpectedly passed, and
+        every MUST rule was judged (unless :attr:`allow_untested`)."""
         return not any(
-            result.outcome in FAILING and (result.rule.level == "MUST" or result.outcome == "xpass")
+            (result.outcome in FAILING
+             or (result.outcome == "untested" and not self.allow_untested))
+            and (result.rule.level == "MUST" or result.outcome == "xpass")
             for result in self.results
         )
+
+    @property
+    def judged_rules(self) -> int:
+        """How many rules were judged on at least one answer."""
+        return sum(1 for result in self.results
+                   if result.outcome not in ("skip", "untested")
+                   and (result.coverage is None or result.coverage.judged > 0
+                        or result.counterexample is not None))
 
     @property
     def failed_rule_ids(self) -> set[str]:
@@ -148,9 +181,19 @@ class _OpState:
     hangs_this_search: int = 0
     #: Whether any request of this operation hung (then later ones get a shorter deadline).
     hung: bool = False
+    #: Answers each rule judged (see :class:`Coverage`).
+    judged: Counter[str] = field(default_factory=Counter)
     skipped: int = 0
-    answered: int = 0
-    skip_reason: str = ""
+    skip_reasons: Counter[str] = field(default_factory=Counter)
+    errored: int = 0
+    timeouts: int = 0
+    crashes: int = 0
+    not_sent: int = 0
+    #: Requests judged in the current family search, for telling a spent budget from a search
+    #: that stopped because nothing was answered any more.
+    judged_this_search: int = 0
+    #: Families of the last round whose search judged under half of its budget.
+    starved: list[str] = field(default_factory=list)
 
 
 def _first_found(error: BaseException) -> _Found | None:
@@ -270,16 +313,30 @@ class Engine:
 
     def _judge(self, op: Operation, op_input: Any, response: Any, excluded: frozenset[str],
                state: _OpState) -> None:
-        """Raise :class:`_Found` when the response breaks a rule not yet found."""
+        """Raise :class:`_Found` when the response breaks a rule not yet found; count what was
+        judged either way."""
         if response is _NOT_SENT:
+            state.not_sent += 1
             reject()
         verdict = judge(op, op_input, response, self.capabilities, excluded=excluded)
         if verdict.outcome == "skip":
             state.skipped += 1
-            state.skip_reason = verdict.skip_reason
+            state.skip_reasons[verdict.skip_reason] += 1
             return
-        if verdict.judged:
-            state.answered += 1
+        if not verdict.judged:
+            if verdict.outcome == "timeout":
+                state.timeouts += 1
+            else:
+                state.crashes += 1
+        elif isinstance(response, ImplErrored) and verdict.expected is not None and not (
+                isinstance(verdict.expected, dict) and "errored" in verdict.expected):
+            # An errored answer to a valid input judges nothing but the rule it breaks.
+            state.errored += 1
+            state.judged.update(violation.rule for violation in verdict.violations[:1])
+            state.judged_this_search += bool(verdict.violations)
+        else:
+            state.judged.update(rule.id for rule in op.rules if rule.id not in excluded)
+            state.judged_this_search += 1
         if verdict.first is not None:
             raise _Found(verdict.first, verdict.outcome, verdict.actual, verdict.stderr,
                          op_input)
@@ -290,12 +347,16 @@ class Engine:
     def _search(self, op: Operation, families: tuple[Family, ...], excluded: frozenset[str],
                 state: _OpState) -> _Found | None:
         """One round: search each input family in turn with its share of the budget; the
-        first violation found ends the round."""
+        first violation found ends the round. Families whose search judged under half of its
+        budget are listed in ``state.starved`` (their rules may be untested)."""
+        state.starved = []
         for family, budget in zip(families, split_budget(self.max_examples, families),
                                   strict=True):
             found = self._search_family(op, family, budget, excluded, state)
             if found is not None:
                 return found
+            if state.judged_this_search * 2 < budget:
+                state.starved.append(family.name)
         return None
 
     def _search_family(
@@ -305,6 +366,7 @@ class Engine:
         strategy: SearchStrategy[Any] = family.strategy
         observer = op.observer
         state.hangs_this_search = 0
+        state.judged_this_search = 0
         state.failing_answers.clear()
 
         def example(op_input: Any) -> None:
@@ -391,17 +453,60 @@ class Engine:
             self.on_progress(name, f"{rule.id}: {hit.outcome}")
             if hit.outcome == "crash" and self.adapter.exhausted():
                 self.unavailable = hit.violation.message
+        stopped = self._why_stopped(op, state, found)
+        coverage = {rule.id: Coverage(
+            judged=state.judged[rule.id], skipped=state.skipped, errored=state.errored,
+            unanswered=state.timeouts + state.crashes + state.not_sent, stopped=stopped)
+            for rule in rules}
         results = []
         for rule in rules:
             if rule.id in found:
-                results.append(found[rule.id])
+                results.append(replace(found[rule.id], coverage=coverage[rule.id]))
             elif self.unavailable is not None:
-                results.append(RuleResult(rule, "error", note=f"not checked: {self.unavailable}"))
-            elif state.answered == 0 and state.skipped:
-                results.append(RuleResult(rule, "skip", note=state.skip_reason))
+                results.append(RuleResult(rule, "error", note=f"not checked: {self.unavailable}",
+                                          coverage=coverage[rule.id]))
+            elif state.judged[rule.id] == 0 or state.starved:
+                results.append(RuleResult(rule, "untested", note=self._untested_reason(
+                    op, rule, state), coverage=coverage[rule.id]))
             else:
-                results.append(RuleResult(rule, "pass"))
+                results.append(RuleResult(rule, "pass", coverage=coverage[rule.id]))
         return results
+
+    @staticmethod
+    def _why_stopped(op: Operation, state: _OpState, found: Mapping[str, RuleResult]) -> str:
+        if len(found) == len(op.rules):
+            return "every rule was broken"
+        if state.starved:
+            return ("the last search round judged under half of its budget in the input "
+                    f"famil{'y' if len(state.starved) == 1 else 'ies'} "
+                    f"{', '.join(map(repr, state.starved))}")
+        return "the example budget was spent"
+
+    @staticmethod
+    def _untested_reason(op: Operation, rule: Rule, state: _OpState) -> str:
+        """Why ``rule`` has no verdict, in words a user can act on."""
+        judged = state.judged[rule.id]
+        causes = []
+        if state.skipped:
+            reasons = "; ".join(reason for reason, _ in state.skip_reasons.most_common(2))
+            causes.append(f"{state.skipped} request(s) were answered skipped ({reasons})")
+        if state.errored:
+            causes.append(f"{state.errored} valid request(s) were answered errored")
+        if state.timeouts or state.not_sent:
+            causes.append("the search stopped after the implementation timed out "
+                          f"({state.timeouts} hang(s); {state.not_sent} request(s) set aside)")
+        if state.crashes:
+            causes.append(f"the implementation crashed or broke the protocol {state.crashes} "
+                          "time(s)")
+        if judged == 0 and state.skipped and not (state.errored or state.timeouts
+                                                  or state.crashes):
+            lead = f"every request of '{op.name}' this rule would judge was answered skipped"
+        elif judged == 0:
+            lead = f"no answer of '{op.name}' was judged by this rule"
+        else:
+            lead = (f"only {judged} answer(s) judged it, and the last search round judged under "
+                    f"half of its budget in {', '.join(map(repr, state.starved))}")
+        return lead + (": " + "; ".join(causes) if causes else "")
 
 
 def check_implementation(
@@ -416,6 +521,7 @@ def check_implementation(
     use_shell: bool = False,
     database: str | Path | None = None,
     on_progress: Callable[[str, str], None] | None = None,
+    allow_untested: bool = False,
 ) -> RunReport:
     """Check ``impl`` against the reference and return the verdict on every rule.
 
@@ -456,6 +562,7 @@ def check_implementation(
             results=results, budget=budget,
             seed=run_seed, deterministic=deterministic,
             duration=time.perf_counter() - started, calls=engine.calls,
+            allow_untested=allow_untested,
         )
     finally:
         adapter.stop()

@@ -35,6 +35,7 @@ from typing import Any
 
 from eventproof.reference import SPEC_VERSION
 
+from ._operations import RULES
 from ._reports import (
     OUTCOMES,
     REPORT_VERSION,
@@ -44,7 +45,6 @@ from ._reports import (
     section_label,
     section_url,
 )
-from ._operations import RULES
 
 __all__ = ["MatrixError", "badge", "load_report", "matrix_html", "write_matrix"]
 

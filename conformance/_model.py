@@ -15,7 +15,8 @@ from eventproof.reference import OPS as REFERENCE_OPS
 
 Level = Literal["MUST", "SHOULD"]
 #: The verdict on one rule (spec/protocol.md §5 and docs/read-a-failure.md).
-Outcome = Literal["pass", "fail", "error", "crash", "timeout", "skip", "xfail", "xpass"]
+Outcome = Literal[
+    "pass", "fail", "error", "crash", "timeout", "untested", "skip", "xfail", "xpass"]
 #: Outcomes that make a MUST rule non-conforming (and any rule, for ``xpass``).
 FAILING: frozenset[str] = frozenset({"fail", "error", "crash", "timeout", "xpass"})
 #: Outcomes that say the implementation broke the rule.

@@ -60,11 +60,11 @@ __all__ = [
 SPEC_URL = "https://github.com/eventproof/eventproof/blob/main/spec/"
 #: Every outcome, in the order reports list them.
 OUTCOMES: tuple[Outcome, ...] = (
-    "pass", "fail", "error", "crash", "timeout", "skip", "xfail", "xpass",
+    "pass", "fail", "error", "crash", "timeout", "untested", "skip", "xfail", "xpass",
 )
 
 #: Outcomes shown as a failure section (the run's verdict depends on them).
-_SHOWN = frozenset({"fail", "error", "crash", "timeout", "xpass"})
+_SHOWN = frozenset({"fail", "error", "crash", "timeout", "untested", "xpass"})
 #: How much of one value the console shows before pointing at the replay file.
 _CONSOLE_LIMIT = 2000
 #: How much of one value a Markdown block or a JUnit failure carries.
@@ -153,24 +153,32 @@ def _plural(count: int, noun: str) -> str:
 def _verdict_line(report: RunReport) -> str:
     """The verdict and what it means for the exit code, with what else a reader should know."""
     broken = sum(1 for result in report.results
-                 if result.outcome in _SHOWN - {"xpass"} and result.rule.level == "MUST")
+                 if result.outcome in _SHOWN - {"xpass", "untested"}
+                 and result.rule.level == "MUST")
+    untested = sum(1 for result in report.results
+                   if result.outcome == "untested" and result.rule.level == "MUST")
     stale = sum(1 for result in report.results if result.outcome == "xpass")
     should = sum(1 for result in report.results
-                 if result.outcome in _SHOWN - {"xpass"} and result.rule.level == "SHOULD")
+                 if result.outcome in _SHOWN - {"xpass", "untested"}
+                 and result.rule.level == "SHOULD")
     expected = sum(1 for result in report.results if result.outcome == "xfail")
     notes = []
     if broken:
         notes.append(_plural(broken, "MUST rule") + " broken")
+    if untested:
+        allowed = " (let through by --allow-untested)" if report.allow_untested else ""
+        notes.append(_plural(untested, "MUST rule") + f" untested: judged on no answer{allowed}")
     if stale:
         notes.append(_plural(stale, "stale expectation") + " (listed, but passing now)")
     if should:
         notes.append(_plural(should, "SHOULD rule") + " broken (does not decide conformance)")
     if expected:
         notes.append(_plural(expected, "expected failure"))
+    judged = f"{report.judged_rules} of {len(report.results)} rules judged"
     detail = f": {'; '.join(notes)}" if notes else ""
     if report.conforms:
-        return f"conforms (exit code 0){detail}"
-    return f"does not conform (exit code 1){detail}"
+        return f"conforms (exit code 0, {judged}){detail}"
+    return f"does not conform (exit code 1, {judged}){detail}"
 
 
 # -- the diff ----------------------------------------------------------------------------------
@@ -242,6 +250,12 @@ def _result_document(result: RuleResult, replay_file: str | Path | None) -> dict
         "section": rule.section, "title": rule.title, "outcome": result.outcome,
         "note": result.note,
     }
+    if result.coverage is not None:
+        coverage = result.coverage
+        document["coverage"] = {
+            "judged": coverage.judged, "skipped": coverage.skipped, "errored": coverage.errored,
+            "unanswered": coverage.unanswered, "stopped": coverage.stopped,
+        }
     example = result.counterexample
     if example is not None:
         document["counterexample"] = {
@@ -276,6 +290,8 @@ def report_document(
         "durationSeconds": round(max(report.duration, 0.0), 3),
         "calls": report.calls,
         "totals": totals(report),
+        "judgedRules": report.judged_rules,
+        "allowUntested": report.allow_untested,
         "conforms": report.conforms,
         "results": [_result_document(result, files.get(result.rule.id))
                     for result in report.results],
@@ -384,7 +400,7 @@ def _properties(report: RunReport) -> ET.Element:
 
 
 def _testcase(result: RuleResult, replay_file: str | Path | None,
-              impl_spec: str | None) -> ET.Element:
+              impl_spec: str | None, allow_untested: bool = False) -> ET.Element:
     rule = result.rule
     case = ET.Element("testcase", classname=f"eventproof.{rule.op}", name=rule.id, time="0")
     outcome = result.outcome
@@ -396,6 +412,10 @@ def _testcase(result: RuleResult, replay_file: str | Path | None,
         ET.SubElement(case, "failure", message=message, type="xpass").text = text
     elif outcome in {"error", "crash", "timeout"}:
         ET.SubElement(case, "error", message=message, type=outcome).text = text
+    elif outcome == "untested":
+        # Never judged: a failure of the gate, unless the run let untested rules through.
+        kind = "skipped" if allow_untested else "failure"
+        ET.SubElement(case, kind, message=message, type="untested").text = text
     elif outcome == "skip":
         ET.SubElement(case, "skipped", message=_xml_safe(result.note or "skipped"))
     elif outcome == "xfail":
@@ -412,25 +432,30 @@ def junit_tree(
 ) -> ET.ElementTree[ET.Element]:
     """The JUnit XML document: one ``<testsuite>`` per operation, one ``<testcase>`` per rule."""
     files = replay_files or {}
-    counts = totals(report)
+    failing = {"fail", "xpass"} | (set() if report.allow_untested else {"untested"})
+    skipping = {"skip", "xfail"} | ({"untested"} if report.allow_untested else set())
+    errors = {"error", "crash", "timeout"}
+    outcomes = [result.outcome for result in report.results]
     root = ET.Element(
         "testsuites", name="eventproof", tests=str(len(report.results)),
-        failures=str(counts["fail"] + counts["xpass"]),
-        errors=str(counts["error"] + counts["crash"] + counts["timeout"]),
-        skipped=str(counts["skip"] + counts["xfail"]), time=f"{max(report.duration, 0.0):.3f}",
+        failures=str(sum(o in failing for o in outcomes)),
+        errors=str(sum(o in errors for o in outcomes)),
+        skipped=str(sum(o in skipping for o in outcomes)),
+        time=f"{max(report.duration, 0.0):.3f}",
     )
     for op in _ops_in(report):
         results = [result for result in report.results if result.rule.op == op]
-        outcomes = [result.outcome for result in results]
+        mine = [result.outcome for result in results]
         suite = ET.SubElement(
             root, "testsuite", name=f"eventproof.{op}", tests=str(len(results)),
-            failures=str(sum(o in {"fail", "xpass"} for o in outcomes)),
-            errors=str(sum(o in {"error", "crash", "timeout"} for o in outcomes)),
-            skipped=str(sum(o in {"skip", "xfail"} for o in outcomes)), time="0",
+            failures=str(sum(o in failing for o in mine)),
+            errors=str(sum(o in errors for o in mine)),
+            skipped=str(sum(o in skipping for o in mine)), time="0",
         )
         suite.append(_properties(report))
         for result in results:
-            suite.append(_testcase(result, files.get(result.rule.id), impl_spec))
+            suite.append(_testcase(result, files.get(result.rule.id), impl_spec,
+                                   report.allow_untested))
     ET.indent(root)
     return ET.ElementTree(root)
 
@@ -577,7 +602,8 @@ def _out(console: Console, *items: Text) -> None:
 
 
 _STYLE = {"pass": "green", "fail": "bold red", "error": "bold red", "crash": "bold red",
-          "timeout": "bold red", "skip": "yellow", "xfail": "yellow", "xpass": "bold red"}
+          "timeout": "bold red", "untested": "bold magenta", "skip": "yellow", "xfail": "yellow",
+          "xpass": "bold red"}
 
 
 def _indented(text: str, indent: str = "    ") -> str:

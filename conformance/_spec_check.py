@@ -383,7 +383,8 @@ def check_spec_mentions(checkout: Checkout) -> list[Problem]:
             for token in _BACKTICKED.findall(line):
                 if _looks_like_rule_id(token, groups) and token not in RULES_BY_ID:
                     problems.append(f"spec/{name}:{line_number}: `{token}` looks like a rule "
-                                    "id but is not in the registry (conformance/<profile>/rules.py)")
+                                    "id but is not in the registry "
+                                    "(conformance/<profile>/rules.py)")
     return problems
 
 

@@ -394,7 +394,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if stale:
-        print("stale vector files (the sources in conformance/<profile>/vectors.py or the reference "
+        print("stale vector files (the sources in conformance/<profile>/vectors.py or the "
+              "reference "
               f"changed): {', '.join(stale)}; run `nox -s vectors` and commit the result",
               file=sys.stderr)
         return 1

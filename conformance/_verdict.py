@@ -122,9 +122,9 @@ def judge(
         expected = expected_answer(operation, op_input, capabilities)
     case = Case(op=operation.name, input=op_input, expected=expected, actual=actual,
                 capabilities=capabilities)
-    violations = tuple(evaluate(case, operation.checks, excluded))
-    if not violations:
+    found = tuple(evaluate(case, operation.checks, excluded))
+    if not found:
         outcome: Answered = "pass"
     else:
         outcome = "error" if isinstance(actual, ImplErrored) else "fail"
-    return Verdict(outcome, violations, shown(actual), shown(expected), judged=True)
+    return Verdict(outcome, found, shown(actual), shown(expected), judged=True)

@@ -54,6 +54,11 @@ def _parse_ops(value: str | None) -> tuple[str, ...] | None:
     if value is None:
         return None
     ops = tuple(part.strip() for part in value.split(",") if part.strip())
+    if not ops:
+        # An unset variable in a CI job (--ops "$OPS") must not check nothing and pass.
+        raise click.BadParameter(
+            f"{value!r} names no operation; give a comma-separated subset of {','.join(OPS)}, "
+            "or leave --ops out to check every operation", param_hint="--ops")
     unknown = [op for op in ops if op not in OPS]
     if unknown:
         raise click.BadParameter(
@@ -77,8 +82,17 @@ def _progress(
     return update, status.stop
 
 
+def _non_blank_impl(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and not value.strip():
+        # An unset variable in a CI job (--impl "$IMPL") must not check the bundled reference.
+        raise click.BadParameter(
+            f"{value!r} is empty; name the implementation ('python:MODULE:ATTR' or a command "
+            "line), or leave --impl out to check the bundled reference", param_hint="--impl")
+    return value
+
+
 impl_option = click.option(
-    "--impl", "impl", metavar="SPEC", default=None,
+    "--impl", "impl", metavar="SPEC", default=None, callback=_non_blank_impl,
     help="The implementation under test: 'python:MODULE:ATTR' (in process) or a command line "
          "speaking spec/protocol.md. Default: the bundled reference.")
 timeout_option = click.option(
@@ -100,9 +114,9 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 
     from eventproof.reference import SPEC_VERSION
 
+    from ._operations import RULES
     from ._protocol import PROTOCOL_VERSION
     from ._versions import REPORT_VERSION, SUITE_VERSION
-    from ._operations import RULES
 
     click.echo(f"eventproof {version('eventproof')}\nspec {SPEC_VERSION}\n"
                f"suite {SUITE_VERSION} ({len(RULES)} rules)\nprotocol {PROTOCOL_VERSION}\n"
@@ -162,6 +176,10 @@ def _budget(budget: str | None, old_profile: str | None) -> str:
 @click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path(".eventproof"), show_default=True,
               help="Where failure case files (failures/) and the example database (examples/) go.")
+@click.option("--allow-untested", is_flag=True,
+              help="Conform even when a MUST rule was judged on no answer (every request "
+                   "skipped, or the search stopped after hangs); untested rules are still "
+                   "reported.")
 @click.option("--no-progress", is_flag=True, help="No live status line.")
 @click.option("-v", "--verbose", is_flag=True, help="Show passing rules too.")
 def run(
@@ -169,8 +187,8 @@ def run(
     max_examples: int | None, seed: int | None,
     deterministic: bool | None, ops: str | None, timeout: float, use_shell: bool,
     expect: Path | None, update_expectations: bool, json_path: Path | None,
-    junit_path: Path | None, markdown_path: Path | None, state_dir: Path, no_progress: bool,
-    verbose: bool,
+    junit_path: Path | None, markdown_path: Path | None, state_dir: Path, allow_untested: bool,
+    no_progress: bool, verbose: bool,
 ) -> None:
     """Search for inputs on which IMPL disagrees with the reference."""
     from . import _expectations, _replay, _reports
@@ -194,7 +212,7 @@ def run(
                 impl or _default_impl(fit), ops=wanted, budget=budget,
                 max_examples=max_examples, seed=seed, deterministic=is_deterministic,
                 timeout=timeout, use_shell=use_shell, database=state_dir / "examples",
-                on_progress=update,
+                on_progress=update, allow_untested=allow_untested,
             )
         finally:
             stop()

@@ -621,7 +621,8 @@ def explain_bytes(actual: str, expected: str) -> str:
         at = f"byte {utf8_size(actual[:a.start])}"
         if a.kind == "ws":
             after = mine[index - 1].text if index else "the start"
-            return (f"your line has whitespace {compact(a.text)} at {at}, after {shown(after, 20)}; "
+            return (f"your line has whitespace {compact(a.text)} at {at}, after "
+                    f"{shown(after, 20)}; "
                     "the canonical form writes no whitespace between tokens (JSON.stringify "
                     "with no indent)")
         if a.kind == "number" and b.kind == "number":

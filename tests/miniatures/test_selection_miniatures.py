@@ -10,15 +10,15 @@ import pytest
 from eventproof.conformance import RULES_BY_ID, RunReport, check_implementation
 from eventproof.conformance._model import Capabilities, Case, Check, Errored, ImplErrored, Op
 from eventproof.conformance.selection import OPERATIONS as SELECTION_OPERATIONS
-
-CHECKS = {op.name: list(op.checks) for op in SELECTION_OPERATIONS}
-STRATEGIES = {op.name: op.inputs for op in SELECTION_OPERATIONS}
 from eventproof.reference import InvalidInput, Reference
 from hypothesis import given
 from hypothesis import strategies as st
 
 from miniatures import Miniature
 from miniatures.selection import MINIATURES
+
+CHECKS = {op.name: list(op.checks) for op in SELECTION_OPERATIONS}
+STRATEGIES = {op.name: op.inputs for op in SELECTION_OPERATIONS}
 
 #: A counterexample this small shows the bug and nothing else.
 MAX_EVENTS = 4
@@ -125,6 +125,7 @@ _ANSWERS = st.recursive(
         children, max_size=4),
     max_leaves=10,
 )
+
 
 
 @pytest.mark.parametrize("op", list(STRATEGIES))

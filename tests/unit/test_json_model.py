@@ -61,13 +61,16 @@ def test_first_difference_names_the_path_and_both_sides() -> None:
     assert found is not None
     assert (found.path, found.got, found.want) == ("$.a[1].b", "x", "y")
     missing = first_difference({"a": 1}, {"a": 1, "c d": 2})
-    assert missing is not None and missing.path == '$["c d"]' and missing.got is MISSING
+    assert missing is not None
+    assert missing.path == '$["c d"]'
+    assert missing.got is MISSING
 
 
 def test_render_shows_hidden_characters_and_elides_long_values() -> None:
     """Controls, separators and lone surrogates are escapes; long values keep head and tail."""
     assert render("a\u2028\ud800\x00é") == '"a\\u2028\\ud800\\u0000é"'
     long = render("x" * 1000, limit=60)
-    assert "…" in long and long.endswith("(1000 code points)")
+    assert "…" in long
+    assert long.endswith("(1000 code points)")
     assert render(MISSING) == "(absent)"
     assert render(math.nan) == "NaN"

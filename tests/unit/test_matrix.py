@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from eventproof.conformance._engine import Counterexample, RuleResult, RunReport
 from eventproof.conformance._matrix import MatrixError, badge, load_report, write_matrix
 from eventproof.conformance._model import Capabilities
-from eventproof.conformance._reports import report_document
 from eventproof.conformance._operations import RULES, RULES_BY_ID
+from eventproof.conformance._reports import report_document
 from eventproof.conformance.cli import main
 
 HOSTILE = ('</script><script>alert("x")</script><img src=x onerror=alert(1)> '

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from eventproof.conformance._engine import Counterexample, RuleResult, RunReport
+from eventproof.conformance._engine import Counterexample, Coverage, RuleResult, RunReport
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._operations import RULES_BY_ID
 from eventproof.conformance._reports import (
@@ -57,7 +57,7 @@ def make_report(results: list[RuleResult], *, seed: int | None = None) -> RunRep
 
 
 def every_outcome() -> RunReport:
-    """A report with each of the eight outcomes, unicode and a lone surrogate in the values."""
+    """A report with each of the nine outcomes, unicode and a lone surrogate in the values."""
     rule = RULES_BY_ID
     return make_report([
         RuleResult(rule["select.never-empty"], "pass"),
@@ -79,6 +79,10 @@ def every_outcome() -> RunReport:
             {"line": "{}"}, {"timeout": 10}, "no answer within 10 s")),
         RuleResult(rule["classify.kind"], "skip", note="the implementation does not declare "
                    "'classify'"),
+        RuleResult(rule["fold.shape"], "untested", note="every request of 'fold' this rule would "
+                   "judge was answered skipped: 60 request(s) were answered skipped (not yet)",
+                   coverage=Coverage(judged=0, skipped=60, stopped="the last search round judged "
+                                     "under half of its budget")),
         RuleResult(rule["canon.bytes"], "xfail", example(
             "project", {"event": {"type": "agent_start", "x": "\u2028"},
                         "includeLiveEvents": False, "maxBytes": 262144},
@@ -146,15 +150,18 @@ def test_junit_has_one_suite_per_operation_and_one_case_per_rule(tmp_path: Path)
     write_junit(every_outcome(), path, impl_spec="node adapter.js")
     root = ET.parse(path).getroot()
     assert root.tag == "testsuites"
-    assert root.get("tests") == "8"
-    assert root.get("failures") == "2"
+    assert root.get("tests") == "9"
+    assert root.get("failures") == "3"  # fail, xpass and untested: a gate fails on each
     assert root.get("errors") == "3"
     assert root.get("skipped") == "2"
     suites = {suite.get("name"): suite for suite in root.findall("testsuite")}
     assert set(suites) == {"eventproof.select", "eventproof.fold", "eventproof.settle",
                            "eventproof.classify", "eventproof.project"}
     cases = {str(case.get("name")): case for case in root.iter("testcase")}
-    assert len(cases) == 8
+    assert len(cases) == 9
+    untested = cases["fold.shape"].find("failure")
+    assert untested is not None
+    assert untested.get("type") == "untested"
     assert all(case.get("classname") == f"eventproof.{RULES_BY_ID[name].op}"
                for name, case in cases.items())
     failure = cases["select.last-message"].find("failure")
@@ -206,7 +213,8 @@ def test_markdown_has_table_sections_and_diff() -> None:
         "select.last-message": ".eventproof/failures/ts-port/select.last-message.json"},
         impl_spec="node adapter.js")
     assert "does not conform" in text.splitlines()[0]
-    assert "| operation | pass | fail | error | crash | timeout | skip | xfail | xpass |" in text
+    header = "| operation | pass | fail | error | crash | timeout | untested | skip | xfail | xpass |"
+    assert header in text
     assert "| select | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 |" in text
     section = text.split("### fail: `select.last-message` (MUST)")[1].split("### ")[0]
     assert "(https://github.com/eventproof/eventproof/blob/main/spec/selection.md)" in section
@@ -279,8 +287,9 @@ def test_console_is_plain_text_outside_a_terminal() -> None:
     assert "replay: eventproof replay c.json --impl 'node adapter.js'" in text
     assert "XPASS  settle.output" in text
     assert text.rstrip().endswith(
-        "does not conform (exit code 1): 4 MUST rules broken; 1 stale expectation (listed, but "
-        "passing now); 1 expected failure")
+        "does not conform (exit code 1, 7 of 9 rules judged): 4 MUST rules broken; 1 MUST rule "
+        "untested: judged on no answer; 1 stale expectation (listed, but passing now); 1 expected "
+        "failure")
 
 
 def test_console_uses_colour_on_a_terminal() -> None:
@@ -316,7 +325,8 @@ def test_should_failure_alone_conforms_everywhere() -> None:
     assert report_document(report)["conforms"] is True
     text = console_output(report, terminal=False)
     assert "SHOULD: reported, does not decide conformance" in text
-    assert text.rstrip().endswith("conforms (exit code 0): 1 SHOULD rule broken (does not "
+    assert text.rstrip().endswith("conforms (exit code 0, 1 of 1 rules judged): 1 SHOULD rule "
+                                  "broken (does not "
                                   "decide conformance)")
     assert "conforms" in markdown_summary(report).splitlines()[0]
 

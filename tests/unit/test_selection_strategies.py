@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 from eventproof.conformance._engine import isolated_constants
 from eventproof.conformance._model import Capabilities
+from eventproof.conformance._operations import OPERATIONS_BY_NAME
 from eventproof.conformance._schemas import schema_issues
+from eventproof.conformance.selection import OPERATIONS as PROFILE_OPERATIONS
 from eventproof.conformance.selection.strategies import (
     REASON_KINDS,
     assistant_messages,
@@ -23,13 +25,12 @@ from eventproof.conformance.selection.strategies import (
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-#: The size of the fixed-seed sample the distribution tests count over.
-SAMPLE = 300
-from eventproof.conformance._operations import OPERATIONS_BY_NAME
-from eventproof.conformance.selection import OPERATIONS as PROFILE_OPERATIONS
-
 INPUTS = {op.name: op.inputs for op in PROFILE_OPERATIONS}
 SELECTION_OPS = list(INPUTS)
+
+#: The size of the fixed-seed sample the distribution tests count over.
+SAMPLE = 300
+
 
 
 @pytest.mark.parametrize("op", SELECTION_OPS)
@@ -51,6 +52,7 @@ def test_op_inputs_are_schema_valid(op: str, data: st.DataObject) -> None:
 def test_building_blocks_are_schema_valid(
     strategy: Callable[[], st.SearchStrategy[Any]], schema: str, data: st.DataObject,
 ) -> None:
+
     """Every public building block generates values its schema accepts."""
     assert schema_issues(data.draw(strategy()), schema) == []
 

@@ -122,8 +122,8 @@ def test_judge_errored_is_required_for_erroneous_input() -> None:
     failed = _vectors.judge_vector(erroneous, Ok({"line": "{}"}), Capabilities())
     assert (failed.status, failed.broken[0]) == ("fail", "project.erroneous")
     assert _vectors.judge_vector(erroneous, ImplErrored("no"), Capabilities()).status == "pass"
-    valid = _vector("project", {"event": {"type": "agent_start"}}, {"line": '{"type":"agent_start"}'},
-                    "project.agrees")
+    valid = _vector("project", {"event": {"type": "agent_start"}},
+                    {"line": '{"type":"agent_start"}'}, "project.agrees")
     assert _vectors.judge_vector(valid, ImplErrored("no"), Capabilities()).status == "fail"
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from eventproof.conformance._engine import BUDGETS, isolated_constants
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._schemas import schema_issues
+from eventproof.conformance.wire import OPERATIONS as PROFILE_OPERATIONS
 from eventproof.conformance.wire.strategies import (
     ASSISTANT_EVENT_TYPES,
     KNOWN_TYPES,
@@ -25,13 +26,13 @@ from eventproof.reference import DEFAULT_MAX_BYTES, canonical_bytes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+INPUTS = {op.name: op.inputs for op in PROFILE_OPERATIONS}
+
+
 CAPABILITIES = Capabilities()
 #: Examples per search in the engine's default profile.
 ENGINE_BUDGET = BUDGETS["default"]
-from eventproof.conformance.wire import OPERATIONS as PROFILE_OPERATIONS
 
-INPUTS = {op.name: op.inputs for op in PROFILE_OPERATIONS}
-SELECTION_OPS = list(INPUTS)
 
 
 def counted(max_examples: int = 100) -> Any:

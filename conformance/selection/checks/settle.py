@@ -85,7 +85,8 @@ def _settled(case: Case) -> _Settled:
     log = events_log(case)
     ends = [i for i, e in enumerate(log.events) if field_of(e, "type") == "turn/end"]
     turn_end = ends[-1] if ends else None
-    kind = field_of(log.events[turn_end], "data", "reason", "kind") if turn_end is not None else None
+    kind = (field_of(log.events[turn_end], "data", "reason", "kind")
+            if turn_end is not None else None)
     mapped = _map_kind(kind) if turn_end is not None else "error"
     cancelled = field_of(case.input, "cancelled") is True
     stop_reason = "aborted" if cancelled and mapped != "completed" else mapped
