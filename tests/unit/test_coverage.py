@@ -1,0 +1,120 @@
+"""A verdict is earned: a rule judged on no answer is never ``pass`` (spec/protocol.md §5.6)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+from eventproof.conformance import check_implementation
+from eventproof.conformance._reports import report_document
+from eventproof.conformance._schemas import schema_issues
+from eventproof.reference import Reference
+
+
+class SkipsEverything(Reference):
+    """Answers every request ``skipped``."""
+
+    def run(self, op: str, input: Any) -> Any:
+        raise NotImplementedError("not implemented yet")
+
+
+class SkipsHalf(Reference):
+    """Skips every other request and answers the rest like the reference."""
+
+    calls = 0
+
+    def run(self, op: str, input: Any) -> Any:
+        type(self).calls += 1
+        if type(self).calls % 2:
+            raise NotImplementedError("odd requests are not supported")
+        return super().run(op, input)
+
+
+class HangsAfterFirst(Reference):
+    """Answers the first request, then never answers again."""
+
+    calls = 0
+
+    def run(self, op: str, input: Any) -> Any:
+        type(self).calls += 1
+        if type(self).calls > 1:
+            time.sleep(60)
+        return super().run(op, input)
+
+
+class ErrorsOnEverything(Reference):
+    """Answers every request ``errored``."""
+
+    def run(self, op: str, input: Any) -> Any:
+        raise ValueError("cannot do that")
+
+
+class CrashesOnEverything(Reference):
+    """Exits on every request."""
+
+    def run(self, op: str, input: Any) -> Any:
+        sys.exit(3)
+
+
+def test_skipping_everything_is_untested_not_pass() -> None:
+    """A program that skips every request conforms to nothing: each rule is untested, with the
+    skip reason, and the run does not conform unless untested rules are allowed."""
+    report = check_implementation(SkipsEverything, ops=["fold"], budget="quick")
+    assert {result.outcome for result in report.results} == {"untested"}
+    assert not report.conforms
+    for result in report.results:
+        assert "answered skipped" in result.note
+        assert "not implemented yet" in result.note
+        assert result.coverage is not None
+        assert result.coverage.judged == 0
+        assert result.coverage.skipped > 0
+    document = report_document(report)
+    assert schema_issues(document, "report.json") == []
+    assert document["judgedRules"] == 0
+    allowed = check_implementation(SkipsEverything, ops=["fold"], budget="quick",
+                                   allow_untested=True)
+    assert allowed.conforms
+
+
+def test_skipping_some_requests_passes_with_the_skips_counted() -> None:
+    """Skipped requests are counted in the coverage of rules that were judged on the rest."""
+    SkipsHalf.calls = 0
+    report = check_implementation(SkipsHalf, ops=["select"], budget="quick")
+    assert report.conforms
+    for result in report.results:
+        assert result.outcome == "pass"
+        assert result.coverage is not None
+        assert result.coverage.judged > 0
+        assert result.coverage.skipped > 0
+
+
+def test_hanging_after_the_first_answer_leaves_the_rest_untested() -> None:
+    """After a hang every later request is set aside: the rules it would have judged are
+    untested (the search stopped after the timeout), not passed."""
+    HangsAfterFirst.calls = 0
+    report = check_implementation(HangsAfterFirst, ops=["select"], budget="quick", timeout=0.5)
+    assert not report.conforms
+    outcomes = {result.rule.id: result.outcome for result in report.results}
+    assert outcomes.pop("select.agrees") == "timeout"
+    assert set(outcomes.values()) == {"untested"}
+    assert all("timed out" in result.note for result in report.results
+               if result.outcome == "untested")
+
+
+def test_errored_answers_judge_only_the_rule_they_break() -> None:
+    """A program that errors on every valid request breaks the agreement rule; the rules an
+    errored answer cannot judge are untested, never passed."""
+    report = check_implementation(ErrorsOnEverything, ops=["fold"], budget="quick")
+    outcomes = {result.rule.id: result.outcome for result in report.results}
+    assert outcomes == {"fold.shape": "untested", "fold.prefix": "error"}
+    shape = report.result_for("fold.shape")
+    assert "answered errored" in shape.note
+
+
+def test_crashing_on_every_request_does_not_conform() -> None:
+    """A program that crashes on every request is non-conforming on every rule it declares."""
+    report = check_implementation(CrashesOnEverything, ops=["select"], budget="quick")
+    assert not report.conforms
+    assert "pass" not in {result.outcome for result in report.results}
+    assert report.result_for("select.agrees").outcome == "crash"
