@@ -7,9 +7,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..._json import MISSING
 from ..._model import Case, Errored, ImplErrored, Violation, judges
 from ..explain import (
-    MISSING,
     Log,
     cite,
     describe_output,

@@ -8,6 +8,8 @@ from typing import Any
 
 from eventproof.reference import MARKER
 
+from ..._json import describe_char
+from ..._json import kind as json_kind
 from ..._model import Case, Violation, judges
 from ..explain import (
     BOUNDED_KEYS,
@@ -18,10 +20,8 @@ from ..explain import (
     Line,
     ProjectView,
     compact,
-    describe_char,
     difference_text,
     escaped_size,
-    json_kind,
     project_view,
     same_json,
     shown,

@@ -8,11 +8,10 @@ from typing import Any
 
 from eventproof.reference import MARKER
 
+from ..._json import describe_char, member_path
 from ..._model import Case, Violation, judges
 from ..explain import (
-    describe_char,
     explain_bytes,
-    member_path,
     project_view,
     same_json,
     shown,
