@@ -65,6 +65,8 @@ class Counterexample:
     seed: int | None
     #: The tail of the implementation's stderr when it crashed or hung.
     stderr: str = ""
+    #: The failure's stable kind (see :class:`~._model.Violation`); expectation files match it.
+    kind: str = ""
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,8 @@ class RuleResult:
     note: str = ""
     #: What the search judged (None for a result that was never searched, e.g. in a test).
     coverage: Coverage | None = None
+    #: The rule whose failure this one follows from ("same cause"), or "" when it stands alone.
+    cause: str = ""
 
 
 @dataclass
@@ -194,6 +198,9 @@ class _OpState:
     judged_this_search: int = 0
     #: Families of the last round whose search judged under half of its budget.
     starved: list[str] = field(default_factory=list)
+    #: Catch-all rules whose violation an already-found rule explained: the first such input,
+    #: the answer to it, and the explaining rule.
+    explained: dict[str, tuple[Any, Any, str]] = field(default_factory=dict)
 
 
 def _first_found(error: BaseException) -> _Found | None:
@@ -337,6 +344,8 @@ class Engine:
         else:
             state.judged.update(rule.id for rule in op.rules if rule.id not in excluded)
             state.judged_this_search += 1
+        for catch_all, by in verdict.explained:
+            state.explained.setdefault(catch_all, (op_input, verdict.actual, by))
         if verdict.first is not None:
             raise _Found(verdict.first, verdict.outcome, verdict.actual, verdict.stderr,
                          op_input)
@@ -449,6 +458,7 @@ class Engine:
             found[rule.id] = RuleResult(rule, hit.outcome, Counterexample(
                 op=name, input=hit.op_input, expected=shown(expected), actual=hit.actual,
                 message=hit.violation.message, seed=self.run_seed, stderr=hit.stderr,
+                kind=hit.violation.kind,
             ))
             self.on_progress(name, f"{rule.id}: {hit.outcome}")
             if hit.outcome == "crash" and self.adapter.exhausted():
@@ -458,6 +468,8 @@ class Engine:
             judged=state.judged[rule.id], skipped=state.skipped, errored=state.errored,
             unanswered=state.timeouts + state.crashes + state.not_sent, stopped=stopped)
             for rule in rules}
+        self._explain_catch_alls(op, state, found)
+        self._group_causes(op, found)
         results = []
         for rule in rules:
             if rule.id in found:
@@ -471,6 +483,34 @@ class Engine:
             else:
                 results.append(RuleResult(rule, "pass", coverage=coverage[rule.id]))
         return results
+
+    def _explain_catch_alls(self, op: Operation, state: _OpState,
+                            found: dict[str, RuleResult]) -> None:
+        """A catch-all rule whose violations a found rule explained is failed by that rule's
+        cause, never passed: the answers did differ."""
+        for catch_all, (op_input, actual, by) in state.explained.items():
+            if catch_all in found or by not in found:
+                continue
+            expected = expected_answer(op, op_input, self.capabilities)
+            found[catch_all] = RuleResult(RULES_BY_ID[catch_all], "fail", Counterexample(
+                op=op.name, input=op_input, expected=shown(expected), actual=actual,
+                message=(f"the answer differs from the reference's, and {by} explains why (its "
+                         "own failure, reported above)"),
+                seed=self.run_seed, kind="differs from the reference"), cause=by)
+
+    def _group_causes(self, op: Operation, found: dict[str, RuleResult]) -> None:
+        """Mark each failure whose counterexample first breaks another found rule that names a
+        cause (a lone surrogate kept …) as "same cause" as that rule: one bug, one failure
+        shown first, the rest listed after it. Outcomes (and so exit codes) do not change."""
+        for rule_id, result in list(found.items()):
+            example = result.counterexample
+            if result.cause or example is None or result.outcome != "fail":
+                continue
+            verdict = judge(op, example.input, _adapters.Ok(example.actual), self.capabilities)
+            primary = next((v for v in verdict.violations if v.cause and v.rule != rule_id
+                            and v.rule in found and not found[v.rule].cause), None)
+            if primary is not None:
+                found[rule_id] = replace(result, cause=primary.rule)
 
     @staticmethod
     def _why_stopped(op: Operation, state: _OpState, found: Mapping[str, RuleResult]) -> str:
@@ -569,18 +609,36 @@ def check_implementation(
 
 
 def apply_expectations(report: RunReport, expected: Mapping[str, str]) -> RunReport:
-    """Turn listed failures into ``xfail`` and listed passes into ``xpass`` (rule id -> prefix)."""
+    """Turn listed failures into ``xfail`` and listed passes into ``xpass``.
+
+    ``expected`` maps a rule id to ``[failure kind]`` (the current form), ``""`` (any failure),
+    or a message prefix (the earlier form, still honoured, with a migration note).
+    """
     results = []
     for result in report.results:
-        prefix = expected.get(result.rule.id)
-        if prefix is None:
+        entry = expected.get(result.rule.id)
+        if entry is None:
             results.append(result)
         elif result.outcome in BROKEN:
-            message = result.counterexample.message if result.counterexample else result.note
-            if message.startswith(prefix):
-                results.append(replace(result, outcome="xfail", note=f"expected: {prefix}"))
+            example = result.counterexample
+            message = example.message if example else result.note
+            kind = example.kind if example else ""
+            if entry.startswith("[") and entry.endswith("]"):
+                listed = entry[1:-1]
+                if kind == listed:
+                    results.append(replace(result, outcome="xfail",
+                                           note=f"expected: {entry}"))
+                else:
+                    results.append(replace(result, note=(
+                        f"listed as {entry}, but this failure is "
+                        f"{f'[{kind}]' if kind else 'of the rule’s one kind'}: a different bug")))
+            elif message.startswith(entry):
+                migrate = ("" if not entry else " (an old-style message prefix: rewrite the file "
+                           "with --update-expectations to match the failure kind instead)")
+                results.append(replace(result, outcome="xfail",
+                                       note=f"expected: {entry}{migrate}".rstrip()))
             else:
-                results.append(replace(result, note=f"listed with prefix {prefix!r}, but the "
+                results.append(replace(result, note=f"listed with prefix {entry!r}, but the "
                                        f"message is {message[:80]!r}"))
         elif result.outcome == "pass":
             results.append(replace(result, outcome="xpass",

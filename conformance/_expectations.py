@@ -2,11 +2,15 @@
 
 The format follows protobuf's conformance failure lists: UTF-8 text, one entry per line,
 
-    <rule-id> <message prefix>
+    <rule-id> [<failure kind>]
 
-where the prefix (possibly empty: any failure of the rule) must start the failure's message for
-the failure to count as expected. Lines whose first non-blank character is ``#`` are comments;
-blank lines are ignored. A ``#`` later in a line is part of the prefix (messages may contain one).
+where the failure kind (the stable name a check gives a failure, e.g. ``lone surrogate kept``;
+left out: any failure of the rule) must be the failure's kind for the failure to count as
+expected. A kind names the bug, not the input that showed it, so a run that finds the same bug
+through another counterexample still matches. The earlier form ``<rule-id> <message prefix>``
+(without brackets) keeps working: the failure's message must start with the prefix, and the note
+says how to migrate. Lines whose first non-blank character is ``#`` are comments; blank lines are
+ignored.
 
 Applying the file is :func:`eventproof.conformance._engine.apply_expectations`: a listed failure
 becomes ``xfail``; a listed rule that passes becomes ``xpass`` and fails the run, so a fixed bug
@@ -99,6 +103,11 @@ def load_expectations(path: str | os.PathLike[str]) -> dict[str, str]:
     return entries
 
 
+def is_kind(entry: str) -> bool:
+    """True for the current form of an entry's text, a failure kind in brackets."""
+    return entry.startswith("[") and entry.endswith("]")
+
+
 def _prefix(message: str) -> str:
     """The part of a message kept as its expected prefix: at most PREFIX_LENGTH characters that
     survive a round trip through a UTF-8 text line unchanged (a shorter prefix still matches)."""
@@ -121,10 +130,10 @@ def write_expectations(path: str | os.PathLike[str], report: RunReport) -> None:
     how = ("a deterministic run" if report.seed is None
            else f"a run with seed {report.seed}")
     lines = [
-        "# eventproof expected failures: '<rule-id> <message prefix>' per line; '#' starts a",
-        "# comment line. A listed rule whose failure message starts with the prefix is reported",
-        "# as xfail; a listed rule that passes is reported as xpass and fails the run: delete its",
-        "# line then. An empty prefix accepts any failure of the rule.",
+        "# eventproof expected failures: '<rule-id> [<failure kind>]' per line; '#' starts a",
+        "# comment line. A listed rule that fails with that kind is reported as xfail; a listed",
+        "# rule that passes is reported as xpass and fails the run: delete its line then. A rule",
+        "# listed without a kind accepts any failure of the rule.",
         f"# Written by eventproof {SUITE_VERSION} (spec {SPEC_VERSION}) from {how} of {who},",
         f"# budget {report.budget}; regenerate with `eventproof run --expect FILE "
         "--update-expectations`.",
@@ -137,15 +146,9 @@ def write_expectations(path: str | os.PathLike[str], report: RunReport) -> None:
     for result in ranked:
         if result.outcome not in _STILL_FAILING:
             continue
-        if result.counterexample is not None:
-            message = result.counterexample.message
-        elif result.outcome == "xfail" and result.note.startswith("expected: "):
-            # apply_expectations keeps the prefix that matched in the note.
-            message = result.note.removeprefix("expected: ")
-        else:
-            message = result.note
-        prefix = _prefix(message)
-        lines.append(f"{result.rule.id} {prefix}" if prefix else result.rule.id)
+        kind = result.counterexample.kind if result.counterexample is not None else ""
+        kind = _prefix(kind)  # a kind is one short line; keep what a text line can carry
+        lines.append(f"{result.rule.id} [{kind}]" if kind else result.rule.id)
     target = Path(path)
     if target.parent != Path():
         target.parent.mkdir(parents=True, exist_ok=True)

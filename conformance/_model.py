@@ -124,6 +124,12 @@ class Violation:
     rule: str
     #: What went wrong, with values, and where to look; never a bare "mismatch".
     message: str
+    #: A stable name of the failure, the same whatever input showed it (``lone surrogate
+    #: kept``); expectation files match it. Empty: the rule's one kind of failure.
+    kind: str = ""
+    #: True when the failure is a cause other rules' failures follow from (a lone surrogate kept
+    #: breaks every rule that compares the line): reports list those as "same cause".
+    cause: bool = False
 
 
 Check = Callable[[Case], Iterator[Violation]]

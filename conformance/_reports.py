@@ -164,7 +164,11 @@ def _verdict_line(report: RunReport) -> str:
     expected = sum(1 for result in report.results if result.outcome == "xfail")
     notes = []
     if broken:
-        notes.append(_plural(broken, "MUST rule") + " broken")
+        causes = sum(1 for result in report.results
+                     if result.outcome in _SHOWN - {"xpass", "untested"}
+                     and result.rule.level == "MUST" and not result.cause)
+        same = f" ({causes} distinct, the rest same cause)" if causes < broken else ""
+        notes.append(_plural(broken, "MUST rule") + f" broken{same}")
     if untested:
         allowed = " (let through by --allow-untested)" if report.allow_untested else ""
         notes.append(_plural(untested, "MUST rule") + f" untested: judged on no answer{allowed}")
@@ -250,6 +254,8 @@ def _result_document(result: RuleResult, replay_file: str | Path | None) -> dict
         "section": rule.section, "title": rule.title, "outcome": result.outcome,
         "note": result.note,
     }
+    if result.cause:
+        document["cause"] = result.cause
     if result.coverage is not None:
         coverage = result.coverage
         document["coverage"] = {
@@ -261,7 +267,7 @@ def _result_document(result: RuleResult, replay_file: str | Path | None) -> dict
         document["counterexample"] = {
             "op": example.op, "input": example.input, "expected": example.expected,
             "actual": example.actual, "message": example.message, "seed": example.seed,
-            "stderr": example.stderr,
+            "stderr": example.stderr, "kind": example.kind,
         }
         if replay_file is not None:
             document["counterexample"]["replayFile"] = str(replay_file)
@@ -568,12 +574,19 @@ def markdown_summary(
         "",
         *_outcome_table(report),
     ]
-    failures = [result for result in report.results if result.outcome in _SHOWN]
+    failures = [result for result in report.results
+                if result.outcome in _SHOWN and not result.cause]
     if failures:
         lines += ["", "## Failures", ""]
         for result in failures:
             lines += _markdown_failure(result, files.get(result.rule.id), impl_spec,
                                        report.implementation)
+            followers = _same_cause(report, result)
+            if followers:
+                lines += ["", f"Same cause ({len(followers)} more rule(s) broken by this "
+                          "failure):", "",
+                          *(f"- {_code(f.rule.id)} ({f.rule.level}, "
+                            f"{section_label(f.rule.section)})" for f in followers)]
             lines.append("")
     expected = [result for result in report.results if result.outcome == "xfail"]
     if expected:
@@ -678,6 +691,12 @@ def _op_line(op: str, results: Iterable[RuleResult]) -> Text:
     return line
 
 
+def _same_cause(report: RunReport, primary: RuleResult) -> list[RuleResult]:
+    """The failures reported as following from ``primary`` (one bug, one failure shown)."""
+    return [result for result in report.results
+            if result.cause == primary.rule.id and result.outcome in _SHOWN]
+
+
 def render_console(
     report: RunReport, console: Console, *, verbose: bool = False,
     replay_files: Mapping[str, str | Path] | None = None, impl_spec: str | None = None,
@@ -705,10 +724,16 @@ def render_console(
                                 style="dim")
                 _out(console, line)
     for result in report.results:
-        if result.outcome in _SHOWN:
+        if result.outcome in _SHOWN and not result.cause:
             _out(console)
             _console_failure(console, result, files.get(result.rule.id), impl_spec, verbose,
                              report.implementation)
+            for follower in _same_cause(report, result):
+                line = Text("  same cause: ", style="dim")
+                line.append(f"{follower.outcome.upper()}  {follower.rule.id}  "
+                            f"{follower.rule.level}  {section_label(follower.rule.section)}",
+                            style=_STYLE[follower.outcome])
+                _out(console, line)
     _out(console)
     _out(console, Text(_verdict_line(report), style="bold green" if report.conforms
                        else "bold red"))

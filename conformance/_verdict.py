@@ -43,6 +43,9 @@ class Verdict:
     skip_reason: str = ""
     #: True when the answer was an output or ``errored`` and the checks ran on it.
     judged: bool = False
+    #: Catch-all rules the answer broke that an excluded (already found) rule explains, each
+    #: with that rule: ``(catch-all, explained by)``. The answer did differ from the reference's.
+    explained: tuple[tuple[str, str], ...] = ()
 
     @property
     def first(self) -> Violation | None:
@@ -71,17 +74,28 @@ def is_catch_all(rule_id: str) -> bool:
 
 
 def evaluate(case: Case, checks: Iterable[Check], excluded: frozenset[str]) -> list[Violation]:
-    """Every violation of a rule not in ``excluded``, in check order.
+    """Every violation of a rule not in ``excluded``, in check order (see :func:`explain`)."""
+    return explain(case, checks, excluded)[0]
+
+
+def explain(case: Case, checks: Iterable[Check], excluded: frozenset[str]
+            ) -> tuple[list[Violation], list[tuple[str, str]]]:
+    """Every violation of a rule not in ``excluded``, in check order, and the catch-all rules
+    an excluded rule explains.
 
     An input that breaks an excluded (already found) rule is that known bug again: a catch-all
-    agreement rule does not report it a second time, so one bug gives one failure.
+    agreement rule does not report it a second time, so one bug gives one failure; the
+    catch-all is returned as explained by that rule instead, never silently passed.
     """
     found = [violation for check in checks for violation in check(case)]
-    known = any(violation.rule in excluded for violation in found)
-    return [
-        violation for violation in found
-        if violation.rule not in excluded and not (known and is_catch_all(violation.rule))
-    ]
+    known = next((violation.rule for violation in found if violation.rule in excluded), None)
+    kept = [violation for violation in found
+            if violation.rule not in excluded
+            and not (known is not None and is_catch_all(violation.rule))]
+    explained = [(violation.rule, known) for violation in found
+                 if known is not None and is_catch_all(violation.rule)
+                 and violation.rule not in excluded]
+    return kept, explained
 
 
 def judge(
@@ -104,17 +118,19 @@ def judge(
     if isinstance(response, _adapters.TimedOut):
         violations = () if operation.hang_rule in excluded else (Violation(
             operation.hang_rule, f"no answer within {response.seconds:g} s; the implementation "
-            "was stopped and restarted"),)
+            "was stopped and restarted", kind="no answer in time"),)
         return Verdict("timeout", violations, {"timeout": response.seconds}, None,
                        stderr=response.stderr)
     if isinstance(response, _adapters.Crashed):
         violations = () if operation.agreement_rule in excluded else (Violation(
-            operation.agreement_rule, f"the implementation crashed: {response.message}"),)
+            operation.agreement_rule, f"the implementation crashed: {response.message}",
+            kind="crashed"),)
         return Verdict("crash", violations, {"crashed": response.message}, None,
                        stderr=response.stderr)
     if isinstance(response, _adapters.Broken):
         violations = () if operation.agreement_rule in excluded else (Violation(
-            operation.agreement_rule, f"the answer broke the protocol: {response.error}"),)
+            operation.agreement_rule, f"the answer broke the protocol: {response.error}",
+            kind="broke the protocol"),)
         return Verdict("error", violations, {"protocolError": str(response.error)}, None,
                        stderr=response.stderr)
     actual: Any = response if isinstance(response, ImplErrored) else response.output
@@ -122,9 +138,10 @@ def judge(
         expected = expected_answer(operation, op_input, capabilities)
     case = Case(op=operation.name, input=op_input, expected=expected, actual=actual,
                 capabilities=capabilities)
-    found = tuple(evaluate(case, operation.checks, excluded))
-    if not found:
+    kept, explained = explain(case, operation.checks, excluded)
+    if not kept:
         outcome: Answered = "pass"
     else:
         outcome = "error" if isinstance(actual, ImplErrored) else "fail"
-    return Verdict(outcome, found, shown(actual), shown(expected), judged=True)
+    return Verdict(outcome, tuple(kept), shown(actual), shown(expected), judged=True,
+                   explained=tuple(explained))

@@ -164,7 +164,7 @@ def _budget(budget: str | None, old_profile: str | None) -> str:
 @timeout_option
 @shell_option
 @click.option("--expect", "expect", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Expected-failures file: '<rule-id> <message prefix>' per line.")
+              help="Expected-failures file: '<rule-id> [<failure kind>]' per line.")
 @click.option("--update-expectations", is_flag=True,
               help="Rewrite the --expect file with this run's failures (then exit 0).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),

@@ -187,7 +187,7 @@ def describe_selection(log: Log) -> str:
 def errored(rule: str, actual: ImplErrored, what: str) -> Violation:
     return Violation(rule, (
         f"your implementation answered errored on a valid input: {show(actual.message)}. "
-        f"{what} ({cite(rule)})."))
+        f"{what} ({cite(rule)})."), kind="errored on a valid input")
 
 
 def disagreement(rule: str, actual: Any, expected: Any, what: str) -> Violation:

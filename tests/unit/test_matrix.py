@@ -209,19 +209,19 @@ def test_badges(tmp_path: Path) -> None:
 
 def test_coverage_is_rendered_when_a_result_has_it(tmp_path: Path) -> None:
     document = report("ref", every_pass())
-    document["results"][0]["coverage"] = {"examples": 200, "families": "9/9",
-                                          "targets": {"empty": 3}}
+    document["results"][0]["coverage"] = {"judged": 200, "skipped": 3, "errored": 0,
+                                          "unanswered": 0, "stopped": "the <budget> was spent"}
     page, text, _ = render(tmp_path, document)
-    assert "examples 200 · families 9/9" in page.text()
+    assert "judged 200 · skipped 3" in page.text()
     assert '<table class="coverage">' in text
-    assert "{&quot;empty&quot;: 3}" in text
+    assert "the &lt;budget&gt; was spent" in text
 
 
 @pytest.mark.parametrize(("content", "named"), [
     ("not json", "not JSON"),
     ("[1]", "a report is a JSON object, this is list"),
-    ('{"reportVersion": 2}', "$.reportVersion is 2; this eventproof"),
-    ('{"reportVersion": 1}', "$: 'specVersion' is a required property"),
+    ('{"reportVersion": 1}', "$.reportVersion is 1; this eventproof"),
+    ('{"reportVersion": 2}', "$: 'specVersion' is a required property"),
 ])
 def test_a_bad_report_is_named(tmp_path: Path, content: str, named: str) -> None:
     path = tmp_path / "bad.json"

@@ -52,7 +52,8 @@ def check_utf8(case: Case) -> Iterator[Violation]:
             f"your line holds {describe_char(char)} as a raw code point at character "
             f"{raw.start()}: a line must be well-formed UTF-8, which no surrogate code point is. "
             "Join a high+low pair into one astral code point and replace every other surrogate "
-            "with U+FFFD (bytes ef bf bd) before encoding (wire.md §6.1)"))
+            "with U+FFFD (bytes ef bf bd) before encoding (wire.md §6.1)"),
+            kind="raw surrogate code point", cause=True)
         return
     if not line.parsed:
         return
@@ -68,13 +69,15 @@ def check_utf8(case: Case) -> Iterator[Violation]:
                f"{index} of {shown(string)}. A line must be well-formed: replace "
                "every unpaired surrogate with U+FFFD, as JSON.stringify does after "
                "String.prototype.toWellFormed() (wire.md §6.1)")
+    kind, cause = "lone surrogate kept", True
     if (view.is_update and path == "$.partialResult.content[0].text"
             and string.startswith(MARKER) and index == len(MARKER) and ord(char) >= 0xDC00):
+        kind, cause = "surrogate pair split by the tail", False
         message = (f"your tail begins with a lone low surrogate ({describe_char(char)}, written "
                    f"{escape}): it split a surrogate pair, keeping the low half of an astral "
                    "character (count code points, not UTF-16 units: a tail never starts inside "
                    f"a character, wire.md §5.5). {message}")
-    yield Violation("canon.utf8", message)
+    yield Violation("canon.utf8", message, kind=kind, cause=cause)
 
 
 @judges("canon.bytes")

@@ -177,7 +177,7 @@ def check_project_agrees(case: Case) -> Iterator[Violation]:
     if actual.kind == "errored":
         yield Violation("project.agrees", (
             f"you answered errored ({actual.message[:200]}), but the event is valid: the "
-            f"reference writes {expected.describe()}"))
+            f"reference writes {expected.describe()}"), kind="errored on a valid input")
     elif actual.kind == "bad":
         yield Violation("project.agrees", (
             f"your answer is {actual.describe()}: project answers {{\"line\": <the line as a "
@@ -188,7 +188,8 @@ def check_project_agrees(case: Case) -> Iterator[Violation]:
     elif actual.kind == "line" and actual.line is not None and expected.line is not None:
         if not actual.line.parsed:
             yield Violation("project.agrees", (
-                f"your line is not JSON ({actual.line.error}): {shown(actual.line.text)}"))
+                f"your line is not JSON ({actual.line.error}): {shown(actual.line.text)}"),
+                kind="line is not JSON")
         elif not same_json(actual.line.value, expected.line.value):
             yield Violation("project.agrees", (
                 f"your line parses to a different value than the reference's: "
