@@ -210,6 +210,30 @@ def seed_scale_details(draw: st.DrawFn) -> OpInput:
     return _defaults(records)
 
 
+#: Units whose cuts fall inside astral characters or escapes.
+CUT_UNITS = ("\U0001f600", "a\U0001f600", "\u00e9\U0001f600", "\x00\U0001f600", "ab\u20ac",
+             "\U0001f600\x00x")
+
+
+@st.composite
+def cut_details(draw: st.DrawFn) -> OpInput:
+    """Heavy fields of astral characters and escapes under allowances of every small size: cuts
+    land inside a surrogate pair or an escape, where counting UTF-16 units or characters goes
+    wrong."""
+    records = []
+    for i in range(draw(st.integers(1, 4))):
+        unit = draw(st.sampled_from(CUT_UNITS))
+        record: Record = {"id": f"call_{i}", "agent": "worker",
+                          "status": draw(st.sampled_from(STATUSES)),
+                          "task": unit * draw(st.integers(1, 80))}
+        for name in ("output", "errorMessage", "stderr"):
+            if draw(st.booleans()):
+                record[name] = draw(st.sampled_from(CUT_UNITS)) * draw(st.integers(1, 120))
+        records.append(record)
+    floor = st.integers(0, 130)
+    return _details(records, draw(st.integers(0, 400)), draw(floor), draw(floor), draw(floor))
+
+
 def spread_details() -> st.SearchStrategy[OpInput]:
     """Records full of members that must never be published, and ids over the clip."""
     return st.builds(_defaults, st.lists(task_records(extras=True), min_size=1, max_size=4))
@@ -222,6 +246,8 @@ def details_families(capabilities: Capabilities) -> tuple[Family, ...]:
         Family("edges", 2, edge_details(), aims=(
             "details.rejected", "details.cut", "details.bounded", "details.task",
             "details.output", "details.reason")),
+        Family("cut", 2, cut_details(), aims=("details.cut", "details.rejected",
+                                               "details.bounded")),
         Family("exhausted", 2, exhausted_details(), aims=(
             "details.fair-share", "details.rejected", "details.task", "details.output",
             "details.bounded", "details.claim-order")),

@@ -48,7 +48,7 @@ def cost(text: str) -> int:
     """Bytes of well-formed ``text`` inside a canonical string literal, quotes excluded."""
     if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
         return len(text)
-    return len(json.dumps(text, ensure_ascii=False).encode("utf-8")) - 2
+    return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass")) - 2
 
 
 def char_cost(char: str) -> int:
@@ -58,7 +58,8 @@ def char_cost(char: str) -> int:
 def size(value: Any) -> int:
     """Bytes of ``value`` serialized compactly, non-ASCII raw (the canonical size of the plain
     strings and arrays these checks measure)."""
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(
+        "utf-8", "surrogatepass"))
 
 
 def cut(value: str, allowance: int, side: str) -> str:
