@@ -48,7 +48,7 @@ EXTRA_MEMBERS = ("messages", "sessionFile", "usage", "partial", "cancelledPrompt
 def _units(draw: st.DrawFn) -> str:
     return draw(st.one_of(
         st.text(min_size=1, max_size=6),
-        st.lists(st.sampled_from(AWKWARD + ("a", "b", " ")), min_size=1, max_size=5)
+        st.lists(st.sampled_from((*AWKWARD, "a", "b", " ")), min_size=1, max_size=5)
         .map("".join),
         st.sampled_from(("x", "line\n", "\x00", "\x1b[31mred\x1b[0m ", "é", "\U0001f600a")),
     ))

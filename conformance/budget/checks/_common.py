@@ -9,8 +9,8 @@ UTF-16 round trip (wire.md §6.1).
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from collections.abc import Iterator, Mapping
+from functools import lru_cache
 from typing import Any
 
 from ..._model import Case, Errored, ImplErrored, Violation

@@ -253,10 +253,10 @@ def check_cut(case: Case) -> Iterator[Violation]:
                 cut_fields.append(name)
         listed = row.result.get("truncated", [])
         if isinstance(listed, list) and listed != cut_fields:
+            said = shown(listed) if "truncated" in row.result else "absent"
             yield Violation("details.cut", (
-                f"{row.where('truncated')} is {shown(listed if 'truncated' in row.result else None)}"
-                f", but the fields kept shorter than their value are {shown(cut_fields)} "
-                "(budget.md §3.1, §4)"))
+                f"{row.where('truncated')} is {said}, but the fields kept shorter than their "
+                f"value are {shown(cut_fields)} (budget.md §3.1, §4)"))
             return
 
 
