@@ -31,7 +31,7 @@ from eventproof.reference import Reference, canonical_bytes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from miniatures.budget import (  # noqa: E402 - the miniatures live under tests/
+from miniatures.budget import (  # the miniatures live under tests/
     FirstComeBudget,
     LaneClearsCount,
     StatusPublishedImmediately,
