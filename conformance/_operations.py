@@ -10,11 +10,12 @@ from __future__ import annotations
 from eventproof.reference import OPS as REFERENCE_OPS
 
 from ._model import Operation, Profile, Rule, RuleGroup
+from .budget import PROFILE as BUDGET
 from .selection import PROFILE as SELECTION
 from .wire import PROFILE as WIRE
 
 #: Every profile, in the order a run visits them.
-PROFILES: tuple[Profile, ...] = (SELECTION, WIRE)
+PROFILES: tuple[Profile, ...] = (SELECTION, WIRE, BUDGET)
 #: Every operation, in the order a run visits them.
 OPERATIONS: tuple[Operation, ...] = tuple(op for profile in PROFILES for op in profile.operations)
 OPERATIONS_BY_NAME: dict[str, Operation] = {op.name: op for op in OPERATIONS}

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import _selection, _settle, _wire
+from . import _budget, _selection, _settle, _wire
 from ._backstop import DEFAULT_MAX_BYTES
 from ._errors import InvalidInput
 
 SPEC_VERSION = "1.0"
-OPS = ("select", "fold", "settle", "classify", "project")
+OPS = ("select", "fold", "settle", "classify", "project", "details", "roster", "lane", "publish")
 
 
 def _require_mapping(value: Any, path: str) -> Mapping[str, Any]:
@@ -106,6 +106,19 @@ class Reference:
                 fit_strategy=self.fit_strategy,
             )
             return None if line is None else {"line": line.decode("utf-8")}
+        if op == "details":  # spec/budget.md §3-5
+            return _budget.final_details(
+                request.get("records"), shared_bytes=request.get("sharedBytes"),
+                task_floor_bytes=request.get("taskFloorBytes"),
+                output_floor_bytes=request.get("outputFloorBytes"),
+                diagnostic_floor_bytes=request.get("diagnosticFloorBytes"))
+        if op == "roster":  # budget.md §6
+            return _budget.live_roster(request.get("records"), max_bytes=request.get("maxBytes"))
+        if op == "lane":  # budget.md §7
+            return _budget.merge_lane(request.get("updates"))
+        if op == "publish":  # budget.md §8
+            return _budget.publish_schedule(request.get("events"),
+                                            interval_ms=request.get("intervalMs"))
         raise InvalidInput(
             value=op, path="op", reason="is not an operation of this spec",
             fix=f"Use one of {', '.join(OPS)}.",

@@ -37,6 +37,29 @@ export const BUGS = Object.freeze({
   "empty-array-last-assistant": "end.lastAssistantMessage is [] instead of absent when there is no output",
   // selection.md §5.2: a cancelled run reports "aborted" even when its last turn completed.
   "cancelled-completed-wrong": "a cancelled run stops with 'aborted' even when it completed",
+  // budget.md §4, §5.5: tailChars(value, max) as value.slice(-(max - 1)) keeps the whole value
+  // for max <= 1 (slice(-0)), so an exhausted budget restores every later field at full size.
+  "zero-allowance-whole": "a cut with an allowance of 0 or 1 keeps the whole value",
+  // budget.md §5.2-5.3: no floors, and each record claims all that is left of the budget.
+  "first-come": "the shared budget is claimed first-come, without per-record floors",
+  // budget.md §5.6: task and stderr rendered from a bare 50,000-code-point cut, never charged.
+  "uncharged-fields": "task and stderr are cut at a fixed size and never charged to the budget",
+  // budget.md §5.4: a failure claims its output before its errorMessage and stderr.
+  "diagnostics-after-output": "a failed record claims its output before its diagnostics",
+  // budget.md §3.2: ids and agent names kept whole.
+  "no-identity-clip": "id and agent are never clipped to 256 code points",
+  // budget.md §6.2: the roster is never bounded.
+  "unbounded-roster": "the live roster carries every record, whatever maxBytes",
+  // budget.md §6.3: omittedResults is never written.
+  "roster-without-count": "a truncated roster does not report omittedResults",
+  // budget.md §7.2: the lane drops the count after merging and counts what it shows.
+  "lane-clears-count": "the lane clears omittedResults after merging (its total freezes)",
+  // budget.md §7.1: the merged roster is not capped at the update's total.
+  "lane-uncapped": "the lane keeps records past the update's total",
+  // budget.md §8.2: status transitions are published at once, bypassing the window.
+  "status-immediate": "status transitions are published immediately",
+  // budget.md §8.3: callbacks after the return are still published.
+  "late-publish": "changes that arrive after the call returned are published",
 });
 
 /** The bugs planted in this process; the self-test replaces it to exercise one bug at a time. */

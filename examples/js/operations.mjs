@@ -1,10 +1,14 @@
-// The five operations of the kit (selection.md §7, wire.md §8): one request's input in, one
-// JSON value out. Erroneous input throws InvalidInput, which the protocol answers as `errored`.
+// The operations of the kit (selection.md §7, wire.md §8, budget.md §10): one request's input
+// in, one JSON value out. Erroneous input throws InvalidInput, which the protocol answers as
+// `errored`.
 
+import { finalDetails, liveRoster, mergeLane, publishSchedule } from "./budget.mjs";
 import { foldResults, selectOutput, settleRun } from "./selection.mjs";
 import { InvalidInput, classifyEvent, projectEvent } from "./wire.mjs";
 
-export const OPS = Object.freeze(["select", "fold", "settle", "classify", "project"]);
+export const OPS = Object.freeze([
+  "select", "fold", "settle", "classify", "project", "details", "roster", "lane", "publish",
+]);
 
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 
@@ -61,6 +65,14 @@ export function runOp(op, input, fitStrategy = "halving") {
       });
       return line === null ? null : { line };
     }
+    case "details":
+      return finalDetails(request);
+    case "roster":
+      return liveRoster(request);
+    case "lane":
+      return mergeLane(request);
+    case "publish":
+      return publishSchedule(request);
     default:
       throw new InvalidInput({
         value: op,

@@ -247,4 +247,36 @@ check("wire.md §7: integer literals beyond 2^53-1 and infinities are refused wh
   assert.equal(runOp("classify", request('{"type": "x", "seed": 9007199254740993}')), "fact");
 });
 
+check("budget.md §5.7: the worked example: floors first, then the fair share", () => {
+  const records = [
+    { id: "call_1", agent: "reviewer", status: "completed", task: "Review src/auth.ts", output: "a".repeat(1000), messages: [{}] },
+    { id: "call_2", agent: "tester", status: "failed", task: "Run the tests", output: "b".repeat(400), errorMessage: "Error: exit code 1", stderr: "e".repeat(300) },
+    { id: "call_3", agent: "writer", status: "completed", task: "Write the notes", output: "done" },
+  ];
+  const { results } = runOp("details", { records, sharedBytes: 300, taskFloorBytes: 64, outputFloorBytes: 128, diagnosticFloorBytes: 64 });
+  assert.equal(results[0].output.length, 228);
+  assert.ok(!("messages" in results[0]));
+  assert.deepEqual([results[1].errorMessage, results[1].stderr.length, results[1].output.length], ["Error: exit code 1", 146, 128]);
+  assert.deepEqual(results[1].truncated, ["output", "stderr"]);
+  assert.deepEqual(results[2], { id: "call_3", agent: "writer", status: "completed", task: "Write the notes", output: "done" });
+});
+
+check("budget.md §4: a zero allowance keeps nothing; the planted bug keeps the whole value", () => {
+  const request = { records: [{ id: "a", agent: "w", status: "completed", task: "t", output: "x".repeat(5000) }], sharedBytes: 0, taskFloorBytes: 0, outputFloorBytes: 0, diagnosticFloorBytes: 0 };
+  assert.equal(runOp("details", request).results[0].output, "");
+  plantBugs("zero-allowance-whole");
+  assert.equal(runOp("details", request).results[0].output.length, 5000);
+});
+
+check("budget.md §6-8: roster count, lane total, one publish per window", () => {
+  const records = Array.from({ length: 3 }, (_, i) => ({ id: `t${i}`, agent: "w", status: "running", task: "x" }));
+  const roster = runOp("roster", { records, maxBytes: 120 });
+  assert.equal(roster.results.length + roster.omittedResults, 3);
+  const live = (i) => ({ id: `t${i}`, agent: "w", status: "running", task: "x" });
+  const { states } = runOp("lane", { updates: [{ results: [live(0), live(1), live(2)] }, { results: [live(0)], omittedResults: 2 }] });
+  assert.deepEqual(states.map((s) => [s.total, s.results.length, s.omittedResults]), [[3, 3, undefined], [3, 3, undefined]]);
+  const events = [{ at: 0, kind: "update", state: 1 }, { at: 10, kind: "status", state: 2 }, { at: 150, kind: "update", state: 3 }, { at: 160, kind: "return" }, { at: 170, kind: "status", state: 4 }];
+  assert.deepEqual(runOp("publish", { intervalMs: 100, events }).publishes, [{ at: 0, state: 1 }, { at: 100, state: 2 }, { at: 160, state: 3 }]);
+});
+
 console.log(`${passed} passed${process.exitCode ? ", some FAILED" : ""}`);

@@ -1,0 +1,72 @@
+"""The budget profile (spec/budget.md): its operations, as the harness reads them.
+
+``OPERATIONS`` holds one :class:`~eventproof.conformance._model.Operation` per operation:
+``details`` (the final details of a batch under its budget), ``roster`` (the live roster under
+its bound), ``lane`` (a lane merging rosters) and ``publish`` (the publish schedule of a
+timeline).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eventproof.reference import Reference
+
+from .._model import Capabilities, Operation, Profile, RuleGroup, judges
+from .checks import CHECK_BY_RULE, CHECKS
+from .rules import RULES
+from .strategies import FAMILIES, inputs_for
+
+_REFERENCE = Reference()
+
+
+def _reference(op: str) -> Any:
+    def answer(op_input: Any, capabilities: Capabilities) -> Any:
+        del capabilities  # no budget operation depends on the fit strategy
+        return _REFERENCE.run(op, op_input)
+    return answer
+
+
+def _operation(name: str) -> Operation:
+    return Operation(
+        name=name,
+        profile="budget",
+        rules=tuple(rule for rule in RULES if rule.op == name),
+        families=FAMILIES[name],
+        inputs=inputs_for(name),
+        reference=_reference(name),
+        checks=CHECKS[name],
+        observer=None,
+        agreement_rule=f"{name}.agrees",
+        hang_rule=f"{name}.agrees",
+        input_schema=f"op-{name}.json",
+    )
+
+
+# Each check is marked with the rule it judges (eventproof rules --where reads the mark).
+for _rule_id, _check in CHECK_BY_RULE.items():
+    judges(_rule_id)(_check)
+
+OPERATIONS: tuple[Operation, ...] = tuple(
+    _operation(name) for name in ("details", "roster", "lane", "publish"))
+
+
+def _no_vectors() -> tuple[()]:
+    return ()
+
+
+PROFILE = Profile(
+    name="budget", spec="budget.md", operations=OPERATIONS,
+    groups=(
+        RuleGroup("details", "The final details of a batch under one shared budget "
+                  "(spec/budget.md §3-5).", _no_vectors),
+        RuleGroup("roster", "The live roster of a batch under its byte bound (spec/budget.md §6).",
+                  _no_vectors),
+        RuleGroup("lane", "A lane merging rosters by index, and its count (spec/budget.md §7).",
+                  _no_vectors),
+        RuleGroup("publish", "The publish cadence on a virtual clock (spec/budget.md §8).",
+                  _no_vectors),
+    ),
+)
+
+__all__ = ["OPERATIONS", "PROFILE", "RULES"]

@@ -1,0 +1,155 @@
+"""What the budget checks share: the spec's measures restated, and values shown for a message.
+
+The measures are restated here rather than imported from the reference, so that a check that
+agrees with the reference agrees with the spec's text too: a string's cost is its UTF-8 bytes
+inside a canonical string literal, quotes excluded (wire.md §6.5), and text is well-formed by a
+UTF-16 round trip (wire.md §6.1).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from functools import lru_cache
+from typing import Any
+
+from ..._model import Case, Errored, ImplErrored, Violation
+
+#: Identity members keep this many code points (budget.md §3.2).
+ID_CLIP = 256
+#: The heavy fields in a final record's member order (budget.md §3.1).
+HEAVY = ("task", "output", "errorMessage", "stderr")
+SIDE = {"task": "head", "output": "tail", "errorMessage": "head", "stderr": "tail"}
+GROUP = {"task": "task", "output": "output", "errorMessage": "diagnostics",
+         "stderr": "diagnostics"}
+FLOOR_MEMBER = {"task": "taskFloorBytes", "output": "outputFloorBytes",
+                "diagnostics": "diagnosticFloorBytes"}
+CLAIM_ORDER = ("output", "errorMessage", "stderr", "task")
+FAILED_CLAIM_ORDER = ("errorMessage", "stderr", "output", "task")
+FINAL_MEMBERS = ("id", "agent", "status", "task", "output", "errorMessage", "stderr",
+                 "truncated")
+LIVE_MEMBERS = ("id", "agent", "status", "task", "output")
+#: A live record keeps its task and output at these sizes (budget.md §6.1).
+LIVE_TASK_BYTES = 64
+LIVE_OUTPUT_BYTES = 128
+_SHOWN = 60
+
+
+@lru_cache(maxsize=4096)
+def well_formed(text: str) -> str:
+    """``text`` with each surrogate pair joined and every other surrogate as U+FFFD."""
+    if text.isascii():
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+@lru_cache(maxsize=4096)
+def cost(text: str) -> int:
+    """Bytes of well-formed ``text`` inside a canonical string literal, quotes excluded."""
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return len(text)
+    return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass")) - 2
+
+
+def char_cost(char: str) -> int:
+    return cost(char)
+
+
+def size(value: Any) -> int:
+    """Bytes of ``value`` serialized compactly, non-ASCII raw (the canonical size of the plain
+    strings and arrays these checks measure)."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(
+        "utf-8", "surrogatepass"))
+
+
+def cut(value: str, allowance: int, side: str) -> str:
+    """The longest head or tail of well-formed ``value`` costing at most ``allowance``: a binary
+    search over lengths (a longer head or tail never costs less)."""
+    text = well_formed(value)
+    if cost(text) <= allowance:
+        return text
+    low, high = 0, min(len(text), max(allowance, 0))  # each code point costs >= 1 byte
+    while low < high:
+        middle = (low + high + 1) // 2
+        piece = text[:middle] if side == "head" else text[len(text) - middle:]
+        if cost(piece) <= allowance:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low] if side == "head" else text[len(text) - low:]
+
+
+def shown(value: Any, limit: int = _SHOWN) -> str:
+    """``value`` as JSON (non-ASCII escaped), its middle elided when long, with its size."""
+    try:
+        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    except (TypeError, ValueError):
+        text = repr(value)
+    if len(text) <= limit:
+        return text
+    what = (f"{len(value)} code points, {cost(well_formed(value))} bytes"
+            if isinstance(value, str) else f"{len(text)} characters of JSON")
+    return f"{text[: limit * 2 // 3]}…{text[-(limit // 4):]} ({what})"
+
+
+def answered(case: Case, key: str) -> list[Any] | None:
+    """The list under ``key`` of both answers, or None when either is not of the op's shape
+    (the ``*.agrees`` check reports that) or the reference refused the input."""
+    if isinstance(case.expected, Errored) or isinstance(case.actual, (Errored, ImplErrored)):
+        return None
+    actual = case.actual
+    if not isinstance(actual, Mapping) or not isinstance(actual.get(key), list):
+        return None
+    return list(actual[key])
+
+
+def is_object(value: Any) -> bool:
+    return isinstance(value, Mapping)
+
+
+def first_difference(got: Any, want: Any, path: str = "$") -> str | None:
+    """Where two JSON values first differ and how, or None when equal."""
+    if type(got) is not type(want) and not (
+        isinstance(got, (int, float)) and isinstance(want, (int, float))
+        and not isinstance(got, bool) and not isinstance(want, bool)
+    ):
+        return f"at {path}: yours is {shown(got)}, expected {shown(want)}"
+    if isinstance(want, Mapping):
+        for key in want:
+            if key not in got:
+                return f"at {path}.{key}: missing (expected {shown(want[key])})"
+        for key in got:
+            if key not in want:
+                return f"at {path}.{key}: should not be there (yours: {shown(got[key])})"
+        for key in want:
+            found = first_difference(got[key], want[key], f"{path}.{key}")
+            if found:
+                return found
+        if list(got) != list(want):
+            return f"at {path}: members in the order {list(got)}, expected {list(want)}"
+        return None
+    if isinstance(want, list):
+        for index, (a, b) in enumerate(zip(got, want, strict=False)):
+            found = first_difference(a, b, f"{path}[{index}]")
+            if found:
+                return found
+        if len(got) != len(want):
+            return f"at {path}: yours has {len(got)} elements, expected {len(want)}"
+        return None
+    if got != want:
+        return f"at {path}: yours is {shown(got)}, expected {shown(want)}"
+    return None
+
+
+def agreement(rule: str, case: Case) -> Iterator[Violation]:
+    """The answer equals the reference's (the catch-all of every budget operation)."""
+    if isinstance(case.expected, Errored):
+        return
+    if isinstance(case.actual, (Errored, ImplErrored)):
+        yield Violation(rule, (
+            f"you answered errored ({case.actual.message[:200]}), but the input is valid: the "
+            f"reference answers {shown(case.expected)}"))
+        return
+    found = first_difference(case.actual, case.expected)
+    if found is not None:
+        yield Violation(rule, f"your answer differs from the reference's {found}")
