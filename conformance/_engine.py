@@ -477,7 +477,7 @@ class Engine:
             elif self.unavailable is not None:
                 results.append(RuleResult(rule, "error", note=f"not checked: {self.unavailable}",
                                           coverage=coverage[rule.id]))
-            elif state.judged[rule.id] == 0 or state.starved:
+            elif state.judged[rule.id] == 0 or self._starved_for(rule, families, state):
                 results.append(RuleResult(rule, "untested", note=self._untested_reason(
                     op, rule, state), coverage=coverage[rule.id]))
             else:
@@ -511,6 +511,13 @@ class Engine:
                             and v.rule in found and not found[v.rule].cause), None)
             if primary is not None:
                 found[rule_id] = replace(result, cause=primary.rule)
+
+    @staticmethod
+    def _starved_for(rule: Rule, families: tuple[Family, ...], state: _OpState) -> bool:
+        """Whether every family aimed at ``rule`` judged under half its budget in the last round
+        (a family with no aims is aimed at every rule)."""
+        aimed = [family.name for family in families if not family.aims or rule.id in family.aims]
+        return bool(aimed) and all(name in state.starved for name in aimed)
 
     @staticmethod
     def _why_stopped(op: Operation, state: _OpState, found: Mapping[str, RuleResult]) -> str:

@@ -9,6 +9,7 @@ which member, what was expected, what arrived and how to fix it.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Final, cast
 
@@ -310,7 +311,7 @@ def encode(message: Message) -> bytes:
     """
     value = message.to_json()
     try:
-        text = json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+        text = dumps_literal(value)
     except (TypeError, ValueError) as exc:
         raise ProtocolError(
             message=message.describe(), field="$", expected="a JSON value",
@@ -320,6 +321,42 @@ def encode(message: Message) -> bytes:
         ) from None
     _check(value, message.schema_def, message.describe())
     return text.encode("ascii") + b"\n"
+
+
+#: Stands for an overflowing number while a message is encoded (see :func:`dumps_literal`).
+_OVERFLOW = {1: "\u0000eventproof-overflow:+\u0000", -1: "\u0000eventproof-overflow:-\u0000"}
+
+
+def _mark_overflows(value: Any) -> tuple[Any, bool]:
+    """``value`` with each infinity replaced by its marker string, and whether there was one."""
+    if isinstance(value, float) and math.isinf(value):
+        return _OVERFLOW[1 if value > 0 else -1], True
+    if isinstance(value, dict):
+        pairs = [(key, *_mark_overflows(item)) for key, item in value.items()]
+        if any(found for _, _, found in pairs):
+            return {key: item for key, item, _ in pairs}, True
+        return value, False
+    if isinstance(value, list):
+        items = [_mark_overflows(item) for item in value]
+        if any(found for _, found in items):
+            return [item for item, _ in items], True
+        return value, False
+    return value, False
+
+
+def dumps_literal(value: Any, *, indent: int | None = None) -> str:
+    """Compact ASCII JSON in which an infinity is written as the literal a parser reads as one:
+    ``1e400`` (``-1e400``), never the non-JSON token ``Infinity`` (wire.md §7: an overflowing
+    number is how an infinity reaches a program). NaN has no JSON spelling and is refused."""
+    marked, found = _mark_overflows(value)
+    separators = (",", ":") if indent is None else (",", ": ")
+    text = json.dumps(marked, ensure_ascii=True, allow_nan=False, separators=separators,
+                      indent=indent)
+    if found:
+        for sign, marker in _OVERFLOW.items():
+            quoted = json.dumps(marker, ensure_ascii=True)
+            text = text.replace(quoted, "1e400" if sign > 0 else "-1e400")
+    return text
 
 
 # -- decoding ----------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from ._errors import VectorBuildError
 from ._json import render as render_value
 from ._model import FIT_STRATEGIES, Capabilities, Errored, FitStrategy, VectorSource
 from ._operations import GROUPS, RULES, RULES_BY_ID, group_of, operation
+from ._protocol import dumps_literal
 from ._verdict import judge
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def vector_sources() -> list[VectorSource]:
 
 def _roundtrip(value: JSON) -> JSON:
     # The answer must be computed on exactly what a reader of the file gets back.
-    return json.loads(json.dumps(value, ensure_ascii=True, allow_nan=False))
+    return json.loads(dumps_literal(value))
 
 
 def _answer(fit: FitStrategy, op: str, op_input: JSON) -> JSON:
@@ -111,7 +112,7 @@ def build_files() -> dict[str, dict[str, JSON]]:
 
 def render_file(content: Mapping[str, JSON]) -> str:
     """The text of a vector file: ASCII-only JSON (lone surrogates survive as escapes)."""
-    return json.dumps(content, indent=2, ensure_ascii=True, allow_nan=False) + "\n"
+    return dumps_literal(content, indent=2) + "\n"
 
 
 def rendered_files() -> dict[str, str]:

@@ -13,6 +13,7 @@ from .._errors import ProtocolError, UsageError
 from .._model import ImplErrored
 from .._protocol import (
     StartResponse,
+    dumps_literal,
     shown,
 )
 
@@ -154,6 +155,12 @@ def non_json_reason(value: Any) -> str | None:
 def _json_copy(value: Any) -> Any:
     """A detached copy of the JSON value ``value``, exactly as the subprocess path would see it."""
     return json.loads(json.dumps(value, ensure_ascii=True, allow_nan=False))
+
+
+def _request_copy(value: Any) -> Any:
+    """A detached copy of a request's input as a program would parse it: an overflowing number
+    (``1e400`` on the wire, wire.md §7) reads as an infinity."""
+    return json.loads(dumps_literal(value))
 
 
 def looks_like_python_spec(word: str) -> str | None:

@@ -17,7 +17,17 @@ from .._protocol import (
     StartResponse,
     start_response_from_json,
 )
-from ._base import Crashed, Ok, Response, Skipped, TimedOut, _json_copy, _kind, non_json_reason
+from ._base import (
+    Crashed,
+    Ok,
+    Response,
+    Skipped,
+    TimedOut,
+    _json_copy,
+    _kind,
+    _request_copy,
+    non_json_reason,
+)
 
 # -- in process -----------------------------------------------------------------------------------
 
@@ -245,7 +255,8 @@ class InProcessAdapter:
         if self._unavailable is not None:
             return Crashed(self._unavailable)
         seconds = self.timeout if timeout is None else timeout
-        request_input = _json_copy(input)  # the implementation can never alter the harness's copy
+        # A private copy: the implementation can never alter the harness's.
+        request_input = _request_copy(input)
         impl = self._impl
         result = call_with_deadline(lambda: impl.run(op, request_input), seconds)
         if isinstance(result, _Expired):

@@ -31,6 +31,7 @@ OPERATIONS: tuple[Operation, ...] = (
         reference=reference_answer("project", project_event),
         # Most specific first: the verdict reports the first rule a case breaks.
         checks=(
+            project.check_numbers,
             project.check_erroneous,
             project.check_frame_opt_in,
             canon.check_utf8,

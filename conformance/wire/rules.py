@@ -30,6 +30,9 @@ RULES: tuple[Rule, ...] = (
     Rule("project.erroneous", "MUST", PROFILE, "project", "wire.md#4.5",
          "An erroneous event (a non-assistant message_update, a toolcall_start without its tool "
          "call) is answered with an error, never a line."),
+    Rule("project.numbers", "MUST", PROFILE, "project", "wire.md#7",
+         "A projected value holding an integer literal beyond 2^53-1 or an overflowing number is "
+         "answered errored; the same number in a member the projection drops is not refused."),
     Rule("project.agrees", "MUST", PROFILE, "project", "wire.md#4",
          "The projected line parses to the same JSON value as the reference's."),
     Rule("bound.fits", "MUST", PROFILE, "project", "wire.md#5.1",

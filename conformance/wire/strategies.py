@@ -792,6 +792,65 @@ def oversized_facts(draw: st.DrawFn, *, max_bytes: int) -> Event:
 # -- op inputs -------------------------------------------------------------------------------
 
 
+#: Numbers a line cannot carry (wire.md §7): integer literals just past 2^53 - 1 and far beyond
+#: it, and overflowing literals (written ``1e400``/``-1e400`` on the wire).
+UNFAITHFUL_NUMBERS: tuple[int | float, ...] = (
+    MAX_SAFE_INTEGER + 1, MAX_SAFE_INTEGER + 2, -(MAX_SAFE_INTEGER + 1), 2**63, 2**64 + 1,
+    10**21 + 1, 123456789012345678901234567890, float("inf"), float("-inf"),
+)
+#: Numbers at the edge that a line does carry: 2^53 - 1 itself, doubles written with a fraction
+#: or an exponent, the largest finite double.
+FAITHFUL_EDGE_NUMBERS: tuple[int | float, ...] = (
+    MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER, 9007199254740992.0, 1e21, 1e300, 1.7976931348623157e308,
+    -0.0, 5e-324,
+)
+#: Where a number is put: members the projection carries, and members it drops (§4, §7).
+CARRIED_PLACES = ("args", "details", "usage", "assistant-event", "fact")
+DROPPED_PLACES = ("partial", "message-content", "turn-end-message", "agent-end-messages")
+
+
+def _place_number(place: str, key: str, number: Any, text: str) -> Event:
+    """An event with ``number`` at ``key`` in the member ``place`` names."""
+    nested = {key: number}
+    message = {"role": "assistant", "content": [{"type": "text", "text": text}]}
+    if place in ("args", "details"):
+        return {"type": "tool_execution_update", "toolCallId": "toolu_01", "toolName": "bash",
+                "args": nested if place == "args" else {"command": "ls"},
+                "partialResult": {"content": [{"type": "text", "text": text}],
+                                  "details": nested if place == "details" else {}}}
+    if place in ("usage", "assistant-event", "partial", "message-content"):
+        usage = {"input": 12, **(nested if place == "usage" else {})}
+        content = [{"type": "text", "text": text, **(nested if place == "message-content"
+                                                      else {})}]
+        partial = {"role": "assistant", "content": [{"type": "text", "text": text}],
+                   **(nested if place == "partial" else {})}
+        event_fields = nested if place == "assistant-event" else {}
+        return {"type": "message_update",
+                "message": {"role": "assistant", "content": content, "usage": usage},
+                "assistantMessageEvent": {"type": "text_delta", "contentIndex": 0,
+                                          "delta": text, **event_fields, "partial": partial}}
+    if place == "turn-end-message":
+        return {"type": "turn_end", "message": {**message, **nested}, "toolResults": []}
+    if place == "agent-end-messages":
+        return {"type": "agent_end", "messages": [{**message, **nested}]}
+    return {"type": "custom_metrics", "payload": nested}  # a fact that passes through
+
+
+@st.composite
+def number_events(draw: st.DrawFn, *, carried: bool) -> Event:
+    """Events holding a number at the edge of what a line carries (wire.md §7), in a member the
+    projection carries (``carried``) or in one it drops. Overflowing numbers, integers past
+    2^53 - 1 and numbers a line does carry are drawn about equally often."""
+    number = draw(st.one_of(
+        st.sampled_from([n for n in UNFAITHFUL_NUMBERS if isinstance(n, int)]),
+        st.sampled_from((float("inf"), float("-inf"))),
+        st.sampled_from(FAITHFUL_EDGE_NUMBERS),
+        st.integers(MAX_SAFE_INTEGER - 2, MAX_SAFE_INTEGER + 2)))
+    place = draw(st.sampled_from(CARRIED_PLACES if carried else DROPPED_PLACES))
+    key = draw(st.sampled_from(("seed", "tokens", "0", "n")))
+    return _place_number(place, key, number, draw(st.sampled_from(("ok", "Hel", ""))))
+
+
 def max_bytes_values(capabilities: Capabilities) -> st.SearchStrategy[int]:
     """``maxBytes``: mostly small (``MIN_MAX_BYTES``…20000, fast), the default 262144 about one
     time in ten; always the default when the implementation declared ``variableMaxBytes:
@@ -867,6 +926,10 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
             st.just(True))),
         Family("cut", 2, _project(
             capabilities, lambda max_bytes: cut_updates(max_bytes=max_bytes), st.just(True))),
+        Family("numbers", 2, _project(
+            capabilities, lambda _: number_events(carried=True), st.just(True))),
+        Family("dropped-numbers", 1, _project(
+            capabilities, lambda _: number_events(carried=False), st.just(True))),
     ]
     if capabilities.variable_max_bytes:
         families.append(Family("edge", 1, _edge_inputs()))
@@ -887,6 +950,8 @@ FAMILY_AIMS: dict[str, tuple[str, ...]] = {
                    "bound.converges"),
     "at-bound": ("bound.fits", "bound.only-when-over", "bound.tail"),
     "cut": ("bound.tail", "bound.text", "canon.utf8"),
+    "numbers": ("project.numbers", "project.erroneous"),
+    "dropped-numbers": ("project.numbers", "project.agrees"),
     "edge": ("bound.ids", "bound.converges", "bound.fits"),
 }
 

@@ -156,6 +156,43 @@ def project_sources() -> Iterator[VectorSource]:
                        _project({"type": "auto_retry_start", "attempt": 2, "delayMs": 1500,
                                  "errorMessage": "overloaded"}, live=False))
 
+    rule = "project.numbers"
+    beyond = 2**53 + 1
+    yield VectorSource(rule, "integer-past-safe-in-args", "an integer literal one past 2^53 in an "
+                       "update's args cannot be carried: errored, never a rounded line",
+                       _project(_update("ok", args={"seed": beyond})))
+    yield VectorSource(rule, "negative-integer-past-safe-in-fact", "-(2^53) in a fact that passes "
+                       "through is refused too",
+                       _project({"type": "custom_metrics", "payload": {"n": -(2**53)}},
+                                live=False))
+    yield VectorSource(rule, "integer-past-safe-in-usage", "an integer past 2^53 - 1 in a "
+                       "message_update's usage is carried, so it is refused",
+                       _project(_message_update("text_delta", delta="x", message={
+                           "role": "assistant", "content": [_wire_text("x")],
+                           "usage": {"input": 10**21 + 1}})))
+    yield VectorSource(rule, "overflow-in-details", "an overflowing number (1e400 on the wire, "
+                       "read as infinity) in an update's details is refused, never written as "
+                       "null", _project(_update("ok", details={"ratio": float("inf")})))
+    yield VectorSource(rule, "negative-overflow-in-fact", "-1e400 in a fact is refused",
+                       _project({"type": "custom_metrics", "payload": {"n": float("-inf")}}))
+    yield VectorSource(rule, "safe-integer-carried", "2^53 - 1 itself and a double written with a "
+                       "fraction are carried exactly",
+                       _project(_update("ok", args={"max": 2**53 - 1, "big": 9007199254740992.0,
+                                                    "e": 1e21})))
+    yield VectorSource(rule, "integer-past-safe-in-partial", "a number in partial, which the "
+                       "projection drops, is not refused",
+                       _project(_message_update("text_delta", delta="x", partial={
+                           "role": "assistant", "content": [_wire_text("x")], "seed": beyond})))
+    yield VectorSource(rule, "overflow-in-turn-end-message", "an overflowing number in turn_end's "
+                       "message, which the projection drops, is not refused",
+                       _project({"type": "turn_end", "message": {
+                           "role": "assistant", "content": [], "score": float("inf")},
+                                 "toolResults": []}))
+    yield VectorSource(rule, "integer-past-safe-in-agent-end", "agent_end's messages are dropped: "
+                       "a number past 2^53 - 1 in them is not refused",
+                       _project({"type": "agent_end", "messages": [
+                           {"role": "user", "content": [], "id": beyond}]}))
+
     rule = "project.message-update"
     yield VectorSource(rule, "text-delta", "message_update keeps type, usage and the event "
                        "without partial, in that order",

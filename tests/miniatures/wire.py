@@ -12,6 +12,8 @@ rule id that must catch it.
 
 from __future__ import annotations
 
+import math
+
 import json
 import re
 from collections.abc import Callable
@@ -114,9 +116,22 @@ class Pipeline(Miniature):
         if self.dropped(kind, include):
             return None
         value = self.projection(event)
+        self.refuse_unfaithful(value)
         if self.bounds(kind) and self.over(self.measure(value), max_bytes):
             value = self.bounded(event, max_bytes)
         return self.encode(value)
+
+    # §7: a number the line cannot carry faithfully is refused, in the projected value only.
+    def refuse_unfaithful(self, value: Any) -> None:
+        if isinstance(value, bool):
+            return
+        if isinstance(value, int) and abs(value) > 2**53 - 1:
+            raise ValueError(f"the integer {value} is beyond 2^53 - 1")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError("an overflowing number")
+        for item in value.values() if isinstance(value, dict) else (
+                value if isinstance(value, list) else ()):
+            self.refuse_unfaithful(item)
 
     def projection(self, event: dict[str, Any]) -> Any:
         kind = event["type"]
@@ -740,6 +755,62 @@ class EscapesLoneSurrogates(Pipeline):
         return _SURROGATE_PAIR.sub(_join_pair, text)
 
 
+# -- numbers a line cannot carry (wire.md §7) -------------------------------------------------
+
+
+class RoundsBigIntegers(Pipeline):
+    """Reads numbers as doubles, like ``JSON.parse``, and writes what it read: 9007199254740993
+    becomes 9007199254740992, silently (one real TypeScript projection does this). Caught by
+    ``project.numbers``."""
+
+    name = "rounds-big-integers"
+
+    def project(self, input: dict[str, Any]) -> Any:
+        return super().project({**input, "event": _as_doubles(input["event"])})
+
+    def refuse_unfaithful(self, value: Any) -> None:
+        pass  # a double cannot tell that it was rounded
+
+
+class OverflowAsNull(Pipeline):
+    """Writes an overflowing number (``1e400``, read as infinity) as ``null``, the way
+    ``JSON.stringify`` does, instead of refusing it. Caught by ``project.numbers``."""
+
+    name = "overflow-as-null"
+
+    def refuse_unfaithful(self, value: Any) -> None:
+        if isinstance(value, float) and not math.isfinite(value):
+            return
+        super().refuse_unfaithful(value)
+
+    def number(self, x: float) -> str:
+        return "null" if not math.isfinite(x) else super().number(x)
+
+
+class RefusesDroppedNumbers(Pipeline):
+    """Refuses every number beyond 2^53 - 1 anywhere in the event, even in members the projection
+    drops (``partial``, ``turn_end.message``), so valid events get no line. Caught by
+    ``project.numbers``."""
+
+    name = "refuses-dropped-numbers"
+
+    def project(self, input: dict[str, Any]) -> Any:
+        self.refuse_unfaithful(input["event"])
+        return super().project(input)
+
+
+def _as_doubles(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return int(float(value)) if abs(value) < 2**1023 else value
+    if isinstance(value, dict):
+        return {key: _as_doubles(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_as_doubles(item) for item in value]
+    return value
+
+
 #: Every miniature: name -> (class, the rule id that must catch it). The slice(-0) loop hangs,
 #: so its rule is the harness's ``bound.converges`` with the outcome ``timeout``.
 MINIATURES: dict[str, tuple[type[Miniature], str]] = {
@@ -783,5 +854,8 @@ MINIATURES: dict[str, tuple[type[Miniature], str]] = {
         (HtmlSafeEscapes, "canon.bytes"),
         (UppercaseHexEscapes, "canon.bytes"),
         (EscapesLoneSurrogates, "canon.utf8"),
+        (RoundsBigIntegers, "project.numbers"),
+        (OverflowAsNull, "project.numbers"),
+        (RefusesDroppedNumbers, "project.numbers"),
     )
 }

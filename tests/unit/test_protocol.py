@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from eventproof.conformance._model import Capabilities
+from eventproof.conformance._operations import OPS
 from eventproof.conformance._protocol import (
     PROTOCOL_VERSION,
     START,
@@ -329,7 +330,5 @@ def test_start_response_to_json_is_schema_valid() -> None:
         implementation=Implementation(name="x", language="python"),
         capabilities=Capabilities(),
     )
-    assert json.loads(encode(handshake))["capabilities"]["ops"] == [
-        "select", "fold", "settle", "classify", "project"
-    ]
+    assert json.loads(encode(handshake))["capabilities"]["ops"] == list(OPS)
     assert StartRequest().describe() == "the start request"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from eventproof.conformance._engine import Counterexample, Coverage, RuleResult, RunReport
 from eventproof.conformance._model import Capabilities
-from eventproof.conformance._operations import RULES_BY_ID
+from eventproof.conformance._operations import OPS, RULES_BY_ID
 from eventproof.conformance._reports import (
     OUTCOMES,
     REPORT_VERSION,
@@ -111,7 +111,7 @@ def test_document_states_versions_identity_totals_and_verdict() -> None:
     assert document["suiteVersion"] == SUITE_VERSION
     assert document["protocolVersion"] == 1
     assert document["implementation"] == IMPLEMENTATION
-    assert document["capabilities"]["ops"] == ["select", "fold", "settle", "classify", "project"]
+    assert document["capabilities"]["ops"] == list(OPS)
     assert document["seed"] == 4242
     assert document["deterministic"] is False
     assert document["totals"] == dict.fromkeys(OUTCOMES, 1)

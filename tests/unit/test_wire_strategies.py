@@ -6,7 +6,7 @@ import json
 import math
 from typing import Any
 
-from eventproof.conformance._engine import BUDGETS, isolated_constants
+from eventproof.conformance._engine import BUDGETS, isolated_constants, split_budget
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._schemas import schema_issues
 from eventproof.conformance.wire import OPERATIONS as PROFILE_OPERATIONS
@@ -20,9 +20,10 @@ from eventproof.conformance.wire.strategies import (
     json_values,
     max_bytes_values,
     observe_project,
+    project_families,
     tool_execution_updates,
 )
-from eventproof.reference import DEFAULT_MAX_BYTES, canonical_bytes
+from eventproof.reference import DEFAULT_MAX_BYTES, InvalidInput, canonical_bytes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -69,9 +70,16 @@ def test_fixed_max_bytes_is_the_default(op_input: dict[str, Any]) -> None:
     assert op_input["maxBytes"] == DEFAULT_MAX_BYTES
 
 
-@given(INPUTS["project"](CAPABILITIES))
+#: The project families built to hold numbers a line cannot carry (wire.md §7).
+NUMBER_FAMILIES = ("numbers", "dropped-numbers")
+OTHER_PROJECT_INPUTS = st.one_of([family.strategy for family in project_families(CAPABILITIES)
+                                  if family.name not in NUMBER_FAMILIES])
+
+
+@given(OTHER_PROJECT_INPUTS)
 def test_inputs_carry_only_numbers_the_spec_accepts(op_input: dict[str, Any]) -> None:
-    """No integer beyond ±(2^53-1), NaN or infinity: every event has a canonical line."""
+    """Outside the number families, no integer beyond ±(2^53-1), NaN or infinity: every event
+    has a canonical line."""
     canonical_bytes(op_input["event"])  # raises InvalidInput for a refused number
     for number in _numbers(op_input["event"]):
         if isinstance(number, int):
@@ -109,12 +117,46 @@ def test_project_inputs_reach_the_bound() -> None:
     def record(op_input: dict[str, Any]) -> None:
         event = op_input["event"]
         if event["type"] == "tool_execution_update" and op_input["includeLiveEvents"]:
-            over = len(canonical_bytes(event)) > op_input["maxBytes"]
+            try:
+                over = len(canonical_bytes(event)) > op_input["maxBytes"]
+            except InvalidInput:  # a number a line cannot carry (the number families)
+                return
             seen.add("over" if over else "fits")
 
     with isolated_constants():
         record()
     assert seen == {"over", "fits"}
+
+
+def test_number_families_put_every_kind_of_number_everywhere() -> None:
+    """Within their share of the engine's default budget, the number families put integers past
+    2^53 - 1, overflowing numbers and numbers a line does carry into carried and into dropped
+    members."""
+    seen: set[tuple[str, str]] = set()
+    families = project_families(CAPABILITIES)
+    shares = dict(zip([family.name for family in families],
+                      split_budget(ENGINE_BUDGET, families), strict=True))
+
+    def kind(number: Any) -> str:
+        if isinstance(number, float) and not math.isfinite(number):
+            return "overflow"
+        return "too big" if isinstance(number, int) and abs(number) > MAX_SAFE_INTEGER else "fine"
+
+    def recorder(family: Any) -> Any:
+        @counted(shares[family.name])
+        @given(family.strategy)
+        def record(op_input: dict[str, Any]) -> None:
+            for number in _numbers(op_input["event"]):
+                if isinstance(number, float) or abs(number) > 2**52:
+                    seen.add((family.name, kind(number)))
+        return record
+
+    for family in families:
+        if family.name in NUMBER_FAMILIES:
+            with isolated_constants():
+                recorder(family)()
+    assert seen == {(name, what) for name in NUMBER_FAMILIES
+                    for what in ("overflow", "too big", "fine")}
 
 
 def test_agent_events_cover_every_type() -> None:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import math
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ..._json import MISSING, member_path
 from ..._model import Case, Violation, judges
 from ..explain import (
     ProjectView,
@@ -15,6 +19,96 @@ from ..explain import (
     shown,
 )
 
+#: The largest integer every double-based reader holds exactly (wire.md §7).
+MAX_SAFE_INTEGER = 2**53 - 1
+
+
+def unfaithful_number(value: Any, path: str = "$") -> tuple[str, Any] | None:
+    """The first number a line cannot carry faithfully in ``value`` (an integer literal beyond
+    2^53 - 1, an infinity or NaN), with its path; None when there is none. Iterative: a deep
+    value never exhausts the stack."""
+    stack: list[tuple[str, Any]] = [(path, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, bool):
+            continue
+        if isinstance(item, int) and abs(item) > MAX_SAFE_INTEGER:
+            return where, item
+        if isinstance(item, float) and not math.isfinite(item):
+            return where, item
+        if isinstance(item, Mapping):
+            stack.extend((member_path(where, key), child)
+                         for key, child in reversed(list(item.items())) if isinstance(key, str))
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{index}]", child)
+                         for index, child in reversed(list(enumerate(item))))
+    return None
+
+
+def _literal(number: Any) -> str:
+    if isinstance(number, float):
+        return "an overflowing number (sent as 1e400)" if number > 0 else (
+            "an overflowing number (sent as -1e400)") if number < 0 else "NaN"
+    return f"the integer literal {number}"
+
+
+def _read_back(line: Any, path: str) -> Any:
+    """The value at ``path`` ("$.a.b[0]") of a parsed line, or MISSING."""
+    item = line
+    for part in re.findall(r"\.([A-Za-z_$][A-Za-z0-9_$]*)|\[(\d+)\]|\[(\"(?:[^\"\\]|\\.)*\")\]",
+                           path[1:]):
+        name, index, quoted = part
+        key: Any = name or (int(index) if index else json.loads(quoted))
+        if isinstance(key, int) and isinstance(item, list) and key < len(item):
+            item = item[key]
+        elif isinstance(key, str) and isinstance(item, Mapping) and key in item:
+            item = item[key]
+        else:
+            return MISSING
+    return item
+
+
+@judges("project.numbers")
+def check_numbers(case: Case) -> Iterator[Violation]:
+    """project.numbers (wire.md §7): a number a line cannot carry is refused, and only there."""
+    view = project_view(case)
+    if view is None:
+        return
+    kind, value = view.restated()
+    if kind != "line":
+        return
+    found = unfaithful_number(value)
+    if found is None:
+        if (view.actual.kind == "errored" and view.expected.kind != "errored"
+                and unfaithful_number(view.event) is not None):
+            where, number = unfaithful_number(view.event) or ("$", None)
+            yield Violation("project.numbers", (
+                f"you answered errored ({view.actual.message[:200]}), but {_literal(number)} at "
+                f"{where.replace('$', '$.event', 1)} sits in a member the projection drops "
+                "(partial, message content, turn_end.message, agent_end.messages): the line "
+                "never carries it, so it is not refused (wire.md §7)"),
+                kind="refused a number in a dropped member")
+        return
+    if view.actual.kind == "errored":
+        return
+    where, number = found
+    said = f"you answered {view.actual.describe()}"
+    failure = "number carried unfaithfully"
+    line = view.actual.line
+    if view.actual.kind == "line" and line is not None and line.parsed:
+        back = _read_back(line.value, where)
+        if back is None:
+            failure = "overflow written as null"
+            said = f"your line writes it as null at {where}"
+        elif isinstance(back, int | float) and not isinstance(back, bool) and back != number:
+            failure = "integer rounded"
+            said = f"your line carries {back} at {where} instead: a rounded value"
+    yield Violation("project.numbers", (
+        f"the projected value holds {_literal(number)} at {where}, which a line cannot carry "
+        "faithfully: a reader built on doubles rounds such an integer (9007199254740993 reads as "
+        "9007199254740992), and JSON.stringify writes an infinity as null. Answer errored, "
+        f"naming the value's path (wire.md §7); {said}"), kind=failure)
+
 
 @judges("project.erroneous")
 def check_erroneous(case: Case) -> Iterator[Violation]:
@@ -23,6 +117,8 @@ def check_erroneous(case: Case) -> Iterator[Violation]:
     if view is None or view.expected.kind != "errored" or view.actual.kind == "errored":
         return
     kind, reason = view.restated()
+    if kind == "line" and unfaithful_number(reason) is not None:
+        return  # project.numbers says what is wrong
     why = reason if kind == "erroneous" else f"the reference refuses it: {view.expected.message}"
     yield Violation("project.erroneous", (
         f"this {view.type} is erroneous: {why} (wire.md §4.5). Answer errored, never a line; "
