@@ -270,6 +270,9 @@ class Port:
 
     name: ClassVar[str] = "blind-port"
     fit_strategy: ClassVar[str] = "halving"
+    #: The fold ``select`` runs over the whole log (the batch rule is the fold, §4.2).
+    batch_class: ClassVar[type[Fold]] = Fold
+    #: The fold the ``fold`` operation replays.
     fold_class: ClassVar[type[Fold]] = Fold
     canon_class: ClassVar[type[Canon]] = Canon
 
@@ -300,7 +303,7 @@ class Port:
         events = self._member(input, "events", "$")
         if not isinstance(events, list):
             raise PortError("$.events", events, "is not a list", "send the log as a list")
-        fold = self.fold_class()
+        fold = self.batch_class()
         for i, event in enumerate(events):
             fold.push_event(event, f"$.events[{i}]")
         return fold.collect()
@@ -359,9 +362,17 @@ class Port:
         value, path = self.projected_value(event, event_type)
         self.check_numbers(value, path)
         line = self.canon.serialize(value)
-        if self.bounds(event_type) and self.canon.size(line) > max_bytes:
+        if self.bounds(event_type) and self.over(self.line_size(value, line), max_bytes):
             return self.bound(event, max_bytes)
         return line
+
+    def line_size(self, value: Any, line: str) -> int:
+        """§5.1: the size of the canonical line, in bytes."""
+        return self.canon.size(line)
+
+    def over(self, size: int, max_bytes: int) -> bool:
+        """§5.1: bounded only when strictly greater; equal fits."""
+        return size > max_bytes
 
     def bounds(self, event_type: str) -> bool:
         """§5.1: only tool_execution_update meets the backstop."""
@@ -523,13 +534,20 @@ class Port:
                 raise PortError(f"$.event.{member}", value, "is not a string",
                                 "a tool_execution_update names its call and tool")
             ids.append(self.clip_id(value))
-        text = self.extract_text(event.get("partialResult"))
+        text = self.extract_text(self.payload(event))
         k = self.choose_k(ids[0], ids[1], text, max_bytes)
         return self.canon.serialize(self.candidate(ids[0], ids[1], self.tail(text, k)))
 
+    def payload(self, event: dict[str, Any]) -> Any:
+        return event.get("partialResult")
+
     def candidate_size(self, call_id: str, tool_name: str, text: str, k: int) -> int:
-        return self.canon.size(self.canon.serialize(
-            self.candidate(call_id, tool_name, self.tail(text, k))))
+        value = self.candidate(call_id, tool_name, self.tail(text, k))
+        return self.line_size(value, self.canon.serialize(value))
+
+    def text_length(self, text: str) -> int:
+        """§5.5: N, in code points of the well-formed text."""
+        return len(text)
 
     def halving_ks(self, n: int) -> list[int]:
         ks = [n]
@@ -539,7 +557,7 @@ class Port:
 
     def choose_k(self, call_id: str, tool_name: str, text: str, max_bytes: int) -> int:
         """§5.5 halving: the first of N, N/2, ..., 1, 0 that fits."""
-        for k in self.halving_ks(len(text)):
+        for k in self.halving_ks(self.text_length(text)):
             if self.candidate_size(call_id, tool_name, text, k) <= max_bytes:
                 return k
         return 0
