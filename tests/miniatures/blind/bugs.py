@@ -220,7 +220,8 @@ class _RebuiltFold(Fold):
             return selected
         rebuilt = []
         for block in selected:
-            members = _BLOCK_MEMBERS.get(block.get("type")) if isinstance(block, dict) else None
+            kind = str(block.get("type")) if isinstance(block, dict) else ""
+            members = _BLOCK_MEMBERS.get(kind)
             if members is None:
                 rebuilt.append(block)
             else:
@@ -1274,7 +1275,7 @@ class BoundedNumbersUnchecked(Bug):
         return super().project_line(event, event_type, max_bytes)
 
 
-BUGS: list[type[Port]] = [
+BUGS: list[type[Bug] | type[MaximalBug]] = [
     cls for cls in list(globals().values())
     if isinstance(cls, type) and issubclass(cls, (Bug, MaximalBug))
     and cls not in (Bug, MaximalBug)

@@ -449,11 +449,11 @@ class Port:
 
     def content_index(self, step: dict[str, Any], length: int) -> int:
         index = step.get("contentIndex")
-        if not is_integer_value(index) or not 0 <= index < length:
+        if not is_integer_value(index) or not 0 <= index < length:  # type: ignore[operator]
             raise PortError("$.event.assistantMessageEvent.contentIndex", index,
                             f"is not an index of partial.content (length {length})",
                             "point contentIndex at the announced toolCall block")
-        return int(index)
+        return int(index)  # type: ignore[arg-type]
 
     def announced_block(self, step: dict[str, Any]) -> dict[str, Any]:
         partial = step.get("partial")
