@@ -26,6 +26,7 @@ from hypothesis.strategies import SearchStrategy
 
 from . import _adapters
 from ._errors import HarnessError
+from ._json import holds_lone_surrogate
 from ._model import (
     BROKEN,
     FAILING,
@@ -83,6 +84,9 @@ class Coverage:
     unanswered: int = 0
     #: Why the operation's search stopped.
     stopped: str = ""
+    #: Requests not sent because the implementation declared it cannot take them
+    #: (``loneSurrogates: false``, spec/protocol.md §4.2).
+    limited: int = 0
 
 
 @dataclass(frozen=True)
@@ -193,6 +197,9 @@ class _OpState:
     timeouts: int = 0
     crashes: int = 0
     not_sent: int = 0
+    #: Requests not sent for a declared limit (``loneSurrogates: false``), in all and per search.
+    limited: int = 0
+    limited_this_search: int = 0
     #: Requests judged in the current family search, for telling a spent budget from a search
     #: that stopped because nothing was answered any more.
     judged_this_search: int = 0
@@ -220,6 +227,8 @@ def _first_found(error: BaseException) -> _Found | None:
 _HANGS_PER_SEARCH = 3
 #: Stands for a request that was deliberately not sent (see ``Engine._ask``).
 _NOT_SENT = object()
+#: Stands for a request not sent because the implementation declared a limit it breaks.
+_LIMITED = object()
 
 
 @contextmanager
@@ -291,6 +300,8 @@ class Engine:
     def _ask(self, op: Operation, op_input: Any, state: _OpState,
              excluded: frozenset[str]) -> Any:
         """Send one request; returns the adapter's response (timeouts guarded, see below)."""
+        if not self.capabilities.lone_surrogates and holds_lone_surrogate(op_input):
+            return _LIMITED  # the implementation declared it cannot take such a request
         key = _key(op_input)
         if key in state.failing_answers:
             return state.failing_answers[key]
@@ -324,6 +335,10 @@ class Engine:
         judged either way."""
         if response is _NOT_SENT:
             state.not_sent += 1
+            reject()
+        if response is _LIMITED:
+            state.limited += 1
+            state.limited_this_search += 1
             reject()
         verdict = judge(op, op_input, response, self.capabilities, excluded=excluded)
         if verdict.outcome == "skip":
@@ -364,7 +379,8 @@ class Engine:
             found = self._search_family(op, family, budget, excluded, state)
             if found is not None:
                 return found
-            if state.judged_this_search * 2 < budget:
+            # Requests set aside for a declared limit count as covered: the limit is reported.
+            if (state.judged_this_search + state.limited_this_search) * 2 < budget:
                 state.starved.append(family.name)
         return None
 
@@ -376,6 +392,7 @@ class Engine:
         observer = op.observer
         state.hangs_this_search = 0
         state.judged_this_search = 0
+        state.limited_this_search = 0
         state.failing_answers.clear()
 
         def example(op_input: Any) -> None:
@@ -466,8 +483,12 @@ class Engine:
         stopped = self._why_stopped(op, state, found)
         coverage = {rule.id: Coverage(
             judged=state.judged[rule.id], skipped=state.skipped, errored=state.errored,
-            unanswered=state.timeouts + state.crashes + state.not_sent, stopped=stopped)
+            unanswered=state.timeouts + state.crashes + state.not_sent, stopped=stopped,
+            limited=state.limited)
             for rule in rules}
+        limit_note = (f"reduced coverage: {state.limited} request(s) holding a lone surrogate "
+                      "were not sent (the implementation declares loneSurrogates: false)"
+                      if state.limited else "")
         self._explain_catch_alls(op, state, found)
         self._group_causes(op, found)
         results = []
@@ -477,11 +498,18 @@ class Engine:
             elif self.unavailable is not None:
                 results.append(RuleResult(rule, "error", note=f"not checked: {self.unavailable}",
                                           coverage=coverage[rule.id]))
+            elif state.judged[rule.id] == 0 and state.limited and not (
+                    state.skipped or state.errored or state.timeouts or state.crashes):
+                results.append(RuleResult(rule, "skip", note=(
+                    f"every request of '{name}' this rule would judge held a lone surrogate, "
+                    "which the implementation declares it cannot take (loneSurrogates: false)"),
+                    coverage=coverage[rule.id]))
             elif state.judged[rule.id] == 0 or self._starved_for(rule, families, state):
                 results.append(RuleResult(rule, "untested", note=self._untested_reason(
                     op, rule, state), coverage=coverage[rule.id]))
             else:
-                results.append(RuleResult(rule, "pass", coverage=coverage[rule.id]))
+                results.append(RuleResult(rule, "pass", note=limit_note,
+                                          coverage=coverage[rule.id]))
         return results
 
     def _explain_catch_alls(self, op: Operation, state: _OpState,

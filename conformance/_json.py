@@ -68,6 +68,27 @@ def utf16(text: str) -> bytes:
     return text.encode("utf-16-le", "surrogatepass")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def holds_lone_surrogate(value: Any) -> bool:
+    """Whether a string or member name in ``value`` holds a surrogate with no partner (a pair
+    held as two code points is one astral character to a UTF-16 reader). Iterative."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii() and _SURROGATE.search(
+                    utf16(item).decode("utf-16-le", "surrogatepass")):
+                return True
+        elif isinstance(item, Mapping):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
+
+
 def _same_string(a: str, b: str) -> bool:
     return a == b or utf16(a) == utf16(b)
 

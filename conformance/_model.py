@@ -75,6 +75,8 @@ class Capabilities:
     fit_strategy: FitStrategy = "halving"
     #: Whether ``maxBytes`` may differ from the default 262144.
     variable_max_bytes: bool = True
+    #: Whether a request may hold a lone surrogate (spec/protocol.md §4.2).
+    lone_surrogates: bool = True
 
 
 class Errored:

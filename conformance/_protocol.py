@@ -146,6 +146,7 @@ class StartResponse:
                 "ops": sorted(capabilities.ops, key=_op_order),
                 "fitStrategy": capabilities.fit_strategy,
                 "variableMaxBytes": capabilities.variable_max_bytes,
+                **({} if capabilities.lone_surrogates else {"loneSurrogates": False}),
             },
         }
 
@@ -453,6 +454,7 @@ def start_response_from_json(value: Any, request: StartRequest = START) -> Start
         ops=frozenset(declared["ops"]),
         fit_strategy=cast(FitStrategy, declared.get("fitStrategy", defaults.fit_strategy)),
         variable_max_bytes=declared.get("variableMaxBytes", defaults.variable_max_bytes),
+        lone_surrogates=declared.get("loneSurrogates", defaults.lone_surrogates),
     )
     return StartResponse(
         version=value["version"],

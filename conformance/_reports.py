@@ -244,7 +244,8 @@ def answer_diff(op: str, expected: Any, actual: Any) -> str:
 def _capabilities_document(capabilities: Capabilities) -> dict[str, Any]:
     ops = [op for op in OPS if op in capabilities.ops] + sorted(set(capabilities.ops) - set(OPS))
     return {"ops": ops, "fitStrategy": capabilities.fit_strategy,
-            "variableMaxBytes": capabilities.variable_max_bytes}
+            "variableMaxBytes": capabilities.variable_max_bytes,
+            "loneSurrogates": capabilities.lone_surrogates}
 
 
 def _result_document(result: RuleResult, replay_file: str | Path | None) -> dict[str, Any]:
@@ -262,6 +263,8 @@ def _result_document(result: RuleResult, replay_file: str | Path | None) -> dict
             "judged": coverage.judged, "skipped": coverage.skipped, "errored": coverage.errored,
             "unanswered": coverage.unanswered, "stopped": coverage.stopped,
         }
+        if coverage.limited:
+            document["coverage"]["limited"] = coverage.limited
     example = result.counterexample
     if example is not None:
         document["counterexample"] = {

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from eventproof.conformance import check_implementation
+from eventproof.conformance._json import holds_lone_surrogate
 from eventproof.conformance._reports import report_document
 from eventproof.conformance._schemas import schema_issues
 from eventproof.reference import Reference
@@ -118,3 +119,44 @@ def test_crashing_on_every_request_does_not_conform() -> None:
     assert not report.conforms
     assert "pass" not in {result.outcome for result in report.results}
     assert report.result_for("select.agrees").outcome == "crash"
+
+
+class NoLoneSurrogates(Reference):
+    """Declares ``loneSurrogates: false`` and breaks on any request that holds one."""
+
+    def start(self) -> dict[str, Any]:
+        handshake = super().start()
+        handshake["capabilities"]["loneSurrogates"] = False
+        return handshake
+
+    def run(self, op: str, input: Any) -> Any:
+        if holds_lone_surrogate(input):
+            return [{"type": "text", "text": "wrong on purpose"}]
+        return super().run(op, input)
+
+
+def test_a_declared_limit_reduces_coverage_and_is_reported() -> None:
+    """With loneSurrogates false no request holds a lone surrogate, the rules still pass on the
+    other requests, and each says how many requests the limit set aside."""
+    report = check_implementation(NoLoneSurrogates, ops=["select"], budget="quick")
+    assert report.conforms
+    assert report.capabilities.lone_surrogates is False
+    for result in report.results:
+        assert result.outcome == "pass"
+        assert result.coverage is not None
+        assert result.coverage.limited > 0
+        assert result.coverage.judged > 0
+        assert "loneSurrogates: false" in result.note
+    document = report_document(report)
+    assert schema_issues(document, "report.json") == []
+    assert document["capabilities"]["loneSurrogates"] is False
+
+
+def test_without_the_declaration_the_same_program_fails() -> None:
+    """The limit is what makes the difference: the same answers, undeclared, break a rule."""
+
+    class Undeclared(NoLoneSurrogates):
+        def start(self) -> dict[str, Any]:
+            return Reference.start(self)
+
+    assert not check_implementation(Undeclared, ops=["select"], budget="quick").conforms
