@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import shlex
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -71,6 +72,50 @@ class Counterexample:
 
 
 @dataclass(frozen=True)
+class Invocation:
+    """Every setting that shaped a run, so a printed command reproduces it exactly."""
+
+    #: The ``--impl`` value (None: an object passed in code, which no command can name).
+    impl: str | None
+    use_shell: bool = False
+    #: The operations checked (None: every operation).
+    ops: tuple[str, ...] | None = None
+    timeout: float = 10.0
+    budget: str = "default"
+    max_examples: int | None = None
+    seed: int | None = None
+    deterministic: bool = True
+    allow_untested: bool = False
+
+    def _common(self) -> list[str]:
+        impl = shlex.quote(self.impl) if self.impl else "'<your implementation>'"
+        words = [f"--impl {impl}"]
+        if self.use_shell:
+            words.append("--shell")
+        if self.timeout != 10.0:
+            words.append(f"--timeout {self.timeout:g}")
+        return words
+
+    def rerun(self) -> str:
+        """The ``eventproof run`` command that repeats this run."""
+        words = ["eventproof run", *self._common()]
+        if self.ops is not None:
+            words.append(f"--ops {','.join(self.ops)}")
+        words.append(f"--budget {self.budget}")
+        if self.max_examples is not None:
+            words.append(f"--max-examples {self.max_examples}")
+        words.append("--deterministic" if self.deterministic or self.seed is None
+                     else f"--random --seed {self.seed}")
+        if self.allow_untested:
+            words.append("--allow-untested")
+        return " ".join(words)
+
+    def replay(self, case_file: str | Path) -> str:
+        """The ``eventproof replay`` command that re-runs one saved case."""
+        return " ".join(["eventproof replay", shlex.quote(str(case_file)), *self._common()])
+
+
+@dataclass(frozen=True)
 class Coverage:
     """How much of a rule's search was really judged (spec/protocol.md §5.6)."""
 
@@ -119,6 +164,8 @@ class RunReport:
     calls: int = 0
     #: Whether an ``untested`` MUST rule is let through (``--allow-untested``).
     allow_untested: bool = False
+    #: The settings of the run, for commands that reproduce it (None when unknown).
+    invocation: Invocation | None = None
 
     @property
     def conforms(self) -> bool:
@@ -638,6 +685,11 @@ def check_implementation(
             seed=run_seed, deterministic=deterministic,
             duration=time.perf_counter() - started, calls=engine.calls,
             allow_untested=allow_untested,
+            invocation=Invocation(
+                impl=impl if isinstance(impl, str) else None, use_shell=use_shell,
+                ops=None if ops is None else wanted, timeout=timeout, budget=budget,
+                max_examples=max_examples, seed=run_seed, deterministic=deterministic,
+                allow_untested=allow_untested),
         )
     finally:
         adapter.stop()

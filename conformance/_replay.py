@@ -24,7 +24,7 @@ from ._engine import RunReport
 from ._errors import ReplayError
 from ._json import readable_json
 from ._operations import OPS, operation
-from ._versions import SUITE_VERSION
+from ._versions import HYPOTHESIS_VERSION, SUITE_VERSION
 
 __all__ = [
     "FORMAT_VERSION",
@@ -69,6 +69,8 @@ class ReplayCase:
     implementation: dict[str, Any]
     suite_version: str
     stderr: str = ""
+    #: The Hypothesis release of the run that found it ("" when the file does not say).
+    hypothesis_version: str = ""
     #: The file the case was read from (None for a case built in memory).
     path: Path | None = None
 
@@ -109,6 +111,8 @@ def case_document(case: ReplayCase) -> dict[str, Any]:
         "implementation": case.implementation, "suiteVersion": case.suite_version,
         "specVersion": SPEC_VERSION,
     }
+    if case.hypothesis_version:
+        document["hypothesisVersion"] = case.hypothesis_version
     if case.stderr:
         document["stderr"] = case.stderr
     return document
@@ -134,6 +138,7 @@ def save_failures(report: RunReport, directory: str | os.PathLike[str]) -> dict[
             op=example.op, input=example.input, expected=example.expected,
             actual=example.actual, message=example.message, seed=example.seed,
             implementation=dict(report.implementation), suite_version=SUITE_VERSION,
+            hypothesis_version=HYPOTHESIS_VERSION,
             stderr=example.stderr, path=path,
         )
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -208,6 +213,7 @@ def _load_one(path: Path) -> ReplayCase:
         actual=document["actual"], message=document["message"], seed=document["seed"],
         implementation=document["implementation"], suite_version=document["suiteVersion"],
         stderr=document.get("stderr", ""), path=path,
+        hypothesis_version=document.get("hypothesisVersion", ""),
     )
 
 

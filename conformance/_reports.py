@@ -19,6 +19,7 @@ import re
 import shlex
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +27,12 @@ from eventproof.reference import SPEC_VERSION
 from rich.console import Console
 from rich.text import Text
 
-from ._engine import RuleResult, RunReport
+from ._engine import Invocation, RuleResult, RunReport
 from ._json import dumps_json, pretty_json, readable_json
 from ._model import Capabilities, Outcome
 from ._operations import OPS
 from ._replay import case_path
-from ._versions import PROTOCOL_VERSION, REPORT_VERSION, SUITE_VERSION
+from ._versions import HYPOTHESIS_VERSION, PROTOCOL_VERSION, REPORT_VERSION, SUITE_VERSION
 
 __all__ = [
     "OUTCOMES",
@@ -300,6 +301,8 @@ def report_document(
         "calls": report.calls,
         "totals": totals(report),
         "judgedRules": report.judged_rules,
+        "hypothesisVersion": HYPOTHESIS_VERSION,
+        **({"rerun": report.invocation.rerun()} if report.invocation is not None else {}),
         "allowUntested": report.allow_untested,
         "conforms": report.conforms,
         "results": [_result_document(result, files.get(result.rule.id))
@@ -322,9 +325,14 @@ def write_json(
 
 # -- the plain-text explanation of one result (JUnit, the pytest plugin) -----------------------
 
-def _replay_command(replay_file: str | Path | None, impl_spec: str | None) -> str:
+def _replay_command(replay_file: str | Path | None, impl_spec: str | None,
+                    invocation: Invocation | None = None) -> str:
     if replay_file is None:
         return ""
+    if invocation is not None:
+        if impl_spec is not None and invocation.impl is None:
+            invocation = replace(invocation, impl=impl_spec)
+        return invocation.replay(replay_file)
     impl = shlex.quote(impl_spec) if impl_spec else "'<your implementation>'"
     return f"eventproof replay {shlex.quote(str(replay_file))} --impl {impl}"
 
@@ -336,7 +344,10 @@ def _default_case(implementation: Mapping[str, Any], rule_id: str) -> Path:
                      str(implementation.get("name", "implementation")), rule_id)
 
 
-def _seed_note(seed: int | None) -> str:
+def _seed_note(seed: int | None, invocation: Invocation | None = None) -> str:
+    if invocation is not None:
+        shown = "none (derandomized)" if seed is None else str(seed)
+        return f"{shown}; rerun with `{invocation.rerun()}`"
     if seed is None:
         return "none (a derandomized run: the same command finds this input again)"
     return f"{seed} (rerun with `eventproof run --random --seed {seed}`)"
@@ -344,7 +355,7 @@ def _seed_note(seed: int | None) -> str:
 
 def failure_text(
     result: RuleResult, *, replay_file: str | Path | None = None, impl_spec: str | None = None,
-    limit: int = _DOCUMENT_LIMIT,
+    limit: int = _DOCUMENT_LIMIT, invocation: Invocation | None = None,
 ) -> str:
     """Everything about one failed (or stale) rule as plain text: what, where, the values, how to
     replay. Each value is cut after ``limit`` characters with a note of its full size."""
@@ -369,8 +380,8 @@ def failure_text(
                       "actual line:   " + _clip(_visible(actual_line), limit, where)]
         if example.stderr:
             lines += ["", "stderr of the implementation:", _clip(example.stderr, limit, where)]
-        lines += ["", f"seed: {_seed_note(example.seed)}"]
-        command = _replay_command(replay_file, impl_spec)
+        lines += ["", f"seed: {_seed_note(example.seed, invocation)}"]
+        command = _replay_command(replay_file, impl_spec, invocation)
         if command:
             lines.append(f"replay: {command}")
     if rule.level == "SHOULD" and result.outcome != "xpass":
@@ -409,11 +420,13 @@ def _properties(report: RunReport) -> ET.Element:
 
 
 def _testcase(result: RuleResult, replay_file: str | Path | None,
-              impl_spec: str | None, allow_untested: bool = False) -> ET.Element:
+              impl_spec: str | None, allow_untested: bool = False,
+              invocation: Invocation | None = None) -> ET.Element:
     rule = result.rule
     case = ET.Element("testcase", classname=f"eventproof.{rule.op}", name=rule.id, time="0")
     outcome = result.outcome
-    text = _xml_safe(failure_text(result, replay_file=replay_file, impl_spec=impl_spec))
+    text = _xml_safe(failure_text(result, replay_file=replay_file, impl_spec=impl_spec,
+                                  invocation=invocation))
     message = _xml_safe(_first_line(_explanation(result)))
     if outcome == "fail":
         ET.SubElement(case, "failure", message=message, type=rule.id).text = text
@@ -464,7 +477,7 @@ def junit_tree(
         suite.append(_properties(report))
         for result in results:
             suite.append(_testcase(result, files.get(result.rule.id), impl_spec,
-                                   report.allow_untested))
+                                   report.allow_untested, report.invocation))
     ET.indent(root)
     return ET.ElementTree(root)
 
@@ -516,7 +529,8 @@ def _outcome_table(report: RunReport) -> list[str]:
 
 
 def _markdown_failure(result: RuleResult, replay_file: str | Path | None,
-                      impl_spec: str | None, implementation: Mapping[str, Any]) -> list[str]:
+                      impl_spec: str | None, implementation: Mapping[str, Any],
+                      invocation: Invocation | None = None) -> list[str]:
     rule = result.rule
     where = f"`{replay_file}`" if replay_file is not None else "the JSON report (`--json`)"
     lines = [
@@ -547,13 +561,15 @@ def _markdown_failure(result: RuleResult, replay_file: str | Path | None,
         if example.stderr:
             lines += ["", "**stderr of the implementation:**", "",
                       _fence(_clip(_printable(example.stderr), _DOCUMENT_LIMIT, where))]
-        lines += ["", f"**Seed:** {_seed_note(example.seed)}"]
+        lines += ["", f"**Seed:** {_seed_note(example.seed, invocation)}"]
         if replay_file is not None:
-            lines += ["", f"**Replay:** {_code(_replay_command(replay_file, impl_spec))}"]
+            command = _replay_command(replay_file, impl_spec, invocation)
+            lines += ["", f"**Replay:** {_code(command)}"]
         else:
             default = _default_case(implementation, rule.id)
-            lines += ["", f"**Replay:** {_code(_replay_command(default, impl_spec))} (where "
-                          "`eventproof run` saves the case by default)"]
+            command = _replay_command(default, impl_spec, invocation)
+            lines += ["", f"**Replay:** {_code(command)} (where `eventproof run` saves the "
+                          "case by default)"]
     elif result.note and result.note != _explanation(result):
         lines += ["", f"Note: {_printable(result.note)}"]
     return lines
@@ -583,7 +599,7 @@ def markdown_summary(
         lines += ["", "## Failures", ""]
         for result in failures:
             lines += _markdown_failure(result, files.get(result.rule.id), impl_spec,
-                                       report.implementation)
+                                       report.implementation, report.invocation)
             followers = _same_cause(report, result)
             if followers:
                 lines += ["", f"Same cause ({len(followers)} more rule(s) broken by this "
@@ -638,7 +654,8 @@ def _diff_text(diff: str) -> Text:
 
 def _console_failure(console: Console, result: RuleResult, replay_file: str | Path | None,
                      impl_spec: str | None, verbose: bool,
-                     implementation: Mapping[str, Any]) -> None:
+                     implementation: Mapping[str, Any],
+                     invocation: Invocation | None = None) -> None:
     rule = result.rule
     heading = Text()
     heading.append(result.outcome.upper(), style=_STYLE[result.outcome])
@@ -673,13 +690,14 @@ def _console_failure(console: Console, result: RuleResult, replay_file: str | Pa
         _out(console, Text("  stderr (last lines):" if not verbose else "  stderr:",
                            style="bold"))
         _out(console, Text(_indented(_printable(tail)), style="dim"))
-    _out(console, Text(f"  seed: {_seed_note(example.seed)}"))
+    _out(console, Text(f"  seed: {_seed_note(example.seed, invocation)}"))
     if replay_file is not None:
-        _out(console, Text(f"  replay: {_replay_command(replay_file, impl_spec)}"))
+        _out(console, Text(f"  replay: {_replay_command(replay_file, impl_spec, invocation)}"))
     else:
         default = _default_case(implementation, rule.id)
-        _out(console, Text(f"  replay: {_replay_command(default, impl_spec)}  (where eventproof "
-                           "run saves the case by default)"))
+        command = _replay_command(default, impl_spec, invocation)
+        _out(console, Text(f"  replay: {command}  (where eventproof run saves the case by "
+                           "default)"))
 
 
 def _op_line(op: str, results: Iterable[RuleResult]) -> Text:
@@ -730,7 +748,7 @@ def render_console(
         if result.outcome in _SHOWN and not result.cause:
             _out(console)
             _console_failure(console, result, files.get(result.rule.id), impl_spec, verbose,
-                             report.implementation)
+                             report.implementation, report.invocation)
             for follower in _same_cause(report, result):
                 line = Text("  same cause: ", style="dim")
                 line.append(f"{follower.outcome.upper()}  {follower.rule.id}  "

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -330,7 +331,7 @@ def _run_one(adapter: Any, vector: Vector, capabilities: Capabilities) -> Vector
     return judge_vector(vector, adapter.run(vector.op, vector.input), capabilities)
 
 
-def render(outcome: VectorOutcome, console: Console) -> None:
+def render(outcome: VectorOutcome, console: Console, *, impl_spec: str | None = None) -> None:
     """A line per failing vector, the counts per group and a summary line."""
     from rich.markup import escape
     from rich.table import Table
@@ -349,6 +350,9 @@ def render(outcome: VectorOutcome, console: Console) -> None:
         console.print(f"    expected: {render_value(vector.expected, 300)}", markup=False)
         console.print(f"    actual:   {render_value(result.actual, 300)}", markup=False)
         console.print(f"    file:     spec/vectors/{vector.file}", markup=False)
+        if impl_spec is not None:
+            console.print(f"    rerun:    eventproof vectors --impl {shlex.quote(impl_spec)} "
+                          f"--rule {shlex.quote(vector.rule)}", markup=False, soft_wrap=True)
     table = Table(title=f"vectors for {escape(str(name))}", title_justify="left")
     for column in ("group", "pass", "fail", "SHOULD", "skip"):
         table.add_column(column, justify="left" if column == "group" else "right")

@@ -8,7 +8,9 @@ from eventproof.reference import SPEC_VERSION
 
 from ._protocol import PROTOCOL_VERSION
 
-__all__ = ["PROTOCOL_VERSION", "REPORT_VERSION", "SPEC_VERSION", "SUITE_VERSION"]
+__all__ = [
+    "HYPOTHESIS_VERSION", "PROTOCOL_VERSION", "REPORT_VERSION", "SPEC_VERSION", "SUITE_VERSION",
+]
 
 
 def _suite_version() -> str:
@@ -20,5 +22,8 @@ def _suite_version() -> str:
 
 #: The version of this distribution (the suite that judged the run).
 SUITE_VERSION: str = _suite_version()
+#: The Hypothesis release that generated the inputs: another release draws other inputs from the
+#: same seed, so reports and case files record it.
+HYPOTHESIS_VERSION: str = version("hypothesis")
 #: The version of the JSON report's shape; bumped on any incompatible change to schemas/report.json.
 REPORT_VERSION = 2

@@ -236,20 +236,36 @@ def run(
 
 
 @main.command()
-@click.argument("files", nargs=-1, required=True,
+@click.argument("files", nargs=-1,
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @impl_option
 @fit_option
 @timeout_option
 @shell_option
+@click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path(".eventproof"), show_default=True,
+              help="Without FILES, replay every case saved under this directory's failures/.")
 def replay(files: tuple[Path, ...], impl: str | None, fit: str, timeout: float,
-           use_shell: bool) -> None:
-    """Re-run saved failure case files and say which are fixed."""
+           use_shell: bool, state_dir: Path) -> None:
+    """Re-run saved failure case files (default: every saved failure) and say which are fixed."""
     from . import _replay
+    from ._versions import HYPOTHESIS_VERSION
 
     console = Console(highlight=False)
+    if not files:
+        files = tuple(sorted((state_dir / "failures").glob("*/*.json")))
+        if not files:
+            _fail(f"no saved failures under {state_dir / 'failures'}: `eventproof run` saves "
+                  "one case file per broken rule there; name case files to replay them")
     with _user_errors():
         cases = _replay.load_cases(files)
+    for case in cases:
+        if case.hypothesis_version and case.hypothesis_version != HYPOTHESIS_VERSION:
+            console.print(f"note: {case.path} was found with Hypothesis {case.hypothesis_version}"
+                          f", this is {HYPOTHESIS_VERSION}: the saved input replays exactly, but "
+                          "rerunning the search may draw other inputs", markup=False,
+                          soft_wrap=True)
+    with _user_errors():
         results = _replay.replay(cases, impl or _default_impl(fit), timeout=timeout,
                                  use_shell=use_shell)
     still = 0
@@ -279,7 +295,7 @@ def vectors(impl: str | None, fit: str, timeout: float, use_shell: bool,
     with _user_errors():
         outcome = _vectors.run_vectors(impl or _default_impl(fit), timeout=timeout,
                                        use_shell=use_shell, rule_prefix=rule_filter)
-    _vectors.render(outcome, console)
+    _vectors.render(outcome, console, impl_spec=impl or _default_impl(fit))
     sys.exit(EXIT_CONFORMS if outcome.conforms else EXIT_NONCONFORMING)
 
 

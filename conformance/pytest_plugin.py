@@ -136,6 +136,7 @@ class RuleItem(pytest.Item):
         if outcome == "xfail":
             pytest.xfail(result.note or "listed in the expectations file")
         text = failure_text(result, replay_file=run.replay_files.get(self.rule.id),
+                            invocation=run.report.invocation,
                             impl_spec=run.impl)
         if self.rule.level == "SHOULD" and outcome != "xpass":
             first = text.splitlines()[1] if len(text.splitlines()) > 1 else text

@@ -12,9 +12,8 @@ rule id that must catch it.
 
 from __future__ import annotations
 
-import math
-
 import json
+import math
 import re
 from collections.abc import Callable
 from typing import Any, ClassVar
