@@ -265,7 +265,7 @@ def _label_number(value: float) -> str:
 def _label_other(value: Any) -> str:
     try:
         text = repr(value)
-    except Exception:  # noqa: BLE001 - a broken __repr__ must not break a report
+    except Exception:
         text = "?"
     return f"[not JSON: a value of type {type(value).__name__}: {text[:200]}]"
 

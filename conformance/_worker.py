@@ -19,8 +19,8 @@ from typing import Any, BinaryIO
 
 from ._adapters._base import non_json_reason
 from ._adapters.impl_spec import _import_target
-from ._adapters.subprocess import REFUSAL_MARK
 from ._adapters.in_process import _OBJECT_FIX, _has_start_and_run, _required_parameters
+from ._adapters.subprocess import REFUSAL_MARK
 from ._errors import UsageError
 
 
@@ -57,7 +57,7 @@ def _load(spec: str) -> Any:
                          fix="Point at a class or function callable with no arguments")
     try:
         built = target()
-    except Exception as error:  # noqa: BLE001 - reported to the harness as a refusal
+    except Exception as error:
         raise UsageError(value=spec, source="--impl",
                          reason=f"raised {type(error).__name__}: {error} when called with no "
                                 "arguments", fix="Make it callable with no arguments") from None
@@ -75,7 +75,7 @@ def _answer(impl: Any, request: dict[str, Any]) -> dict[str, Any]:
     except NotImplementedError as error:
         return {"seq": seq, "skipped": {
             "reason": str(error) or f"run() raised NotImplementedError for op {request['op']}"}}
-    except Exception as error:  # noqa: BLE001 - errored, as in process (spec §8)
+    except Exception as error:
         return {"seq": seq, "errored": {"message": f"{type(error).__name__}: {error}"}}
     problem = non_json_reason(output)
     if problem is not None:
@@ -106,7 +106,7 @@ def main(argv: list[str]) -> int:
                     return _refuse(out, str(error))
             try:
                 handshake = impl.start()
-            except Exception as error:  # noqa: BLE001 - a refusal says why
+            except Exception as error:
                 return _refuse(out, f"--impl {argv[0]!r}: raised {type(error).__name__}: "
                                f"{error} in start(). start() must return the handshake dict of "
                                "spec/protocol.md §4.2")

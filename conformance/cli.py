@@ -36,9 +36,7 @@ def _fail(message: str) -> NoReturn:
 @contextmanager
 def _user_errors() -> Iterator[None]:
     """Turn every error that a user can fix into one clear message and exit code 2."""
-    from ._errors import ExpectationsError, HarnessError, ProtocolError, UsageError
-
-    from ._errors import ReplayError
+    from ._errors import ExpectationsError, HarnessError, ProtocolError, ReplayError, UsageError
 
     try:
         yield
@@ -50,7 +48,7 @@ def _user_errors() -> Iterator[None]:
     except RecursionError as error:
         _fail(f"eventproof ran out of stack ({error}) on a deeply nested value. This is a bug in "
               "eventproof, not in the implementation: please report it with the command line")
-    except Exception as error:  # noqa: BLE001 - a bug of ours: one clear message, exit 2
+    except Exception as error:
         where = error.__traceback__
         while where is not None and where.tb_next is not None:
             where = where.tb_next

@@ -122,7 +122,7 @@ def note(result: Run, rule_id: str) -> str:
 CLASSIFY = ("--ops", "classify", "--max-examples", "10")
 
 
-# -- at start -------------------------------------------------------------------------------------
+# -- at start --------------------------------------------------------------------------------------
 
 
 @needs_bash
@@ -133,7 +133,7 @@ def test_bash_program_that_exits_before_the_handshake_is_a_usage_error(tmp_path:
     assert "faulty.sh: exiting before the handshake" in result.stderr
 
 
-# -- on the Nth request ---------------------------------------------------------------------------
+# -- on the Nth request ----------------------------------------------------------------------------
 
 
 @needs_bash
@@ -143,7 +143,8 @@ def test_bash_program_that_crashes_on_the_nth_request(tmp_path: Path) -> None:
     assert outcomes(result) == {"classify.kind": "crash"}
     assert "exited with code 7" in note(result, "classify.kind")
     assert "faulty.sh: crashing on request 3" in note(result, "classify.kind")
-    assert result.cases and result.cases[0]["rule"] == "classify.kind"
+    assert result.cases
+    assert result.cases[0]["rule"] == "classify.kind"
 
 
 @needs_bash
@@ -166,7 +167,8 @@ def test_node_program_hanging_on_every_third_request_keeps_every_deadline(
     assert outcomes(result) == {"classify.kind": "timeout"}
     limits = [float(part.split(" s")[0]) for part in
               note(result, "classify.kind").split("no answer within ")[1:]]
-    assert limits and all(limit <= 1.5 for limit in limits), limits
+    assert limits
+    assert all(limit <= 1.5 for limit in limits), limits
 
 
 @needs_node
@@ -182,23 +184,24 @@ def test_node_program_answering_twice_names_the_request_it_answered_twice(
 
 
 @needs_node
-@pytest.mark.parametrize("mode", ["infinity 2", "deep 2"])
-def test_reports_stay_strict_json_whatever_the_answer_held(tmp_path: Path, mode: str) -> None:
-    result = run(tmp_path, f"{NODE} {mode}", *CLASSIFY, bound=SLACK + 5)
+def test_reports_stay_strict_json_whatever_the_answer_held(tmp_path: Path) -> None:
+    # The answer holds 1e400 (an infinity to a double) and a list nested 500 deep.
+    result = run(tmp_path, f"{NODE} unwritable 2", *CLASSIFY, bound=SLACK + 5)
     assert result.code == 1
     assert outcomes(result) == {"classify.kind": "fail"}
     assert result.cases, "the failure was saved as a case file"
-    if mode.startswith("infinity"):
-        assert "1e400" in json.dumps(result.cases[0]["actual"])
+    actual = json.dumps(result.cases[0]["actual"])
+    assert "the number 1e400, beyond any double" in actual
+    assert "nested deeper than 200 levels" in actual
 
 
-# -- on large requests, and the whole-run bound -----------------------------------------------------
+# -- on large requests, and the whole-run bound ----------------------------------------------------
 
 
 @needs_node
 def test_node_program_hanging_on_large_requests_ends_at_max_time(tmp_path: Path) -> None:
     result = run(tmp_path, f"{NODE} hang-large 20000", "--ops", "project", "--budget", "quick",
-                 "--timeout", "1", "--max-time", "6", bound=6 + 1 + SLACK)
+                 "--timeout", "1", "--max-time", "4", bound=4 + 1 + SLACK)
     assert result.code == 1
     found = outcomes(result)
     assert set(found.values()) <= {"untested", "timeout", "pass", "fail"}
@@ -211,13 +214,13 @@ def test_node_program_hanging_on_large_requests_ends_at_max_time(tmp_path: Path)
 def test_a_slow_program_is_cut_at_max_time_and_every_report_is_written(tmp_path: Path) -> None:
     junit = tmp_path / "report.xml"
     result = run(tmp_path, f"{NODE} slow 200", "--ops", "select,classify", "--timeout", "2",
-                 "--max-time", "3", "--junit", str(junit), bound=3 + 2 + SLACK)
+                 "--max-time", "2", "--junit", str(junit), bound=2 + 2 + SLACK)
     assert result.code == 1
     assert set(outcomes(result).values()) == {"untested"}
     assert junit.read_text().startswith("<?xml")
 
 
-# -- on stop ------------------------------------------------------------------------------------------
+# -- on stop ---------------------------------------------------------------------------------------
 
 
 @needs_node
@@ -233,13 +236,12 @@ def test_bash_program_leaving_a_child_on_stop_leaves_nothing(tmp_path: Path) -> 
     assert result.code == 0
 
 
-# -- Python implementations, isolated or in process ---------------------------------------------------
+# -- Python implementations, isolated or in process ------------------------------------------------
 
 
 @pytest.mark.parametrize(("target", "said"), [
     ("ExitsHard", "exited with code 9"),
     ("KillsItself", "killed by signal SIGKILL"),
-    ("Interrupts", "KeyboardInterrupt"),
 ])
 def test_isolated_python_implementation_faults_are_crashes(tmp_path: Path, target: str,
                                                            said: str) -> None:
@@ -275,7 +277,7 @@ def test_ctrl_c_writes_the_partial_reports_and_exits_130(tmp_path: Path) -> None
     assert set(outcomes(result).values()) == {"untested"}
 
 
-# -- usage errors: exit 2, one message, no traceback ----------------------------------------------------
+# -- usage errors: exit 2, one message, no traceback -----------------------------------------------
 
 
 @pytest.mark.parametrize(("args", "said"), [
@@ -294,7 +296,8 @@ def test_bad_flags_are_usage_errors(tmp_path: Path, args: tuple[str, ...], said:
 def test_a_directory_as_the_program_is_named_a_directory(tmp_path: Path) -> None:
     result = run(tmp_path, str(PROGRAMS), bound=SLACK)
     assert result.code == 2
-    assert "is a directory" in result.stderr and "does not exist" not in result.stderr
+    assert "is a directory" in result.stderr
+    assert "does not exist" not in result.stderr
 
 
 def test_a_corrupt_case_file_is_a_usage_error(tmp_path: Path) -> None:
@@ -308,7 +311,7 @@ def test_a_corrupt_case_file_is_a_usage_error(tmp_path: Path) -> None:
     assert "Traceback" not in process.stderr
 
 
-# -- the adapter itself ---------------------------------------------------------------------------------
+# -- the adapter itself ----------------------------------------------------------------------------
 
 
 def test_the_environment_is_inherited_unchanged() -> None:
@@ -330,7 +333,8 @@ def test_a_hang_is_a_timeout_and_restart_time_never_counts(tmp_path: Path) -> No
         event = {"event": {"type": "turn_start"}}
         assert not isinstance(adapter.run("classify", event), TimedOut | Crashed)
         hung = adapter.run("classify", event)
-        assert isinstance(hung, TimedOut) and hung.seconds == 1.0
+        assert isinstance(hung, TimedOut)
+        assert hung.seconds == 1.0
         # The next request restarts the program first; only the exchange is timed.
         started = time.monotonic()
         adapter.run("classify", event)

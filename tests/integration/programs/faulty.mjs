@@ -2,8 +2,8 @@
 // The JavaScript example port, misbehaving (tests/integration/test_faults.py).
 // node faulty.mjs MODE N: hang-every (no answer to every Nth run request), hang-large (none to a
 // request line over N bytes), slow (every answer after N ms), ignore-stop (survive stop and
-// SIGTERM), infinity (answer the Nth with 1e400), deep (answer the Nth nested 500 deep), twice
-// (answer the Nth twice).
+// SIGTERM), unwritable (answer the Nth with 1e400 and a list nested 500 deep), twice (answer the
+// Nth twice).
 import { createInterface } from "node:readline";
 import { answer } from "../../../examples/js/eventproof-port.mjs";
 import { parseRequest } from "../../../examples/js/numbers.mjs";
@@ -24,8 +24,8 @@ createInterface({ input: process.stdin, crlfDelay: Infinity }).on("line", (line)
   const nth = count === arg || (mode === "hang-every" && count % arg === 0);
   if ((mode === "hang-every" && nth) || (mode === "hang-large" && line.length > arg)) return;
   if (mode === "slow") return setTimeout(() => out(JSON.stringify(reply)), arg);
-  if (mode === "infinity" && nth) return out(`{"seq":${request.seq},"output":[1e400]}`);
-  if (mode === "deep" && nth) return out(`{"seq":${request.seq},"output":${"[".repeat(500)}${"]".repeat(500)}}`);
+  const deep = `${"[".repeat(500)}${"]".repeat(500)}`;
+  if (mode === "unwritable" && nth) return out(`{"seq":${request.seq},"output":[1e400,${deep}]}`);
   out(JSON.stringify(reply));
   if (mode === "twice" && nth) out(JSON.stringify(reply));
 });
