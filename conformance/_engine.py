@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 import shlex
 import time
@@ -166,6 +167,9 @@ class RunReport:
     allow_untested: bool = False
     #: The settings of the run, for commands that reproduce it (None when unknown).
     invocation: Invocation | None = None
+    #: Why the run ended before every search ran its course ("" when it did not): it reached
+    #: ``--max-time``, or it was interrupted.
+    cut_short: str = ""
 
     @property
     def conforms(self) -> bool:
@@ -255,6 +259,8 @@ class _OpState:
     #: Catch-all rules whose violation an already-found rule explained: the first such input,
     #: the answer to it, and the explaining rule.
     explained: dict[str, tuple[Any, Any, str]] = field(default_factory=dict)
+    #: Why the run ended during this operation's search ("" when it did not).
+    cut_short: str = ""
 
 
 def _first_found(error: BaseException) -> _Found | None:
@@ -276,6 +282,21 @@ _HANGS_PER_SEARCH = 3
 _NOT_SENT = object()
 #: Stands for a request not sent because the implementation declared a limit it breaks.
 _LIMITED = object()
+#: Why a run that reached its whole-run bound stopped (spec/protocol.md §7.1).
+MAX_TIME_REASON = "the run reached --max-time"
+#: Why a run that was interrupted (Ctrl-C) stopped.
+INTERRUPTED_REASON = "the run was interrupted"
+
+
+class _OutOfTime(BaseException):
+    """Raised inside a Hypothesis example once the run's time is up. Not an ``Exception``, so
+    Hypothesis passes it straight through instead of shrinking it."""
+
+
+def default_max_time(max_examples: int, timeout: float) -> float:
+    """The whole-run bound when none is given: 120 s, plus 1 s per example of the budget, plus
+    20 deadlines (``--max-time``, docs in README.md)."""
+    return 120.0 + max_examples + 20.0 * timeout
 
 
 @contextmanager
@@ -330,6 +351,7 @@ class Engine:
         timeout: float,
         identity: str,
         on_progress: Callable[[str, str], None] | None = None,
+        max_time: float | None = None,
     ) -> None:
         self.adapter = adapter
         self.capabilities = capabilities
@@ -342,11 +364,18 @@ class Engine:
         self.on_progress = on_progress or (lambda op, message: None)
         self.calls = 0
         self.unavailable: str | None = None
+        #: When the run must end (``time.monotonic``), or None for no bound.
+        self.ends_at = None if max_time is None else time.monotonic() + max_time
+        #: Why the run ended early ("" while it has not).
+        self.cut_short = ""
 
     # -- one request --------------------------------------------------------------------------
     def _ask(self, op: Operation, op_input: Any, state: _OpState,
              excluded: frozenset[str]) -> Any:
         """Send one request; returns the adapter's response (timeouts guarded, see below)."""
+        remaining = math.inf if self.ends_at is None else self.ends_at - time.monotonic()
+        if remaining <= 0:
+            raise _OutOfTime
         if not self.capabilities.lone_surrogates and holds_lone_surrogate(op_input):
             return _LIMITED  # the implementation declared it cannot take such a request
         key = _key(op_input)
@@ -362,18 +391,31 @@ class Engine:
         if state.hangs_this_search >= allowed:
             return _NOT_SENT
         # After a first hang, an input must be answered in 10x the slowest answer seen so far
-        # (at least a second): each later search round and family would otherwise wait the
-        # whole timeout again before its own first hang.
-        budget = max(1.0, 10 * state.slowest) if state.hung else state.timeout
+        # (at least a second, at most the timeout): each later search round and family would
+        # otherwise wait the whole timeout again before its own first hang.
+        budget = state.timeout
+        if state.hung:
+            budget = min(budget, max(1.0, 10 * state.slowest))
+        shortened = budget < state.timeout
+        clipped = remaining < budget
+        budget = min(budget, remaining)
         started = time.perf_counter()
         response = self.adapter.run(op.name, op_input, timeout=budget)
+        # Only the wait for the answer counts, never a restart or handshake before it.
+        elapsed = getattr(self.adapter, "last_exchange_seconds", None)
+        if not isinstance(elapsed, float):
+            elapsed = time.perf_counter() - started
         self.calls += 1
         if isinstance(response, _adapters.TimedOut):
+            if clipped:
+                raise _OutOfTime  # the run's bound passed, not the request's deadline
             state.hung_inputs.add(key)
             state.hangs_this_search += 1
             state.hung = True
+            if shortened:
+                response = replace(response, shortened_from=state.timeout)
         else:
-            state.slowest = max(state.slowest, time.perf_counter() - started)
+            state.slowest = max(state.slowest, elapsed)
         return response
 
     def _judge(self, op: Operation, op_input: Any, response: Any, excluded: frozenset[str],
@@ -429,6 +471,8 @@ class Engine:
             # Requests set aside for a declared limit count as covered: the limit is reported.
             if (state.judged_this_search + state.limited_this_search) * 2 < budget:
                 state.starved.append(family.name)
+            if state.cut_short:
+                return None
         return None
 
     def _search_family(
@@ -486,6 +530,12 @@ class Engine:
                 test()
         except _Found as found:
             return found
+        except _OutOfTime:
+            self.cut_short = state.cut_short = MAX_TIME_REASON
+            return None
+        except KeyboardInterrupt:
+            self.cut_short = state.cut_short = INTERRUPTED_REASON
+            return None
         except Unsatisfiable:
             # Every remaining example was set aside (e.g. each one hangs on a rule already found).
             return None
@@ -509,10 +559,10 @@ class Engine:
         if name not in self.capabilities.ops:
             return [RuleResult(rule, "skip", note=f"the implementation does not declare '{name}'")
                     for rule in rules]
-        state = _OpState(timeout=self.timeout)
+        state = _OpState(timeout=self.timeout, cut_short=self.cut_short)
         families = op.families(self.capabilities)
         found: dict[str, RuleResult] = {}
-        while len(found) < len(rules) and self.unavailable is None:
+        while len(found) < len(rules) and self.unavailable is None and not state.cut_short:
             self.on_progress(name, f"searching ({len(found)} rule(s) broken so far)")
             hit = self._search(op, families, frozenset(found), state)
             if hit is None:
@@ -551,7 +601,8 @@ class Engine:
                     f"every request of '{name}' this rule would judge held a lone surrogate, "
                     "which the implementation declares it cannot take (loneSurrogates: false)"),
                     coverage=coverage[rule.id]))
-            elif state.judged[rule.id] == 0 or self._starved_for(rule, families, state):
+            elif (state.judged[rule.id] == 0 or self._starved_for(rule, families, state)
+                  or state.cut_short):
                 results.append(RuleResult(rule, "untested", note=self._untested_reason(
                     op, rule, state), coverage=coverage[rule.id]))
             else:
@@ -598,6 +649,8 @@ class Engine:
     def _why_stopped(op: Operation, state: _OpState, found: Mapping[str, RuleResult]) -> str:
         if len(found) == len(op.rules):
             return "every rule was broken"
+        if state.cut_short:
+            return state.cut_short
         if state.starved:
             return ("the last search round judged under half of its budget in the input "
                     f"famil{'y' if len(state.starved) == 1 else 'ies'} "
@@ -608,7 +661,7 @@ class Engine:
     def _untested_reason(op: Operation, rule: Rule, state: _OpState) -> str:
         """Why ``rule`` has no verdict, in words a user can act on."""
         judged = state.judged[rule.id]
-        causes = []
+        causes = [state.cut_short] if state.cut_short else []
         if state.skipped:
             reasons = "; ".join(reason for reason, _ in state.skip_reasons.most_common(2))
             causes.append(f"{state.skipped} request(s) were answered skipped ({reasons})")
@@ -625,6 +678,8 @@ class Engine:
             lead = f"every request of '{op.name}' this rule would judge was answered skipped"
         elif judged == 0:
             lead = f"no answer of '{op.name}' was judged by this rule"
+        elif not state.starved:
+            lead = f"its search did not run its course ({judged} answer(s) judged it)"
         else:
             lead = (f"only {judged} answer(s) judged it, and the last search round judged under "
                     f"half of its budget in {', '.join(map(repr, state.starved))}")
@@ -644,6 +699,8 @@ def check_implementation(
     database: str | Path | None = None,
     on_progress: Callable[[str, str], None] | None = None,
     allow_untested: bool = False,
+    max_time: float | None = None,
+    isolate: bool = False,
 ) -> RunReport:
     """Check ``impl`` against the reference and return the verdict on every rule.
 
@@ -654,7 +711,19 @@ def check_implementation(
     default, for CI) the search is derandomized and uses no example database; otherwise ``seed``
     (random when None) fixes it and failures are saved to ``database`` so the next run starts
     from them.
+
+    ``max_time`` bounds the whole run in seconds (default :func:`default_max_time`): when it
+    passes, the search ends, what was not judged is ``untested`` and the report says so
+    (:attr:`RunReport.cut_short`). ``isolate`` runs a ``python:`` implementation in a worker
+    process behind the protocol (spec/protocol.md §8).
     """
+    if not (isinstance(timeout, int | float) and math.isfinite(timeout) and timeout > 0):
+        raise HarnessError(f"timeout {timeout!r} is not a positive, finite number of seconds; "
+                           "pass e.g. timeout=10")
+    if max_time is not None and not (isinstance(max_time, int | float) and max_time > 0
+                                     and not math.isnan(max_time)):
+        raise HarnessError(f"max_time {max_time!r} is not a positive number of seconds; pass "
+                           "e.g. max_time=600, or None for the default")
     if budget not in BUDGETS:
         raise HarnessError(f"unknown budget {budget!r}: use one of {', '.join(BUDGETS)}")
     examples = max_examples if max_examples is not None else BUDGETS[budget]
@@ -666,7 +735,9 @@ def check_implementation(
         raise HarnessError(f"unknown operation(s) {', '.join(map(repr, unknown))}: "
                            f"use one of {', '.join(OPS)}")
     started = time.perf_counter()
-    adapter = _adapters.adapter_for(impl, timeout=timeout, use_shell=use_shell)
+    if max_time is None:
+        max_time = default_max_time(examples, timeout)
+    adapter = _adapters.adapter_for(impl, timeout=timeout, use_shell=use_shell, isolate=isolate)
     try:
         handshake = adapter.start()
         capabilities = handshake.capabilities
@@ -674,6 +745,8 @@ def check_implementation(
             adapter, capabilities=capabilities, max_examples=examples, run_seed=run_seed,
             deterministic=deterministic, database=db, timeout=timeout,
             identity=handshake.identity_key(), on_progress=on_progress,
+            max_time=None if math.isinf(max_time) else max(0.0, max_time - (time.perf_counter()
+                                                                              - started)),
         )
         results: list[RuleResult] = []
         for op in OPERATIONS:
@@ -684,7 +757,7 @@ def check_implementation(
             results=results, budget=budget,
             seed=run_seed, deterministic=deterministic,
             duration=time.perf_counter() - started, calls=engine.calls,
-            allow_untested=allow_untested,
+            allow_untested=allow_untested, cut_short=engine.cut_short,
             invocation=Invocation(
                 impl=impl if isinstance(impl, str) else None, use_shell=use_shell,
                 ops=None if ops is None else wanted, timeout=timeout, budget=budget,

@@ -144,8 +144,8 @@ def _escape_hidden(match: re.Match[str]) -> str:
 def _compact(value: Any) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=True)
-    except (TypeError, ValueError):
-        return repr(value)
+    except (TypeError, ValueError, RecursionError):
+        text = json.dumps(strict_json_value(value), ensure_ascii=False, separators=(",", ":"))
     return _HIDDEN.sub(_escape_hidden, text)
 
 
@@ -269,9 +269,85 @@ def _escape_unsafe(text: str) -> str:
     return _UNSAFE_IN_STRING.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
+#: Nesting beyond this depth is written as a labelled string (the harness's own inputs never come
+#: close; only an answer can be this deep).
+MAX_WRITTEN_DEPTH: Final = 200
+#: Integers with more digits than this are written as a labelled string.
+_MAX_WRITTEN_DIGITS = 4300
+
+
+def _label_number(value: float) -> str:
+    literal = getattr(value, "literal", None)
+    if literal is not None:  # read from an answer: 1e400 (see _protocol.BeyondDouble)
+        return f"[not JSON-representable: the number {literal[:80]}, beyond any double]"
+    return f"[not JSON: {'NaN' if math.isnan(value) else ('-' if value < 0 else '') + 'Infinity'}]"
+
+
+def _label_other(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception:
+        text = "?"
+    return f"[not JSON: a value of type {type(value).__name__}: {text[:200]}]"
+
+
+def _strict_leaf(value: Any) -> Any:
+    """A JSON scalar as it is, or the labelled string that stands for a non-JSON one."""
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, int):
+        if value.bit_length() > _MAX_WRITTEN_DIGITS * 3.33:
+            return f"[not shown: an integer of about {int(value.bit_length() / 3.3219)} digits]"
+        return int(value)
+    if isinstance(value, float):
+        return float(value) if math.isfinite(value) else _label_number(value)
+    return _label_other(value)
+
+
+def strict_json_value(value: Any) -> Any:
+    """A copy of ``value`` that strict JSON (RFC 8259) can hold, built without recursion: NaN, the
+    infinities, numbers beyond any double, values of other types and nesting deeper than
+    :data:`MAX_WRITTEN_DEPTH` become labelled strings (``"[not JSON: Infinity]"``), non-string
+    keys strings, tuples lists. Never raises."""
+    if not isinstance(value, list | tuple | Mapping):
+        return _strict_leaf(value)
+    root: list[Any] = []
+    # (source container, target container, depth of the source)
+    stack: list[tuple[Any, Any, int]] = [(value, root, 1)]
+    first = True
+    while stack:
+        source, target, depth = stack.pop()
+        items: Any = source.items() if isinstance(source, Mapping) else enumerate(source)
+        if first:
+            first = False
+            result: Any = {} if isinstance(source, Mapping) else []
+            root.append(result)
+            target = result
+        for key, item in items:
+            if isinstance(item, list | tuple | Mapping):
+                if depth >= MAX_WRITTEN_DEPTH:
+                    copy: Any = f"[not shown: nested deeper than {MAX_WRITTEN_DEPTH} levels]"
+                else:
+                    copy = {} if isinstance(item, Mapping) else []
+                    stack.append((item, copy, depth + 1))
+            else:
+                copy = _strict_leaf(item)
+            if isinstance(target, dict):
+                target[key if isinstance(key, str) else str(_strict_leaf(key))] = copy
+            else:
+                target.append(copy)
+    return root[0]
+
+
 def dumps_json(value: Any, *, indent: int | None = None) -> str:
-    """``value`` as JSON text any UTF-8 file can hold: non-ASCII kept, lone surrogates escaped."""
-    return _escape_unsafe(json.dumps(value, indent=indent, ensure_ascii=False))
+    """``value`` as strict JSON text any UTF-8 file can hold: non-ASCII kept, lone surrogates
+    escaped, anything JSON cannot hold as a labelled string (:func:`strict_json_value`)."""
+    return _dump(strict_json_value(value), indent)
+
+
+def _dump(value: Any, indent: int | None = None) -> str:
+    """``value``, already strict, as text (never NaN or Infinity: refused, not written)."""
+    return _escape_unsafe(json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False))
 
 
 def pretty_json(value: Any) -> str:
@@ -282,12 +358,13 @@ def pretty_json(value: Any) -> str:
 
 def readable_json(value: Any, width: int = 120) -> str:
     """``value`` as JSON for reading: a value whose compact form fits on its line stays on one
-    line (one event per line in a log), larger ones open up, indented by two. Key order is kept."""
-    return _readable(value, 0, 0, width)
+    line (one event per line in a log), larger ones open up, indented by two. Key order is kept.
+    Strict JSON whatever ``value`` holds (:func:`strict_json_value`)."""
+    return _readable(strict_json_value(value), 0, 0, width)
 
 
 def _readable(value: Any, indent: int, taken: int, width: int) -> str:
-    compact = _escape_unsafe(json.dumps(value, ensure_ascii=False))
+    compact = _dump(value)
     if not isinstance(value, list | dict) or not value or indent + taken + len(compact) <= width:
         return compact
     inner = " " * (indent + 2)
@@ -296,6 +373,6 @@ def _readable(value: Any, indent: int, taken: int, width: int) -> str:
         return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
     members = []
     for key, member in value.items():
-        label = dumps_json(key) + ": "
+        label = _dump(key) + ": "
         members.append(inner + label + _readable(member, indent + 2, len(label), width))
     return "{\n" + ",\n".join(members) + "\n" + " " * indent + "}"

@@ -367,6 +367,38 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+#: The longest integer literal read (Python's own conversion limit, sys.int_info).
+MAX_INTEGER_DIGITS: Final = 4300
+
+
+class _HugeInteger(ValueError):
+    """An integer literal longer than :data:`MAX_INTEGER_DIGITS`."""
+
+
+class BeyondDouble(float):
+    """A number literal too large for any double (``1e400``): it reads as an infinity, which is
+    never the same as any value (spec/protocol.md §1.1), and keeps its literal for reports."""
+
+    literal: str
+
+    def __new__(cls, literal: str) -> BeyondDouble:
+        value = super().__new__(cls, literal)
+        value.literal = literal
+        return value
+
+
+def _parse_int(text: str) -> int:
+    digits = len(text) - text.startswith("-")
+    if digits > MAX_INTEGER_DIGITS:
+        raise _HugeInteger(digits)
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    return value if math.isfinite(value) else BeyondDouble(text)
+
+
 def parse_line(line: bytes | bytearray | str, message: str) -> Any:
     """The JSON value on ``line``; ``message`` names it for the error (spec/protocol.md §2.1)."""
     if isinstance(line, bytes | bytearray):
@@ -383,7 +415,17 @@ def parse_line(line: bytes | bytearray | str, message: str) -> Any:
         text = line
     try:
         # NaN and Infinity are not JSON (RFC 8259 §6), though Python's parser accepts them.
-        return json.loads(text, parse_constant=_refuse_constant)
+        return json.loads(text, parse_constant=_refuse_constant, parse_int=_parse_int,
+                          parse_float=_parse_float)
+    except _HugeInteger as exc:
+        raise ProtocolError(
+            message=message, field="the line",
+            expected=f"integers of at most {MAX_INTEGER_DIGITS} digits",
+            received=f"an integer literal of {exc.args[0]} digits, in {shown(text, 120)}",
+            fix="No operation of this spec needs such an integer; check what the program "
+                "writes, and write the number the implementation computed "
+                "(spec/protocol.md §2.1).",
+        ) from None
     except RecursionError:
         raise ProtocolError(
             message=message, field="the line", expected="JSON nested at most a few hundred deep",

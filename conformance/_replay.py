@@ -225,7 +225,8 @@ def load_cases(paths: Iterable[str | os.PathLike[str]]) -> list[ReplayCase]:
 # -- replaying ---------------------------------------------------------------------------------
 
 def replay(
-    cases: Iterable[ReplayCase], impl: Any, *, timeout: float = 10.0, use_shell: bool = False
+    cases: Iterable[ReplayCase], impl: Any, *, timeout: float = 10.0, use_shell: bool = False,
+    isolate: bool = False,
 ) -> list[ReplayResult]:
     """Send each case's input to ``impl`` again and say whether its rule is still broken.
 
@@ -238,7 +239,7 @@ def replay(
     from ._verdict import judge
 
     cases = list(cases)
-    adapter = _adapters.adapter_for(impl, timeout=timeout, use_shell=use_shell)
+    adapter = _adapters.adapter_for(impl, timeout=timeout, use_shell=use_shell, isolate=isolate)
     results: list[ReplayResult] = []
     try:
         handshake = adapter.start()

@@ -117,7 +117,7 @@ def judge(
         return Verdict("skip", (), None, None, skip_reason=response.reason)
     if isinstance(response, _adapters.TimedOut):
         violations = () if operation.hang_rule in excluded else (Violation(
-            operation.hang_rule, f"no answer within {response.seconds:g} s; the implementation "
+            operation.hang_rule, f"{response.describe()}; the implementation "
             "was stopped and restarted", kind="no answer in time"),)
         return Verdict("timeout", violations, {"timeout": response.seconds}, None,
                        stderr=response.stderr)

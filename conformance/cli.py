@@ -1,12 +1,14 @@
 """The ``eventproof`` command line: ``run``, ``vectors``, ``replay``, ``rules``, ``bench``.
 
 Exit codes: 0 the implementation conforms, 1 it does not (or an expectation went stale), 2 a usage
-or harness error. A user mistake prints one clear message, never a traceback.
+or harness error, 130 interrupted (Ctrl-C, after the partial reports are written). A user mistake
+prints one clear message, never a traceback.
 """
 
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -23,7 +25,7 @@ from ._operations import OPS
 #: The embedded default: the reference checked against itself.
 DEFAULT_IMPL = "python:eventproof.reference:Reference"
 
-EXIT_CONFORMS, EXIT_NONCONFORMING, EXIT_USAGE = 0, 1, 2
+EXIT_CONFORMS, EXIT_NONCONFORMING, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _fail(message: str) -> NoReturn:
@@ -34,12 +36,76 @@ def _fail(message: str) -> NoReturn:
 @contextmanager
 def _user_errors() -> Iterator[None]:
     """Turn every error that a user can fix into one clear message and exit code 2."""
-    from ._errors import ExpectationsError, HarnessError, ProtocolError, UsageError
+    from ._errors import ExpectationsError, HarnessError, ProtocolError, ReplayError, UsageError
 
     try:
         yield
-    except (UsageError, HarnessError, ExpectationsError, ProtocolError) as error:
+    except (UsageError, HarnessError, ExpectationsError, ProtocolError, ReplayError) as error:
         _fail(str(error))
+    except KeyboardInterrupt:
+        Console(stderr=True, highlight=False).print("[bold]interrupted[/]")
+        sys.exit(EXIT_INTERRUPTED)
+    except RecursionError as error:
+        _fail(f"eventproof ran out of stack ({error}) on a deeply nested value. This is a bug in "
+              "eventproof, not in the implementation: please report it with the command line")
+    except Exception as error:
+        where = error.__traceback__
+        while where is not None and where.tb_next is not None:
+            where = where.tb_next
+        at = (f" at {Path(where.tb_frame.f_code.co_filename).name}:{where.tb_lineno}"
+              if where is not None else "")
+        _fail(f"internal error{at}: {type(error).__name__}: {error}. This is a bug in "
+              "eventproof, not a verdict on the implementation: please report it with the "
+              "command line")
+
+
+def _seconds(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """A number of seconds: positive and finite (``inf`` and ``nan`` are refused)."""
+    if value is None:
+        return None
+    if not (math.isfinite(value) and value > 0):
+        name = param.opts[0] if param.opts else "the value"
+        raise click.BadParameter(
+            f"{value!r} is not a positive, finite number of seconds; give e.g. {name} 10",
+            param_hint=name)
+    return value
+
+
+def _writable_file(option: str, path: Path | None) -> None:
+    """Refuse, before the run, a report path that cannot be written (exit 2)."""
+    if path is None:
+        return
+    if path.is_dir():
+        _fail(f"{option} {path}: is a directory. Name a file to write the report to")
+    existed = path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8"):
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as error:
+        _fail(f"{option} {path}: cannot be written ({error.strerror or error}). Name a file in "
+              "a directory you can write to")
+
+
+def _writable_dir(option: str, path: Path) -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".eventproof-probe-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as error:
+        _fail(f"{option} {path}: cannot be written ({error.strerror or error}). Name a "
+              "directory you can write to")
+
+
+def _write(option: str, path: Path, write: Callable[[], None]) -> None:
+    try:
+        write()
+    except OSError as error:
+        _fail(f"{option} {path}: the report could not be written ({error.strerror or error}). "
+              "Name a file in a directory you can write to")
 
 
 def _default_impl(fit: str) -> str:
@@ -96,8 +162,14 @@ impl_option = click.option(
     help="The implementation under test: 'python:MODULE:ATTR' (in process) or a command line "
          "speaking spec/protocol.md. Default: the bundled reference.")
 timeout_option = click.option(
-    "--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
-    help="Seconds one request may take before the implementation is stopped and restarted.")
+    "--timeout", type=float, default=10.0, show_default=True, callback=_seconds,
+    help="Seconds one request may take before the implementation is stopped and restarted "
+         "(positive and finite; no deadline is ever longer).")
+isolate_option = click.option(
+    "--isolate/--in-process", default=True, show_default=True,
+    help="Run a python: implementation in a worker process behind spec/protocol.md, so that "
+         "os._exit, signals, print() and hangs are handled as for any program; --in-process "
+         "calls it in this process.")
 shell_option = click.option(
     "--shell", "use_shell", is_flag=True,
     help="Start --impl through the shell (pipes, env assignments); off by default.")
@@ -162,6 +234,11 @@ def _budget(budget: str | None, old_profile: str | None) -> str:
 @click.option("--ops", default=None, metavar="OP[,OP...]",
               help=f"Only these operations (default: all of {','.join(OPS)}).")
 @timeout_option
+@click.option("--max-time", type=float, default=None, callback=_seconds,
+              help="Seconds the whole run may take: then the search ends, what was not judged "
+                   "is reported untested and every report is still written. Default: 120 + 1 "
+                   "per example of the budget + 20 x --timeout.")
+@isolate_option
 @shell_option
 @click.option("--expect", "expect", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Expected-failures file: '<rule-id> [<failure kind>]' per line.")
@@ -185,14 +262,15 @@ def _budget(budget: str | None, old_profile: str | None) -> str:
 def run(
     impl: str | None, fit: str, budget: str | None, old_profile: str | None,
     max_examples: int | None, seed: int | None,
-    deterministic: bool | None, ops: str | None, timeout: float, use_shell: bool,
+    deterministic: bool | None, ops: str | None, timeout: float, max_time: float | None,
+    isolate: bool, use_shell: bool,
     expect: Path | None, update_expectations: bool, json_path: Path | None,
     junit_path: Path | None, markdown_path: Path | None, state_dir: Path, allow_untested: bool,
     no_progress: bool, verbose: bool,
 ) -> None:
     """Search for inputs on which IMPL disagrees with the reference."""
     from . import _expectations, _replay, _reports
-    from ._engine import apply_expectations, check_implementation
+    from ._engine import INTERRUPTED_REASON, apply_expectations, check_implementation
 
     console = Console(highlight=False)
     budget = _budget(budget, old_profile)
@@ -200,6 +278,10 @@ def run(
     if update_expectations and expect is None:
         raise click.UsageError("--update-expectations needs --expect FILE to know what to rewrite")
     is_deterministic = _ci() if deterministic is None else deterministic
+    for option, path in (("--json", json_path), ("--junit", junit_path),
+                         ("--markdown", markdown_path)):
+        _writable_file(option, path)
+    _writable_dir("--state-dir", state_dir)
     with _user_errors():
         expected = (_expectations.load_expectations(expect)
                     if expect is not None and expect.exists() and not update_expectations else {})
@@ -212,7 +294,8 @@ def run(
                 impl or _default_impl(fit), ops=wanted, budget=budget,
                 max_examples=max_examples, seed=seed, deterministic=is_deterministic,
                 timeout=timeout, use_shell=use_shell, database=state_dir / "examples",
-                on_progress=update, allow_untested=allow_untested,
+                on_progress=update, allow_untested=allow_untested, max_time=max_time,
+                isolate=isolate,
             )
         finally:
             stop()
@@ -222,16 +305,28 @@ def run(
             console.print(f"wrote {len(report.failed_rule_ids)} expectation(s) to {expect}")
             sys.exit(EXIT_CONFORMS)
         report = apply_expectations(report, expected)
-        files = _replay.save_failures(report, state_dir / "failures")
+        failures = state_dir / "failures"
+        files: dict[str, Path] = {}
+        _write("--state-dir", failures,
+               lambda: files.update(_replay.save_failures(report, failures)))
         spec = impl or _default_impl(fit)
         _reports.render_console(report, console, verbose=verbose, replay_files=files,
                                 impl_spec=spec)
         if json_path:
-            _reports.write_json(report, json_path, replay_files=files)
+            _write("--json", json_path,
+                   lambda: _reports.write_json(report, json_path, replay_files=files))
         if junit_path:
-            _reports.write_junit(report, junit_path, replay_files=files, impl_spec=spec)
+            _write("--junit", junit_path, lambda: _reports.write_junit(
+                report, junit_path, replay_files=files, impl_spec=spec))
         if markdown_path:
-            _reports.write_markdown(report, markdown_path, replay_files=files, impl_spec=spec)
+            _write("--markdown", markdown_path, lambda: _reports.write_markdown(
+                report, markdown_path, replay_files=files, impl_spec=spec))
+    if report.cut_short:
+        Console(stderr=True, highlight=False).print(
+            f"[bold]{report.cut_short}[/] after {report.duration:.1f} s: the rules it did not "
+            "judge are reported untested", soft_wrap=True)
+        if report.cut_short == INTERRUPTED_REASON:
+            sys.exit(EXIT_INTERRUPTED)
     sys.exit(EXIT_CONFORMS if report.conforms else EXIT_NONCONFORMING)
 
 
@@ -241,12 +336,13 @@ def run(
 @impl_option
 @fit_option
 @timeout_option
+@isolate_option
 @shell_option
 @click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path(".eventproof"), show_default=True,
               help="Without FILES, replay every case saved under this directory's failures/.")
 def replay(files: tuple[Path, ...], impl: str | None, fit: str, timeout: float,
-           use_shell: bool, state_dir: Path) -> None:
+           isolate: bool, use_shell: bool, state_dir: Path) -> None:
     """Re-run saved failure case files (default: every saved failure) and say which are fixed."""
     from . import _replay
     from ._versions import HYPOTHESIS_VERSION
@@ -267,7 +363,7 @@ def replay(files: tuple[Path, ...], impl: str | None, fit: str, timeout: float,
                           soft_wrap=True)
     with _user_errors():
         results = _replay.replay(cases, impl or _default_impl(fit), timeout=timeout,
-                                 use_shell=use_shell)
+                                 use_shell=use_shell, isolate=isolate)
     still = 0
     for path, result in zip(files, results, strict=True):
         fixed = result.status == "fixed"

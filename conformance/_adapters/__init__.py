@@ -26,7 +26,7 @@ from ._base import (
 )
 from .impl_spec import adapter_for
 from .in_process import InProcessAdapter, call_with_deadline
-from .subprocess import SubprocessAdapter
+from .subprocess import IsolatedAdapter, SubprocessAdapter
 
 __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
@@ -35,6 +35,7 @@ __all__ = [
     "Broken",
     "Crashed",
     "InProcessAdapter",
+    "IsolatedAdapter",
     "Ok",
     "Response",
     "Skipped",

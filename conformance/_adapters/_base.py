@@ -65,6 +65,16 @@ class TimedOut:
 
     seconds: float
     stderr: str = ""
+    #: The configured timeout, when this deadline was a shorter one (after an earlier hang).
+    shortened_from: float | None = None
+
+    def describe(self) -> str:
+        """``no answer within 1 s`` and, for a shortened deadline, why it was shorter."""
+        text = f"no answer within {self.seconds:g} s"
+        if self.shortened_from is not None:
+            text += (f" (a deadline shortened after an earlier hang to 10 times the slowest "
+                     f"answer; --timeout is {self.shortened_from:g} s)")
+        return text
 
 
 @dataclass(frozen=True)

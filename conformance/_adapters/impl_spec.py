@@ -16,7 +16,7 @@ from .._errors import UsageError
 from ._base import Adapter, _kind
 from ._base import not_found as _not_found
 from .in_process import _OBJECT_FIX, InProcessAdapter, _describe_object, _has_start_and_run
-from .subprocess import SubprocessAdapter
+from .subprocess import IsolatedAdapter, SubprocessAdapter
 
 # -- what the user named ----------------------------------------------------------------------
 
@@ -104,7 +104,8 @@ def _in_process(target: Any, description: str, source: str, timeout: float) -> I
 
 
 def adapter_for(
-    spec: str | object, *, timeout: float, use_shell: bool = False, source: str = "--impl"
+    spec: str | object, *, timeout: float, use_shell: bool = False, source: str = "--impl",
+    isolate: bool = False,
 ) -> Adapter:
     """The adapter for what the user named (spec/protocol.md §8; docs/write-an-adapter.md).
 
@@ -114,6 +115,8 @@ def adapter_for(
       a shell unless ``use_shell``, speaking the protocol on stdin/stdout;
     - an object or a factory: run in process.
 
+    With ``isolate`` a ``python:`` target runs in a worker process behind the protocol instead
+    (:class:`IsolatedAdapter`; objects and factories passed directly always run in process).
     An adapter already built (to pass options such as ``max_restarts``) is returned as it is.
     Raises :class:`UsageError` naming the value, ``source`` and the fix for every mistake.
     """
@@ -129,6 +132,8 @@ def adapter_for(
                 "object in process: python:MODULE:ATTR",
         )
     if text.startswith("python:"):
+        if isolate:
+            return IsolatedAdapter(text, timeout=timeout, source=source)
         return _in_process(_import_target(text, source), text, source, timeout)
     if use_shell:
         return SubprocessAdapter([text], timeout=timeout, use_shell=True, source=source,
@@ -141,6 +146,13 @@ def adapter_for(
             fix="Balance the quotes, or quote the whole value once more for your shell",
         ) from None
     program = argv[0]
+    if Path(program).is_dir() and (os.sep in program or program.startswith(".")
+                                   or shutil.which(program) is None):
+        raise UsageError(
+            value=spec, source=source, reason=f"the program {program!r} is a directory",
+            fix="Name the program file inside it, or the interpreter and the file, e.g. "
+                f"--impl 'node {program.rstrip('/')}/adapter.js'",
+        )
     if shutil.which(program) is None:
         if (os.sep in program or (os.altsep or os.sep) in program) and Path(program).is_file():
             raise UsageError(

@@ -3,9 +3,12 @@ object after a hang, and exceptions turned into answers."""
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import io
 import signal
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType, TracebackType
@@ -18,6 +21,7 @@ from .._protocol import (
     start_response_from_json,
 )
 from ._base import (
+    STDERR_TAIL_BYTES,
     Crashed,
     Ok,
     Response,
@@ -28,6 +32,7 @@ from ._base import (
     _request_copy,
     non_json_reason,
 )
+from .pipes import _StderrRing
 
 # -- in process -----------------------------------------------------------------------------------
 
@@ -120,6 +125,21 @@ def _call_in_thread(call: Callable[[], Any], seconds: float) -> _CallResult:
     return box[0]
 
 
+class _Captured(io.TextIOBase):
+    """Stands for ``sys.stdout`` during a call: what the implementation prints is kept, like a
+    program's stderr, instead of landing in the middle of a report."""
+
+    def __init__(self, ring: _StderrRing) -> None:
+        self._ring = ring
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self._ring.append(str(text).encode("utf-8", "replace"))
+        return len(text)
+
+
 def _has_start_and_run(value: Any) -> bool:
     return (
         not isinstance(value, type)
@@ -169,6 +189,9 @@ class InProcessAdapter:
         self.timeout = timeout
         self.description = description or _describe_object(obj_or_factory)
         self._source = source
+        self._output = _StderrRing(STDERR_TAIL_BYTES)
+        #: How long the last run() call took (a rebuild after a timeout excluded).
+        self.last_exchange_seconds = 0.0
         self._factory: Callable[[], Any] | None = None
         #: How many times the factory built a fresh object (1 after construction).
         self.builds = 0
@@ -200,7 +223,8 @@ class InProcessAdapter:
                 "Point at a class or function callable with no arguments, e.g. "
                 "def make(): return MyImpl(option=...) and python:my_module:make",
             )
-        result = call_with_deadline(self._factory, self.timeout)
+        with self._capture():
+            result = call_with_deadline(self._factory, self.timeout)
         if isinstance(result, _Expired):
             raise self._usage_error(
                 f"did not return an implementation within {self.timeout:g} s",
@@ -226,7 +250,8 @@ class InProcessAdapter:
         return self._handshake
 
     def _start_once(self) -> StartResponse:
-        result = call_with_deadline(self._impl.start, self.timeout)
+        with self._capture():
+            result = call_with_deadline(self._impl.start, self.timeout)
         if isinstance(result, _Expired):
             raise self._usage_error(
                 f"did not return from start() within {self.timeout:g} s",
@@ -258,12 +283,19 @@ class InProcessAdapter:
         # A private copy: the implementation can never alter the harness's.
         request_input = _request_copy(input)
         impl = self._impl
-        result = call_with_deadline(lambda: impl.run(op, request_input), seconds)
+        mark = self._output.mark()
+        started = time.perf_counter()
+        with self._capture():
+            result = call_with_deadline(lambda: impl.run(op, request_input), seconds)
+        self.last_exchange_seconds = time.perf_counter() - started
         if isinstance(result, _Expired):
             self._restart()
-            return TimedOut(seconds)
+            return TimedOut(seconds, self._output.since(mark))
         if isinstance(result, _Raised):
-            return _outcome_of_exception(result.error, op)
+            outcome = _outcome_of_exception(result.error, op)
+            if isinstance(outcome, Crashed):
+                outcome = Crashed(outcome.message, self._output.since(mark), outcome.exit_code)
+            return outcome
         problem = non_json_reason(result.value)
         if problem is not None:
             return ImplErrored(f"the output is not a JSON value: {problem}")
@@ -271,6 +303,13 @@ class InProcessAdapter:
             return Ok(_json_copy(result.value))
         except RecursionError:
             return ImplErrored("the output is nested too deeply to be copied as JSON")
+
+    @contextlib.contextmanager
+    def _capture(self) -> Any:
+        """Keep what the implementation prints on stdout (restored even when a call is
+        abandoned: a thread still running prints to the real stdout again)."""
+        with contextlib.redirect_stdout(_Captured(self._output)):
+            yield
 
     def _restart(self) -> None:
         """After a timeout: build a fresh object and replay the handshake (factories only)."""
@@ -288,7 +327,8 @@ class InProcessAdapter:
         self._stopped = True
 
     def stderr_tail(self) -> str:
-        return ""  # it shares our stderr; nothing is captured
+        """What the implementation printed on stdout (its stderr is the harness's own)."""
+        return self._output.tail()
 
     def exhausted(self) -> bool:
         return self._unavailable is not None

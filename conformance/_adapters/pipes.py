@@ -20,6 +20,11 @@ from .._protocol import (
 )
 from ._base import _READ_CHUNK, EXIT_GRACE_SECONDS, STOP_GRACE_SECONDS
 
+#: How often a wait for an answer checks that the program's first process is still alive.
+_POLL_SECONDS = 0.05
+#: How long an answer the exited leader left in the pipe gets to arrive.
+_EXIT_SECONDS = 0.25
+
 # -- out of process -------------------------------------------------------------------------------
 
 
@@ -28,6 +33,16 @@ class _Overlong:
     """The program wrote more than the line limit without a newline."""
 
     prefix: bytes
+    #: Bytes of the line that had arrived when it was reported (more than the limit).
+    received: int = 0
+
+
+@dataclass(frozen=True)
+class _LeaderExited:
+    """The program's first process exited while its stdout stayed open (a process it started
+    still holds it)."""
+
+    code: int | None
 
 
 @dataclass(frozen=True)
@@ -37,7 +52,7 @@ class _EndOfStream:
     pending: int  # bytes of an unfinished line
 
 
-_Line = bytes | bytearray | _Overlong | _EndOfStream
+_Line = bytes | bytearray | _Overlong | _EndOfStream | _LeaderExited
 
 
 class _StderrRing:
@@ -128,7 +143,8 @@ class _LineReader:
                     piece = chunk[start:end]
                     if not discarding:
                         if len(partial) + len(piece) > self._limit:
-                            self._put(_Overlong(bytes(partial[:200]) or piece[:200]))
+                            prefix = bytes(partial[:200]) or piece[:200]
+                            self._put(_Overlong(prefix, len(partial) + len(piece)))
                             partial = bytearray()
                             discarding = True
                         else:
@@ -152,6 +168,13 @@ class _LineReader:
         """The next line, or ``None`` when ``deadline`` (``time.monotonic``) passes first."""
         try:
             return self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            return None
+
+    def ready(self) -> _Line | None:
+        """A line that is already waiting, without waiting for one."""
+        try:
+            return self._lines.get_nowait()
         except queue.Empty:
             return None
 
@@ -203,18 +226,41 @@ class _Program:
             target=_pump_stderr, args=(popen.stderr, ring), name="eventproof-stderr", daemon=True
         )
         self._stderr.start()
+        #: How long the last :meth:`exchange` waited, from sending to its answer or deadline.
+        self.seconds = 0.0
 
     def exchange(self, payload: bytes, seconds: float) -> _Line | None:
-        """Send one request and wait for one line; ``None`` when ``seconds`` pass first."""
-        deadline = time.monotonic() + seconds
+        """Send one request and wait for one line; ``None`` when ``seconds`` pass first.
+
+        When the program's first process exits while something it started keeps stdout open,
+        no end of stream ever comes: that is a crash with the leader's exit status, reported
+        once the answer it may have left in the pipe has had a moment to arrive.
+        """
+        started = time.monotonic()
+        deadline = started + seconds
         self.writer.send(payload)
-        return self.lines.next_line(deadline)
+        while True:
+            now = time.monotonic()
+            line = self.lines.next_line(min(deadline, now + _POLL_SECONDS))
+            if line is not None:
+                self.seconds = time.monotonic() - started
+                return line
+            code = self.popen.poll()
+            if code is not None:
+                line = self.lines.next_line(min(deadline, time.monotonic() + _EXIT_SECONDS))
+                self.seconds = time.monotonic() - started
+                return line if line is not None else _LeaderExited(code)
+            if time.monotonic() >= deadline:
+                self.seconds = time.monotonic() - started
+                return None
 
     def alive(self) -> bool:
         return self.popen.poll() is None
 
     def _signal_group(self, number: int) -> None:
         # The program was started in its own session: its children die with it (spec §7.4).
+        # The group is signalled even after its leader exited: a process the program started
+        # may still be in it. The group id cannot be reused while any member lives.
         try:
             if hasattr(os, "killpg"):
                 os.killpg(self.popen.pid, number)
@@ -227,17 +273,19 @@ class _Program:
 
     def kill(self) -> int | None:
         """Kill the program and everything it started; returns its exit status."""
-        if self.alive():
-            self._signal_group(getattr(signal, "SIGKILL", signal.SIGTERM))
+        self._signal_group(getattr(signal, "SIGKILL", signal.SIGTERM))
         return self._finish()
 
     def exit_after_eof(self) -> int | None:
-        """After stdout closed: the exit status, or ``None`` when it lingered and was killed."""
+        """After stdout closed: the exit status, or ``None`` when it lingered and was killed.
+        Whatever the program started is killed either way."""
         try:
-            return self._reap(self.popen.wait(timeout=EXIT_GRACE_SECONDS))
+            code = self.popen.wait(timeout=EXIT_GRACE_SECONDS)
         except subprocess.TimeoutExpired:
             self.kill()
             return None
+        self._signal_group(getattr(signal, "SIGKILL", signal.SIGTERM))
+        return self._reap(code)
 
     def stop(self) -> None:
         """Ask politely (spec §6), then terminate, then kill."""
@@ -252,6 +300,8 @@ class _Program:
                     self.popen.wait(timeout=STOP_GRACE_SECONDS)
                 except subprocess.TimeoutExpired:
                     self.kill()
+        # What the program left behind (a process it started that outlived it) goes too.
+        self._signal_group(getattr(signal, "SIGKILL", signal.SIGTERM))
         self._finish()
 
     def _finish(self) -> int | None:

@@ -3,14 +3,18 @@ request at a time, restarts within a budget."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shlex
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from types import TracebackType
 from typing import Any
 
-from .._errors import ProtocolError, UsageError
+from .._errors import HarnessError, ProtocolError, UsageError
 from .._model import ImplErrored
 from .._protocol import (
     START,
@@ -37,7 +41,18 @@ from ._base import (
     TimedOut,
 )
 from ._base import not_found as _not_found
-from .pipes import _EndOfStream, _exit_words, _Overlong, _Program, _StartFailed, _StderrRing
+from .pipes import (
+    _EndOfStream,
+    _exit_words,
+    _LeaderExited,
+    _Overlong,
+    _Program,
+    _StartFailed,
+    _StderrRing,
+)
+
+_STILL_OPEN = (" (a process it started kept its stdout open; it was killed with the whole "
+               "process group)")
 
 
 class SubprocessAdapter:
@@ -97,7 +112,10 @@ class SubprocessAdapter:
         self._given_up: str | None = None
         self._stopped = False
         self._seq = 0
+        self._previous: RunRequest | None = None
         self._peak_line_bytes = 0
+        #: How long the last request waited for its answer (restarts and handshakes excluded).
+        self.last_exchange_seconds = 0.0
 
     # -- the Adapter protocol ---------------------------------------------------------------------
 
@@ -134,35 +152,36 @@ class SubprocessAdapter:
         program = self._program
         assert program is not None
         seconds = self.timeout if timeout is None else timeout
+        self.last_exchange_seconds = 0.0
         self._seq += 1
         request = RunRequest(self._seq, op, input)
+        previous, self._previous = self._previous, request
         payload = encode(request)
         mark = self._stderr.mark()
+        stray = program.lines.ready()
+        if stray is not None:
+            # Something arrived after the last answer and before this request was sent.
+            return self._between_requests(program, stray, previous, request, mark)
         line = program.exchange(payload, seconds)
+        self.last_exchange_seconds = program.seconds
         if line is None:
             program.kill()
             self._lost(program)
             return TimedOut(seconds, self._stderr.since(mark))
-        if isinstance(line, _EndOfStream):
-            code = program.exit_after_eof()
+        if isinstance(line, _EndOfStream | _LeaderExited):
+            code = (program.exit_after_eof() if isinstance(line, _EndOfStream)
+                    else _exit_code(program.kill(), line.code))
             self._lost(program)
             return Crashed(
-                f"the program {_exit_words(code)} while answering {request.describe()}",
+                f"the program {_exit_words(code)} while answering {request.describe()}"
+                + (_STILL_OPEN if isinstance(line, _LeaderExited) else ""),
                 self._stderr.since(mark), code,
             )
         message = f"the answer to {request.describe()}"
         if isinstance(line, _Overlong):
             program.kill()  # the rest of the line is still coming; only a restart resyncs
             self._lost(program)
-            error = ProtocolError(
-                message=message, field="the line",
-                expected=f"at most {self.max_line_bytes} bytes before the newline",
-                received=f"more than {self.max_line_bytes} bytes without a newline, starting "
-                         f"{shown(line.prefix, 80)}",
-                fix="End every answer with a newline and write nothing else on stdout "
-                    "(spec/protocol.md §2.3).",
-            )
-            return Broken(error, self._stderr.since(mark))
+            return Broken(self._overlong(message, line), self._stderr.since(mark))
         value: Any = None
         try:
             value = parse_line(line, message)
@@ -173,9 +192,50 @@ class SubprocessAdapter:
                 # trusted, so the next request starts on a fresh program (spec §7.3).
                 program.kill()
                 self._lost(program)
+                error = _late_answer(error, value, previous) or error
             return Broken(error, self._stderr.since(mark))
         self.restarts_in_a_row = 0
         return _outcome_of_response(response)
+
+    def _overlong(self, message: str, line: _Overlong) -> ProtocolError:
+        arrived = (f"{line.received} bytes had arrived without a newline when the harness "
+                   "stopped reading" if line.received else "no newline within the limit")
+        return ProtocolError(
+            message=message, field="the line",
+            expected=f"at most {self.max_line_bytes} bytes before the newline",
+            received=f"a line of more than {self.max_line_bytes} bytes ({arrived}), starting "
+                     f"{_prefix(line.prefix)}",
+            fix="End every answer with a newline and write nothing else on stdout "
+                "(spec/protocol.md §2.3).",
+        )
+
+    def _between_requests(self, program: _Program, stray: Any, previous: RunRequest | None,
+                          request: RunRequest, mark: int) -> Response:
+        """A line, or the end of stdout, that came after the last answer and before
+        ``request`` was sent: the program is out of step, or gone. ``request`` is not sent."""
+        after = f"after answering {previous.describe()}" if previous else "after the handshake"
+        if isinstance(stray, _EndOfStream | _LeaderExited):
+            code = (program.exit_after_eof() if isinstance(stray, _EndOfStream)
+                    else _exit_code(program.kill(), stray.code))
+            self._lost(program)
+            return Crashed(f"the program {_exit_words(code)} {after}, before "
+                           f"{request.describe()} was sent", self._stderr.since(mark), code)
+        program.kill()
+        self._lost(program)
+        if isinstance(stray, _Overlong):
+            text = f"a line of more than {self.max_line_bytes} bytes"
+        else:
+            text = shown(bytes(stray), 160)
+        twice = (f"a second answer to {previous.describe()} (input {shown(previous.input, 160)})"
+                 if previous else "a line nobody asked for")
+        return Broken(ProtocolError(
+            message=f"the program's stdout {after}", field="the line",
+            expected=f"nothing until {request.describe()} is sent",
+            received=f"{text}: {twice}; {request.describe()} was not sent, since the two "
+                     "sides are out of step",
+            fix="Answer every run request with exactly one line, and write nothing else on "
+                "stdout (spec/protocol.md §5.1, §7.5).",
+        ), self._stderr.since(mark))
 
     def stop(self) -> None:
         if self._stopped:
@@ -260,18 +320,17 @@ class SubprocessAdapter:
             if isinstance(line, _EndOfStream):
                 code = program.exit_after_eof()
                 raise _StartFailed(f"{_exit_words(code)} before answering the start request")
+            if isinstance(line, _LeaderExited):
+                code = _exit_code(program.kill(), line.code)
+                raise _StartFailed(f"{_exit_words(code)} before answering the start request"
+                                   + _STILL_OPEN)
             if isinstance(line, _Overlong):
                 raise _StartFailed(
                     "answered the start request with a line longer than "
                     f"{self.max_line_bytes} bytes",
-                    ProtocolError(
-                        message="the answer to the start request", field="the line",
-                        expected=f"at most {self.max_line_bytes} bytes before the newline",
-                        received=f"more than {self.max_line_bytes} bytes, starting "
-                                 f"{shown(line.prefix, 80)}",
-                        fix="Answer the start request with one short JSON line "
-                            "(spec/protocol.md §4.2).",
-                    ),
+                    replace(self._overlong("the answer to the start request", line),
+                            fix="Answer the start request with one short JSON line "
+                                "(spec/protocol.md §4.2)."),
                 )
             try:
                 return start_response_from_json(
@@ -339,3 +398,62 @@ def _outcome_of_response(response: RunResponse) -> Response:
     return ImplErrored(message)
 
 
+
+
+def _exit_code(after_kill: int | None, seen: int | None) -> int | None:
+    """The leader's exit status: the one seen when it exited, else what the kill reaped."""
+    return seen if seen is not None else after_kill
+
+
+def _prefix(data: bytes) -> str:
+    """The first bytes of an overlong line, marked as a beginning only."""
+    return repr(data[:80]) + ("…" if len(data) > 80 else "")
+
+
+def _late_answer(error: ProtocolError, value: Any, previous: RunRequest | None) -> \
+        ProtocolError | None:
+    """When a rejected answer echoes the previous request's seq: say it is a second (or late)
+    answer to that request, which this one's input did not cause."""
+    if (previous is None or not isinstance(value, dict) or type(value.get("seq")) is not int
+            or value["seq"] != previous.seq):
+        return None
+    return replace(
+        error, field="$.seq",
+        received=(f"{previous.seq}: a second answer to {previous.describe()}, already answered "
+                  f"(its input: {shown(previous.input, 160)}); this request was never answered "
+                  "and its input is not at fault"),
+        fix="Answer every run request exactly once, in order, and flush after each answer "
+            "(spec/protocol.md §5.1, §7.5).",
+    )
+
+
+#: The module that serves a ``python:`` implementation in a process of its own (``--isolate``).
+WORKER_MODULE = __name__.rsplit(".", 2)[0] + "._worker"
+#: How the worker marks, on stderr, the whole text of a refusal to start.
+REFUSAL_MARK = "eventproof-worker refused: "
+
+
+class IsolatedAdapter(SubprocessAdapter):
+    """A ``python:MODULE:ATTR`` implementation in a worker process speaking spec/protocol.md
+    (``--isolate``): ``os._exit``, signals, ``print()`` and hangs are handled exactly as for any
+    program. The target is imported in the worker only."""
+
+    def __init__(self, spec: str, *, timeout: float, source: str = "--impl") -> None:
+        super().__init__([sys.executable, "-m", WORKER_MODULE, spec], timeout=timeout,
+                         description=spec, source=source)
+
+    def start(self) -> StartResponse:
+        try:
+            return super().start()
+        except ProtocolError as error:
+            if error.field != "$.error":
+                raise
+            # The worker could not load the target: its refusal, written whole on stderr too,
+            # is the in-process message.
+            refusal = error.received
+            for line in reversed(self.stderr_tail().splitlines()):
+                if line.startswith(REFUSAL_MARK):
+                    with contextlib.suppress(ValueError):
+                        refusal = json.loads(line[len(REFUSAL_MARK):])
+                    break
+            raise HarnessError(f"{refusal} (loaded in a worker process: --isolate)") from None

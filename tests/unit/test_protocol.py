@@ -332,3 +332,24 @@ def test_start_response_to_json_is_schema_valid() -> None:
     )
     assert json.loads(encode(handshake))["capabilities"]["ops"] == list(OPS)
     assert StartRequest().describe() == "the start request"
+
+
+def test_a_number_beyond_any_double_keeps_its_literal_for_reports() -> None:
+    from eventproof.conformance._json import dumps_json
+    from eventproof.conformance._protocol import BeyondDouble, parse_line
+
+    value = parse_line(b'{"seq": 1, "output": [1e400, -1e999]}', "the answer")
+    assert isinstance(value["output"][0], BeyondDouble)
+    assert value["output"][0].literal == "1e400"
+    assert "Infinity" not in dumps_json(value)
+    assert "the number 1e400, beyond any double" in dumps_json(value)
+
+
+def test_a_huge_integer_is_refused_in_words_for_any_language() -> None:
+    from eventproof.conformance._protocol import parse_line
+
+    with pytest.raises(ProtocolError) as caught:
+        parse_line(b'{"seq": 1, "output": ' + b"7" * 5000 + b"}", "the answer to seq 1")
+    text = str(caught.value)
+    assert "an integer literal of 5000 digits" in text
+    assert "set_int_max_str_digits" not in text

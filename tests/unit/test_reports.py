@@ -18,6 +18,7 @@ from eventproof.conformance._reports import (
     REPORT_VERSION,
     SUITE_VERSION,
     answer_diff,
+    dumps_json,
     failure_text,
     markdown_summary,
     readable_json,
@@ -362,11 +363,41 @@ def test_schema_refuses_a_counterexample_where_none_belongs(outcome: str) -> Non
 
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    st.none() | st.booleans() | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
                                                                 max_size=4),
     max_leaves=30,
 )
+
+
+def _strict(text: str) -> Any:
+    def refuse(name: str) -> Any:
+        raise ValueError(f"{name} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+@pytest.mark.parametrize(("value", "label"), [
+    (float("inf"), "[not JSON: Infinity]"), (float("-inf"), "[not JSON: -Infinity]"),
+    (float("nan"), "[not JSON: NaN]"), ({1, 2}, "[not JSON: a value of type set: {1, 2}]"),
+])
+@pytest.mark.parametrize("write", [readable_json, dumps_json])
+def test_files_are_strict_json_with_labels_for_what_json_cannot_hold(
+        value: Any, label: str, write: Any) -> None:
+    assert _strict(write({"actual": [value]})) == {"actual": [label]}
+
+
+def test_files_are_strict_json_however_deep_the_value() -> None:
+    deep: list[Any] = []
+    inner = deep
+    for _ in range(100_000):
+        inner.append([])
+        inner = inner[0]
+    for write in (readable_json, dumps_json):
+        text = write({"actual": deep})
+        assert "nested deeper than" in text
+        _strict(text)
 
 
 @given(JSON)
