@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 from rich.console import Console
@@ -13,14 +14,19 @@ from rich.markup import escape
 @click.command("report")
 @click.argument("reports", nargs=-1, required=True, metavar="REPORT.json...",
                 type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--html", "html_dir", required=True, metavar="DIR",
+@click.option("--html", "html_dir", default=None, metavar="DIR",
               type=click.Path(file_okay=False, path_type=Path),
               help="Write the matrix page (DIR/index.html) and one badge per implementation "
                    "(DIR/badges/NAME.json, a shields.io endpoint file) here.")
+@click.option("--merge", "merge_path", default=None, metavar="OUT.json",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Join the JSON reports of the slices of one run (--shard K/N) into OUT.json.")
 @click.option("--title", default="eventproof conformance matrix", show_default=True,
               help="The page's title.")
-def report(reports: tuple[Path, ...], html_dir: Path, title: str) -> None:
-    """Render reports of `eventproof run --json` as one static HTML matrix and badges.
+def report(reports: tuple[Path, ...], html_dir: Path | None, merge_path: Path | None,
+           title: str) -> None:
+    """Render reports of `eventproof run --json` as one static HTML matrix and badges, or join
+    the reports of a sharded run (--merge).
 
     Each report is one column: give several (one per implementation, or per version) to compare
     them. The page needs no network and opens from file://.
@@ -28,6 +34,13 @@ def report(reports: tuple[Path, ...], html_dir: Path, title: str) -> None:
     from ._matrix import MatrixError, write_matrix
 
     console = Console(highlight=False)
+    if (html_dir is None) == (merge_path is None):
+        raise click.UsageError("give --html DIR (the matrix page) or --merge OUT.json (join the "
+                               "slices of a sharded run)")
+    if merge_path is not None:
+        _merge(reports, merge_path, console)
+        return
+    assert html_dir is not None
     try:
         written = write_matrix(html_dir, reports, title=title)
     except MatrixError as error:
@@ -37,3 +50,43 @@ def report(reports: tuple[Path, ...], html_dir: Path, title: str) -> None:
     console.print(f"wrote {written[0]} ({len(reports)} report(s)) and "
                   f"{len(written) - 1} badge(s) under {written[0].parent / 'badges'}",
                   markup=False, soft_wrap=True)
+
+
+def _merge(reports: tuple[Path, ...], out: Path, console: Console) -> None:
+    import json
+
+    from ._errors import HarnessError
+    from ._json import dumps_json
+    from ._parallel import merge_documents
+    from ._schemas import schema_issues
+
+    documents = []
+    for path in reports:
+        try:
+            document = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError) as error:
+            _die(f"{path}: cannot be read as a JSON report ({error}); give the files "
+                 "`eventproof run --json` wrote")
+        issues = schema_issues(document, "report.json")
+        if issues:
+            _die(f"{path}: not a report of this eventproof ({issues[0]}); give the files "
+                 "`eventproof run --json` wrote, unedited")
+        documents.append(document)
+    try:
+        merged = merge_documents(documents, [str(path) for path in reports])
+    except HarnessError as error:
+        _die(str(error))
+    try:
+        out.write_text(dumps_json(merged, indent=2) + "\n", encoding="utf-8")
+    except OSError as error:
+        _die(f"--merge {out}: cannot be written ({error.strerror}); choose a writable path")
+    verdict = "conforms" if merged["conforms"] else "does not conform"
+    console.print(f"wrote {out}: {len(merged['results'])} rules from {len(reports)} report(s); "
+                  f"{verdict}", markup=False, soft_wrap=True)
+    sys.exit(0 if merged["conforms"] else 1)
+
+
+def _die(message: str) -> NoReturn:
+    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {escape(message)}",
+                                                soft_wrap=True)
+    sys.exit(2)

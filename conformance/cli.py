@@ -253,6 +253,12 @@ def _budget(budget: str | None, old_profile: str | None) -> str:
 @click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path(".eventproof"), show_default=True,
               help="Where failure case files (failures/) and the example database (examples/) go.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Check the operations in this many worker processes, each with its own copy "
+                   "of the implementation (deterministic runs give the same verdicts).")
+@click.option("--shard", default=None, metavar="K/N",
+              help="Check only slice K of N of the operations (a CI matrix of N jobs); join "
+                   "the JSON reports with `eventproof report --merge`.")
 @click.option("--allow-untested", is_flag=True,
               help="Conform even when a MUST rule was judged on no answer (every request "
                    "skipped, or the search stopped after hangs); untested rules are still "
@@ -265,12 +271,12 @@ def run(
     deterministic: bool | None, ops: str | None, timeout: float, max_time: float | None,
     isolate: bool, use_shell: bool,
     expect: Path | None, update_expectations: bool, json_path: Path | None,
-    junit_path: Path | None, markdown_path: Path | None, state_dir: Path, allow_untested: bool,
-    no_progress: bool, verbose: bool,
+    junit_path: Path | None, markdown_path: Path | None, state_dir: Path, jobs: int,
+    shard: str | None, allow_untested: bool, no_progress: bool, verbose: bool,
 ) -> None:
     """Search for inputs on which IMPL disagrees with the reference."""
     from . import _expectations, _replay, _reports
-    from ._engine import INTERRUPTED_REASON, apply_expectations, check_implementation
+    from ._engine import INTERRUPTED_REASON, apply_expectations
 
     console = Console(highlight=False)
     budget = _budget(budget, old_profile)
@@ -288,10 +294,18 @@ def run(
         if expect is not None and not expect.exists() and not update_expectations:
             _fail(f"--expect {expect}: no such file. Create it with --update-expectations, "
                   "or leave --expect out.")
-        update, stop = _progress(Console(stderr=True), not no_progress)
+        from ._parallel import check_in_parallel, parse_shard, shard_ops
+
+        selected = wanted if wanted is not None else OPS
+        if shard is not None:
+            selected = shard_ops(selected, parse_shard(shard))
+            if not selected:
+                _fail(f"--shard {shard}: this slice holds no operation (there are only "
+                      f"{len(wanted or OPS)}); use fewer slices")
+        update, stop = _progress(Console(stderr=True), not no_progress and jobs == 1)
         try:
-            report = check_implementation(
-                impl or _default_impl(fit), ops=wanted, budget=budget,
+            report = check_in_parallel(
+                impl or _default_impl(fit), ops=selected, jobs=jobs, budget=budget,
                 max_examples=max_examples, seed=seed, deterministic=is_deterministic,
                 timeout=timeout, use_shell=use_shell, database=state_dir / "examples",
                 on_progress=update, allow_untested=allow_untested, max_time=max_time,
