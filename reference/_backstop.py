@@ -3,8 +3,9 @@
 The bounded form keeps both ids (clipped), drops everything else, and carries the marker plus a
 tail of the update's text: a suffix counted in code points, as long as the declared fit strategy
 allows. The clear searches below serialize every candidate and measure it, exactly as §5.5 reads;
-:func:`maximal_tail_fast` finds the same tail with two serializations (§5.6 explains why the size
-of a candidate is the envelope's plus the escaped cost of its tail).
+:func:`halving_tail_fast` and :func:`maximal_tail_fast` find the same tails with two serializations
+(§5.6 explains why the size of a candidate is the envelope's plus the escaped cost of its tail),
+measuring only the end of the text that can possibly fit.
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ class BoundStats:
     serializations: int = 0
     #: Tail lengths (code points) whose bounded form was serialized, in order.
     candidates: list[int] = field(default_factory=list)
+    #: ``halving``: the tail lengths whose fit was decided, in order (the last one fits).
+    tried: list[int] = field(default_factory=list)
+    #: Code points whose escaped cost the fast searches measured, over all their pieces.
+    measured: int = 0
 
 
 # -- §5.3 text ---------------------------------------------------------------------------------
@@ -132,6 +137,11 @@ class _Measure:
     def fits(self, k: int, max_bytes: int) -> bool:
         return len(self.line(k)) <= max_bytes
 
+    def cost(self, start: int, stop: int) -> int:
+        """The escaped cost of ``text[start:stop]`` (§6.5), counted in ``measured``."""
+        self.stats.measured += stop - start
+        return escaped_size(self.text[start:stop])
+
 
 # -- §5.5 fit strategies, as the spec reads --------------------------------------------------
 
@@ -139,6 +149,7 @@ class _Measure:
 def halving_tail(measure: _Measure, max_bytes: int) -> int:
     """``halving``: the first of n, ⌊n/2⌋, …, 1, 0 whose bounded form fits (wire.md §5.5)."""
     for k in halving_candidates(len(measure.text)):
+        measure.stats.tried.append(k)
         if measure.fits(k, max_bytes):
             return k
     # k = 0 always fits (wire.md §5.6), so the loop returns before it ends.
@@ -161,25 +172,60 @@ def maximal_tail_clear(measure: _Measure, max_bytes: int) -> int:
     return low
 
 
+def halving_tail_fast(measure: _Measure, max_bytes: int) -> int:
+    """``halving`` with one serialization: the envelope's size plus escaped tail costs (§5.6).
+
+    ``candidate(k)`` has ``size(candidate(0)) + cost(tail)`` bytes and every code point costs
+    1 to :data:`MAX_ESCAPED_CODE_POINT_BYTES` bytes, so a candidate longer than the budget does
+    not fit and one at most a sixth of it fits, both unmeasured; only the candidates between
+    are measured, each from the end of the text. The first of them is at most the budget long,
+    so the search reads at most twice the budget's code points, whatever the text's length.
+    """
+    text = measure.text
+    budget = max_bytes - len(measure.line(0))
+    for k in halving_candidates(len(text)):
+        measure.stats.tried.append(k)
+        if k > budget:
+            continue  # k code points cost at least k bytes
+        if k * MAX_ESCAPED_CODE_POINT_BYTES <= budget or (
+                measure.cost(len(text) - k, len(text)) <= budget):
+            return k
+    # k = 0 always fits (wire.md §5.6), so the loop returns before it ends.
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+#: Code points at the end of the text whose cost estimates the cost of the whole tail.
+_SAMPLE_CODE_POINTS = 2048
+#: The first piece aims this far below the budget, so that it fits although the text varies.
+_FIRST_PIECE_MARGIN = 0.97
+
+
 def maximal_tail_fast(measure: _Measure, max_bytes: int) -> int:
     """``maximal`` with one serialization: the envelope's size plus escaped tail costs (§5.6).
 
-    The line for tail length k is the empty-tail line plus ``escaped_size(tail)`` bytes, and the
-    escaped size of a string is the sum of its code points' costs, each at least one byte. So
-    the tail grows from the end of the text while the budget lasts; pieces are measured a chunk
-    at a time (a chunk that does not fit is halved), O(n) work in all, and the search stops
-    exactly at the first code point that no longer fits.
+    The line for tail length k is the empty-tail line plus the escaped cost of the tail, and
+    the escaped cost of a string is the sum of its code points' costs, each at least one byte.
+    So the tail grows from the end of the text while the budget lasts, a piece at a time: a
+    piece that fits is kept, one that does not is halved, and the search stops exactly at the
+    first code point that no longer fits. Each piece is sized from the cost per code point seen
+    so far (first from a small sample of the end of the text), so the pieces measured add up to
+    little more than the tail kept, whatever the text's bytes per code point.
     """
     text = measure.text
     budget = max_bytes - len(measure.line(0))
     start = len(text)  # the tail is text[start:]
-    size = min(budget, start)  # no more than `budget` code points fit: each costs >= 1 byte
+    # Each code point costs at least one byte, so no more than `budget` of them fit.
+    size = min(budget, start, _SAMPLE_CODE_POINTS)
+    kept_cost = kept = 0
     while size > 0:
-        cost = escaped_size(text[start - size:start])
+        cost = measure.cost(start - size, start)
         if cost <= budget:
             budget -= cost
             start -= size
-            size = min(size, budget, start)
+            kept_cost += cost
+            kept += size
+            estimate = int(budget * kept / kept_cost * _FIRST_PIECE_MARGIN)
+            size = min(budget, start, max(1, estimate))
         else:
             size //= 2
     return len(text) - start
@@ -241,7 +287,7 @@ def bound_with_line(
         extract_text(update.get("partialResult")), stats if stats is not None else BoundStats(),
     )
     if fit_strategy == "halving":
-        k = halving_tail(measure, max_bytes)  # one version: it serializes every candidate
+        k = (halving_tail if method == "clear" else halving_tail_fast)(measure, max_bytes)
     elif method == "clear":
         k = maximal_tail_clear(measure, max_bytes)
     else:
@@ -262,7 +308,7 @@ def bound_live_update(
     [{"type": "text", "text": MARKER + tail}]}}`` where the tail is the longest suffix of the
     extracted text that ``fit_strategy`` picks so that the line is at most ``max_bytes``
     bytes. Pass a :class:`BoundStats` to learn how many candidates were serialized; ``method=
-    "clear"`` runs the serialize-every-candidate search for ``maximal`` too.
+    "clear"`` runs the searches that serialize every candidate they try.
     """
     form, _ = bound_with_line(update, max_bytes=max_bytes, fit_strategy=fit_strategy,
                               stats=stats, method=method)

@@ -68,6 +68,11 @@ def well_formed(s: str) -> str:
     return _SURROGATE.sub("\ufffd", _SURROGATE_PAIR.sub(_join_pair, s))
 
 
+def has_surrogate(s: str) -> bool:
+    """True when ``s`` holds a surrogate code point, paired or not (so well_formed changes it)."""
+    return _SURROGATE.search(s) is not None
+
+
 # -- §6.2 strings ------------------------------------------------------------------------------
 
 
@@ -117,6 +122,19 @@ def escaped_size(text: str) -> int:
     cost of a string is additive over its code points, which is what makes a tail's size
     computable piece by piece (wire.md §5.6).
     """
+    if _orjson is not None:
+        # orjson writes a string exactly as the canonical form does (§6.2; the fast path below
+        # relies on the same fact, and a test holds the two equal), in one C pass with no
+        # intermediate str; it refuses lone surrogates, which well_formed replaces first.
+        try:
+            return len(_orjson.dumps(text)) - 2
+        except _orjson.JSONEncodeError:
+            return len(_orjson.dumps(well_formed(text))) - 2
+    return escaped_size_clear(text)
+
+
+def escaped_size_clear(text: str) -> int:
+    """:func:`escaped_size` by the standard library alone: escape, then count UTF-8 bytes."""
     body = _escape(well_formed(text))
     return len(body) if body.isascii() else len(body.encode("utf-8"))
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from ._backstop import BoundStats, bound_with_line, check_fit_strategy, check_max_bytes
-from ._canonical import canonical_bytes
+from ._canonical import canonical_bytes, has_surrogate
 from ._errors import InvalidInput
 from ._implementation import DEFAULT_MAX_BYTES
 
@@ -195,6 +195,70 @@ def _serialize(projected: Mapping[str, Any], kind: str) -> bytes:
                            reason=error.reason, fix=error.fix) from None
 
 
+# -- an update provably over the bound -------------------------------------------------------
+#
+# Most of an oversized update's bytes are its text, and its line L is thrown away for the
+# bounded form (§5.1). So L is not written when its size provably exceeds maxBytes: every string
+# of the event reaches L, and each code point of a string costs at least one byte there (§6.5:
+# a surrogate pair becomes one four-byte character, a lone surrogate a three-byte U+FFFD), so L
+# is longer than the code points of its strings together. One exception: two member names that
+# differ only in surrogates become equal (§6.1) and one member disappears, value and all; an
+# event with a surrogate in a member name is therefore never taken this way. L must still be
+# writable, or the event is refused (§7); strings never stand in the way of that, so the check
+# serializes the event with every long string replaced by "", which raises exactly what L would.
+
+#: Strings at least this long are replaced by "" in the copy that checks an update is writable.
+_BLANKED_FROM = 64
+#: Nesting deeper than this is left to the ordinary path (the copy is made recursively).
+_SHORTCUT_DEPTH = 64
+_SCALARS = (int, float, bool, type(None))
+
+
+def _string_code_points(value: Any, depth: int = _SHORTCUT_DEPTH) -> int:
+    """Code points of every string and member name in ``value``, or -1 when ``value`` is not
+    made of plain dicts, lists, strings and numbers, nests too deep, or has a member name with
+    a surrogate in it."""
+    kind = type(value)
+    if kind is str:
+        return len(value)
+    if kind in _SCALARS:
+        return 0
+    if depth == 0:
+        return -1
+    total = 0
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is str:
+                if not key.isascii() and has_surrogate(key):
+                    return -1
+                total += len(key)
+            inner = _string_code_points(item, depth - 1)
+            if inner < 0:
+                return -1
+            total += inner
+        return total
+    if kind is list:
+        for item in value:
+            inner = _string_code_points(item, depth - 1)
+            if inner < 0:
+                return -1
+            total += inner
+        return total
+    return -1
+
+
+def _blank_long_strings(value: Any) -> Any:
+    """``value`` with every string of :data:`_BLANKED_FROM` code points or more made ``""``."""
+    kind = type(value)
+    if kind is str:
+        return "" if len(value) >= _BLANKED_FROM else value
+    if kind is dict:
+        return {key: _blank_long_strings(item) for key, item in value.items()}
+    if kind is list:
+        return [_blank_long_strings(item) for item in value]
+    return value
+
+
 def project_event(
     event: Any, *, include_live_events: bool, max_bytes: int = DEFAULT_MAX_BYTES,
     fit_strategy: str = "halving", stats: BoundStats | None = None,
@@ -220,6 +284,12 @@ def project_event(
         projected = _project_turn_end(event)
     elif kind == "agent_end":
         projected = _project_agent_end(event)
+    elif kind == "tool_execution_update" and _string_code_points(event) > max_bytes:
+        # L provably exceeds maxBytes (see above): check that it is writable, never write it.
+        _serialize(_blank_long_strings(event), kind)
+        _, line = bound_with_line(event, max_bytes=max_bytes, fit_strategy=fit_strategy,
+                                  stats=stats)
+        return line
     else:
         projected = dict(event)  # §4.2: every other fact, and an opted-in tool_execution_update
     line = _serialize(projected, kind)

@@ -142,7 +142,7 @@ def test_streams_are_deterministic_and_fresh(kind: str) -> None:
 
 def test_stream_has_the_requested_length_and_shape() -> None:
     """A stream has exactly the events asked for, opens with agent_start, ends with agent_end."""
-    events = _workloads.build_stream("realistic", events=500, scale=0.1)
+    events = _workloads.build_stream("light", events=500, scale=0.1)
     assert len(events) == 500
     assert events[0]["type"] == "agent_start"
     assert events[-1]["type"] == "agent_end"
@@ -157,9 +157,9 @@ def test_stream_has_the_requested_length_and_shape() -> None:
 
 
 def test_streams_carry_what_their_names_promise() -> None:
-    """realistic has ANSI escapes, escape has quotes/backslashes/NUL/ESC, astral has surrogates."""
-    realistic = joined(_workloads.build_stream("realistic", events=400, scale=0.3))
-    assert "\x1b[" in realistic
+    """light has ANSI escapes, escape has quotes/backslashes/NUL/ESC, astral has surrogates."""
+    light = joined(_workloads.build_stream("light", events=400, scale=0.3))
+    assert "\x1b[" in light
     escape = joined(_workloads.build_stream("escape", events=200, scale=0.2))
     for char in ('"', "\\", "\x00", "\x1b", "\x01"):
         assert char in escape
@@ -188,6 +188,27 @@ def test_bad_workload_arguments_are_refused() -> None:
     with pytest.raises(ValueError, match="'nope'"):
         _workloads.build_stream("nope", events=10)
     with pytest.raises(ValueError, match="events=0"):
-        _workloads.build_stream("realistic", events=0)
+        _workloads.build_stream("light", events=0)
     with pytest.raises(ValueError, match="scale=0"):
-        _workloads.build_stream("realistic", events=10, scale=0)
+        _workloads.build_stream("light", events=10, scale=0)
+
+
+def test_heavy_stream_bounds_about_one_event_in_200() -> None:
+    """heavy: about one event in 200 is a live update over the default maxBytes, with texts of
+    300 KB to 4 MiB of ASCII, CJK, emoji or controls; final results keep only the last lines."""
+    from eventproof.reference import DEFAULT_MAX_BYTES, canonical_bytes
+
+    events = _workloads.build_stream("heavy")
+    over = [event for event in events if event["type"] == "tool_execution_update"
+            and len(canonical_bytes(event)) > DEFAULT_MAX_BYTES]
+    assert len(events) / 300 <= len(over) <= len(events) / 120, len(over)
+    texts = [event["partialResult"]["content"][0]["text"] for event in over]
+    largest = max(len(text.encode("utf-8")) for text in texts)
+    assert 1_000_000 < largest <= _workloads.HEAVY_UPDATE_BYTES[1]
+    joined_text = "".join(texts)
+    assert any("\u4e00" <= char <= "\u9fff" for char in joined_text)  # CJK
+    assert any(ord(char) > 0xFFFF for char in joined_text)  # emoji
+    assert joined_text.count("\r") > 10_000  # terminal redraws
+    results = [event["result"]["content"][0]["text"] for event in events
+               if event["type"] == "tool_execution_end"]
+    assert max(map(len, results)) <= _workloads.HEAVY_RESULT_CHARS

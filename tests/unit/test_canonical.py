@@ -16,6 +16,7 @@ from eventproof.reference._canonical import (
     escape_clear,
     escaped_cost,
     escaped_size,
+    escaped_size_clear,
     is_array_index,
     number_to_string,
     quote,
@@ -161,6 +162,24 @@ def test_escaped_size_is_additive(text: str) -> None:
     body = well_formed(text)
     assert escaped_size(text) == sum(escaped_cost(char) for char in body)
     assert escaped_size(text) == len(quote(text).encode("utf-8")) - 2
+
+
+@settings(max_examples=300)
+@given(TEXT)
+def test_escaped_size_by_orjson_equals_the_clear_measure(text: str) -> None:
+    """escaped_size measures with orjson; it answers what escaping by the table and encoding
+    answer, lone surrogates included, and the same with orjson switched off."""
+    expected = len(escape_clear(well_formed(text)).encode("utf-8"))
+    assert escaped_size(text) == expected
+    assert escaped_size_clear(text) == expected
+
+
+def test_escaped_size_without_orjson(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without orjson, escaped_size takes the standard library's escaper: the same sizes."""
+    texts = ["", "a\x00\"\\", "\ud800\U0001f600é", "\x1f" * 50]
+    sizes = [escaped_size(text) for text in texts]
+    monkeypatch.setattr(_canonical, "_orjson", None)
+    assert [escaped_size(text) for text in texts] == sizes == [0, 11, 9, 300]
 
 
 @given(TEXT)
