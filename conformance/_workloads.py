@@ -438,7 +438,7 @@ class _ToolCall:
         return {"type": "toolCall", "id": self.id, "name": self.name, "arguments": arguments}
 
 
-def build_stream(kind: str = "realistic", *, events: int = DEFAULT_EVENTS, seed: int = 0,
+def build_stream(kind: str = "light", *, events: int = DEFAULT_EVENTS, seed: int = 0,
                  scale: float = 1.0, well_formed: bool = False) -> list[dict[str, Any]]:
     """``events`` agent events of the ``kind`` stream, freshly built (see the module docstring).
 

@@ -63,14 +63,33 @@ def well_formed(s: str) -> str:
     A high surrogate followed by a low surrogate is one astral code point (that is how the pair
     reads in UTF-16); every other surrogate becomes U+FFFD, one U+FFFD per surrogate.
     """
-    if s.isascii() or _SURROGATE.search(s) is None:  # the common case: nothing to do
+    if not has_surrogate(s):  # the common case: nothing to do
         return s
     return _SURROGATE.sub("\ufffd", _SURROGATE_PAIR.sub(_join_pair, s))
 
 
+#: Code points checked for surrogates at once by :func:`has_surrogate`.
+_SCAN_PIECE = 1 << 20
+
+
 def has_surrogate(s: str) -> bool:
-    """True when ``s`` holds a surrogate code point, paired or not (so well_formed changes it)."""
-    return _SURROGATE.search(s) is not None
+    """True when ``s`` holds a surrogate code point, paired or not (so well_formed changes it).
+
+    The strict UTF-16 encoder refuses every surrogate code point, and encodes ten to twenty
+    times faster than a regular expression searches for one (a test holds the two equal); it
+    runs a piece at a time so that its copy stays small.
+    """
+    if s.isascii():
+        return False
+    try:
+        if len(s) <= _SCAN_PIECE:
+            s.encode("utf-16-le")
+        else:
+            for start in range(0, len(s), _SCAN_PIECE):
+                s[start:start + _SCAN_PIECE].encode("utf-16-le")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 # -- §6.2 strings ------------------------------------------------------------------------------

@@ -112,6 +112,27 @@ def test_well_formed_examples(raw: str, expected: str) -> None:
     assert well_formed(raw) == expected
 
 
+@settings(max_examples=300)
+@given(st.one_of(TEXT, st.builds(lambda head, char, tail: head + char + tail,
+                                 st.text(max_size=3), SURROGATES, st.text(max_size=3))))
+def test_has_surrogate_finds_every_surrogate(text: str) -> None:
+    """The encoder-based check agrees with searching for U+D800-U+DFFF, paired or not."""
+    expected = any(0xD800 <= ord(char) <= 0xDFFF for char in text)
+    assert _canonical.has_surrogate(text) is expected
+
+
+def test_has_surrogate_scans_long_texts_piece_by_piece() -> None:
+    """A surrogate anywhere in a text longer than one scanned piece is found, also where two
+    halves of a pair sit in different pieces."""
+    piece = _canonical._SCAN_PIECE
+    assert not _canonical.has_surrogate("漢" * (3 * piece))
+    for position in (0, piece - 1, piece, 2 * piece + 5, 3 * piece - 1):
+        text = "漢" * position + "\ud800" + "漢" * (3 * piece - position - 1)
+        assert _canonical.has_surrogate(text), position
+    pair = "漢" * (piece - 1) + "\ud83d\ude00" + "漢" * 10
+    assert _canonical.has_surrogate(pair)
+
+
 @given(TEXT)
 def test_well_formed_is_js_to_well_formed(text: str) -> None:
     """well_formed agrees with a code-unit model of JS toWellFormed and leaves no surrogate."""
