@@ -148,10 +148,23 @@ class _Measure:
         a serializer reserves room for the worst case of what it writes (orjson up to 48 bytes
         per code point of non-ASCII text), and small pieces keep that reservation small.
         """
-        self.stats.measured += stop - start
+        return self.cost_within(start, stop, None)
+
+    def cost_within(self, start: int, stop: int, limit: int | None) -> int:
+        """:meth:`cost`, measured from ``stop`` back towards ``start``; with a ``limit``, it
+        stops at the first piece that takes the cost past it and answers that partial cost
+        (more than ``limit``, which is all a search needs to know)."""
         text = self.text
-        return sum(escaped_size(text[piece:min(piece + _MEASURE_PIECE, stop)])
-                   for piece in range(start, stop, _MEASURE_PIECE))
+        total = 0
+        end = stop
+        while end > start:
+            begin = max(start, end - _MEASURE_PIECE)
+            self.stats.measured += end - begin
+            total += escaped_size(text[begin:end])
+            if limit is not None and total > limit:
+                break
+            end = begin
+        return total
 
 
 # -- §5.5 fit strategies, as the spec reads --------------------------------------------------
@@ -184,31 +197,41 @@ def maximal_tail_clear(measure: _Measure, max_bytes: int) -> int:
 
 
 def halving_tail_fast(measure: _Measure, max_bytes: int) -> int:
-    """``halving`` with one serialization: the envelope's size plus escaped tail costs (§5.6).
+    """``halving`` by measuring tails: the envelope's size plus escaped tail costs (§5.6).
 
     ``candidate(k)`` has ``size(candidate(0)) + cost(tail)`` bytes and every code point costs
     1 to :data:`MAX_ESCAPED_CODE_POINT_BYTES` bytes, so a candidate longer than the budget does
-    not fit and one at most a sixth of it fits, both unmeasured; only the candidates between
-    are measured, each from the end of the text. The first of them is at most the budget long,
-    so the search reads at most twice the budget's code points, whatever the text's length.
+    not fit and one at most a sixth of it fits, both unmeasured. Fit is monotone in k, so the
+    first candidate of n, ⌊n/2⌋, … that fits is the longest candidate that fits: the others
+    are decided from the shortest up, the text measured once from its end backwards, and the
+    measuring stops as soon as the cost passes the budget. It reads about as many code points
+    as the budget holds, however long the text.
     """
     text = measure.text
+    n = len(text)
     budget = max_bytes - len(measure.line(0))
-    for k in halving_candidates(len(text)):
-        measure.stats.tried.append(k)
+    candidates = list(halving_candidates(n))
+    answer = 0  # k = 0 always fits (wire.md §5.6)
+    measured_from, cost = n, 0  # text[measured_from:] costs `cost`
+    for k in reversed(candidates):
         if k > budget:
-            continue  # k code points cost at least k bytes
-        if k * MAX_ESCAPED_CODE_POINT_BYTES <= budget or (
-                measure.cost(len(text) - k, len(text)) <= budget):
-            return k
-    # k = 0 always fits (wire.md §5.6), so the loop returns before it ends.
-    raise AssertionError("unreachable")  # pragma: no cover
+            break  # k code points cost at least k bytes: this and every longer one are over
+        if k * MAX_ESCAPED_CODE_POINT_BYTES > budget:
+            cost += measure.cost_within(n - k, measured_from, budget - cost)
+            measured_from = n - k
+            if cost > budget:
+                break
+        answer = k
+    # Every candidate from n down to the answer was decided, by a bound or by measuring.
+    measure.stats.tried.extend(k for k in candidates if k >= answer)
+    return answer
 
 
 #: Code points at the end of the text whose cost estimates the cost of the whole tail.
 _SAMPLE_CODE_POINTS = 2048
-#: The first piece aims this far below the budget, so that it fits although the text varies.
-_FIRST_PIECE_MARGIN = 0.97
+#: Each piece aims this far below what the budget left is predicted to hold, so that it fits
+#: although the cost per code point varies along the text.
+_PIECE_MARGIN = 0.97
 
 
 def maximal_tail_fast(measure: _Measure, max_bytes: int) -> int:
@@ -235,7 +258,7 @@ def maximal_tail_fast(measure: _Measure, max_bytes: int) -> int:
             start -= size
             kept_cost += cost
             kept += size
-            estimate = int(budget * kept / kept_cost * _FIRST_PIECE_MARGIN)
+            estimate = int(budget * kept / kept_cost * _PIECE_MARGIN)
             size = min(budget, start, max(1, estimate))
         else:
             size //= 2
