@@ -10,7 +10,7 @@ longer than a round cancels. The timer is process time (this process's CPU time,
 system), which other jobs on the machine do not inflate.
 
 Written under ``--out``: ``docs/benchmark-results.md``, ``docs/img/throughput.svg``,
-``docs/img/ratios.svg``, ``docs/img/amplification.svg`` and ``bench-results.json`` (every
+``docs/img/ratios.svg``, ``docs/img/amplification.svg`` and ``docs/benchmark-results.json`` (every
 round's times). With ``--readme FILE`` the Throughput bullet between the markers
 ``<!-- bench:throughput -->`` and ``<!-- /bench:throughput -->`` is rewritten from the same
 figures, so the README, the results page and the plots always come from one run.
@@ -415,11 +415,11 @@ def _machine() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True,
-                        help="write docs/benchmark-results.md, docs/img/*.svg and "
-                             "bench-results.json under this directory")
+                        help="write docs/benchmark-results.md and .json and docs/img/*.svg "
+                             "under this directory")
     parser.add_argument("--readme", type=Path, default=None,
                         help="rewrite the Throughput bullet of this README (bench-publish)")
-    parser.add_argument("--rounds", type=int, default=15, help="measured rounds (default 15)")
+    parser.add_argument("--rounds", type=int, default=20, help="measured rounds (default 20)")
     parser.add_argument("--warmup", type=int, default=2, help="unrecorded rounds first")
     parser.add_argument("--events", type=int, default=10_000, help="events per stream")
     parser.add_argument("--scale", type=float, default=1.0, help="factor on text lengths")
@@ -467,7 +467,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     docs = args.out / "docs"
     (docs / "img").mkdir(parents=True, exist_ok=True)
     (docs / "benchmark-results.md").write_text(text, encoding="utf-8")
-    (args.out / "bench-results.json").write_text(json.dumps(results, indent=1) + "\n",
+    (docs / "benchmark-results.json").write_text(json.dumps(results, indent=1) + "\n",
                                                  encoding="utf-8")
     plot_ratios(results["streams"], docs / "img" / "ratios.svg")
     if results.get("event_size"):
@@ -478,7 +478,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rewrite_readme(args.readme, bullet(results))
     print(text)
     print(f"\n{bullet(results)}\n\nwrote {docs / 'benchmark-results.md'}, the plots in "
-          f"{docs / 'img'} and {args.out / 'bench-results.json'} "
+          f"{docs / 'img'} and {docs / 'benchmark-results.json'} "
           f"in {time.monotonic() - started:,.0f} s", file=sys.stderr)
     return 0
 

@@ -281,7 +281,7 @@ def test_publisher_writes_page_plots_and_readme_bullet_from_one_run(tmp_path: An
                      "--skip", "backstop,memory,event-size,amplification"])
     assert code == 0
     page = (tmp_path / "docs" / "benchmark-results.md").read_text(encoding="utf-8")
-    results = json.loads((tmp_path / "bench-results.json").read_text(encoding="utf-8"))
+    results = json.loads((tmp_path / "docs" / "benchmark-results.json").read_text(encoding="utf-8"))
     text = readme.read_text(encoding="utf-8")
     assert "old figures" not in text
     assert text.startswith("# x\n\n")
