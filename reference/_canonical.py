@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import ModuleType
 from typing import Any
 
@@ -340,7 +340,7 @@ def canonical_bytes_clear(value: Any) -> bytes:
 # _ORJSON_FLOATS_AGREE re-checks the layout on the edges at import and turns native floats off
 # (everything through number_to_string) if an orjson ever formats them differently.
 
-_PLAIN_SCALARS = (str, bool, type(None))
+_NONE = type(None)
 _Fragment: Any = getattr(_orjson, "Fragment", None)
 #: Magnitudes between which (with |x| < 1e-6) a non-integral double's orjson text is canonical.
 _NATIVE_LOW, _NATIVE_HIGH, _NATIVE_TINY = 1e-5, 1e16, 1e-6
@@ -397,37 +397,46 @@ def _orjson_plan(value: Any) -> int:
     """
     plan = _AS_IS
     native_floats = _ORJSON_FLOATS_AGREE
-    stack = [value]
-    while stack:
-        item = stack.pop()
+    # This loop is the fast path's own cost, so it is written for speed: containers are pushed,
+    # their members are checked in place, the commonest types first.
+    pending = [value]
+    pop, push = pending.pop, pending.append
+    while pending:
+        item = pop()
         kind = type(item)
-        if kind in _PLAIN_SCALARS:
-            continue
         if kind is dict:
             for key in item:
                 # Every array-index name starts with an ASCII digit ("0" <= key < ":" says
                 # exactly that, and is the cheapest test); other digit-led names are rare.
                 if type(key) is not str or "0" <= key < ":":
                     return _DECLINE
-            stack.extend(item.values())
+            members: Iterable[Any] = item.values()
         elif kind is list:
-            stack.extend(item)
-        elif kind is int:
-            if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
-                return _DECLINE
-        elif kind is float:
-            # _native_float, inlined: this loop is the fast path's own cost.
-            magnitude = abs(item)
-            if native_floats and (
-                (_NATIVE_LOW <= magnitude < _NATIVE_HIGH and not magnitude.is_integer())
-                or 0.0 < magnitude < _NATIVE_TINY
-            ):
-                continue
-            if item != item or magnitude == _INFINITY or _Fragment is None:
-                return _DECLINE  # the clear encoder refuses non-finite numbers with their path
-            plan = _REWRITE
+            members = item
         else:
-            return _DECLINE
+            members = (item,)  # the value itself is a scalar
+        for member in members:
+            kind = type(member)
+            if kind is str:
+                continue
+            if kind is dict or kind is list:
+                push(member)
+            elif kind is float:
+                # _native_float, inlined.
+                magnitude = abs(member)
+                if native_floats and (
+                    (_NATIVE_LOW <= magnitude < _NATIVE_HIGH and not magnitude.is_integer())
+                    or 0.0 < magnitude < _NATIVE_TINY
+                ):
+                    continue
+                if member != member or magnitude == _INFINITY or _Fragment is None:
+                    return _DECLINE  # the clear encoder refuses non-finite numbers with a path
+                plan = _REWRITE
+            elif kind is int:
+                if not -MAX_SAFE_INTEGER <= member <= MAX_SAFE_INTEGER:
+                    return _DECLINE
+            elif kind is not bool and kind is not _NONE:
+                return _DECLINE
     return plan
 
 

@@ -20,6 +20,8 @@ from ._implementation import DEFAULT_MAX_BYTES
 FRAME_TYPES = frozenset({"message_update", "tool_execution_update"})
 
 _EVENT = "$.event"
+_MESSAGE = f"{_EVENT}.message"
+_MESSAGE_EVENT = f"{_EVENT}.assistantMessageEvent"
 
 
 def _is_mapping(value: Any) -> bool:
@@ -129,8 +131,8 @@ def _tool_call_fields(message_event: Mapping[str, Any]) -> tuple[str, str]:
 
 def _project_message_update(event: Mapping[str, Any]) -> dict[str, Any]:
     """``{type, usage?, assistantMessageEvent minus partial}`` (wire.md §4.3)."""
-    message = _mapping(event.get("message"), f"{_EVENT}.message", "a message")
-    role = _role(message, f"{_EVENT}.message")
+    message = _mapping(event.get("message"), _MESSAGE, "a message")
+    role = _role(message, _MESSAGE)
     if role != "assistant":
         raise InvalidInput(
             value=role, path=f"{_EVENT}.message.role",
@@ -138,8 +140,8 @@ def _project_message_update(event: Mapping[str, Any]) -> dict[str, Any]:
                    "this event is erroneous (wire.md §4.5)",
             fix="Send message_update only for assistant messages.",
         )
-    message_event = _mapping(event.get("assistantMessageEvent"),
-                             f"{_EVENT}.assistantMessageEvent", "an assistantMessageEvent")
+    message_event = _mapping(event.get("assistantMessageEvent"), _MESSAGE_EVENT,
+                             "an assistantMessageEvent")
     projected_event = {key: value for key, value in message_event.items() if key != "partial"}
     if message_event.get("type") == "toolcall_start":
         # JS object spread: an existing key keeps its position, its value is replaced.
