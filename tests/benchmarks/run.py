@@ -61,6 +61,8 @@ BACKSTOP_KINDS = ("ascii", "cjk", "emoji", "nul", "control")
 MEMORY_KINDS = ("ascii", "cjk", "emoji", "control")
 EVENT_SIZES = (256, KiB, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, MiB)
 EVENT_SIZE_BYTES_PER_ROUND = 4 * MiB
+#: Events each variant projects or serializes before the next takes its turn (section 4).
+STREAM_BATCH = 250
 BEGIN, END = "<!-- bench:throughput -->", "<!-- /bench:throughput -->"
 COMMAND = "nox -s bench-publish"
 
@@ -118,7 +120,7 @@ def stream_figure(kinds: Sequence[str], *, events: int, scale: float, rounds: in
 
         variants = [Variant("orjson", plain, orjson_stream)]
         variants += [Variant(fit, raw, project_stream(fit)) for fit in FITS]
-        paired = measure(variants, rounds=rounds, warmup=warmup)
+        paired = measure(variants, rounds=rounds, warmup=warmup, batch=STREAM_BATCH)
         lines = paired.results["halving"]
         assert all(len(line) <= DEFAULT_MAX_BYTES for line in lines
                    if line.startswith(b'{"type":"tool_execution_update"'))

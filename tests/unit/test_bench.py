@@ -305,3 +305,27 @@ def test_publisher_refuses_a_readme_without_markers(tmp_path: Any) -> None:
     with pytest.raises(SystemExit, match="bench:throughput"):
         run.rewrite_readme(readme, "- new")
     assert readme.read_text(encoding="utf-8") == "- **Throughput** by hand\n"
+
+
+def test_paired_batches_alternate_between_variants() -> None:
+    """With a batch size, variants take turns batch by batch over their own fresh inputs; a
+    round's time is the sum of its batches and the result the whole stream's."""
+    paired = _benchmarks_module("paired")
+    calls: list[tuple[str, list[int]]] = []
+    clock = iter(range(10_000))
+
+    def variant(name: str) -> Any:
+        def run(piece: list[int]) -> list[int]:
+            calls.append((name, list(piece)))
+            return [item * 10 for item in piece]
+
+        return paired.Variant(name, lambda: list(range(5)), run)
+
+    result = paired.measure([variant("a"), variant("b")], rounds=1, warmup=0, batch=2,
+                            timer=lambda: float(next(clock)))
+    assert calls == [("a", [0, 1]), ("b", [0, 1]), ("a", [2, 3]), ("b", [2, 3]),
+                     ("a", [4]), ("b", [4])]
+    assert result.results["a"] == result.results["b"] == [0, 10, 20, 30, 40]
+    assert result.times["a"] == result.times["b"] == [3.0]  # three batches, one tick each
+    with pytest.raises(ValueError, match="batch=0"):
+        paired.measure([variant("a")], rounds=1, batch=0)
