@@ -61,8 +61,6 @@ BACKSTOP_KINDS = ("ascii", "cjk", "emoji", "nul", "control")
 MEMORY_KINDS = ("ascii", "cjk", "emoji", "control")
 EVENT_SIZES = (256, KiB, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, MiB)
 EVENT_SIZE_BYTES_PER_ROUND = 4 * MiB
-#: Events each variant projects or serializes before the next takes its turn (section 4).
-STREAM_BATCH = 250
 BEGIN, END = "<!-- bench:throughput -->", "<!-- /bench:throughput -->"
 COMMAND = "nox -s bench-publish"
 
@@ -107,7 +105,7 @@ def _bounded(lines: Sequence[bytes]) -> int:
 
 
 def stream_figure(kinds: Sequence[str], *, events: int, scale: float, rounds: int,
-                  warmup: int) -> list[dict[str, Any]]:
+                  warmup: int, batch: int | None = None) -> list[dict[str, Any]]:
     rows = []
     for kind in kinds:
         def plain(kind: str = kind) -> Any:
@@ -120,7 +118,7 @@ def stream_figure(kinds: Sequence[str], *, events: int, scale: float, rounds: in
 
         variants = [Variant("orjson", plain, orjson_stream)]
         variants += [Variant(fit, raw, project_stream(fit)) for fit in FITS]
-        paired = measure(variants, rounds=rounds, warmup=warmup, batch=STREAM_BATCH)
+        paired = measure(variants, rounds=rounds, warmup=warmup, batch=batch)
         lines = paired.results["halving"]
         assert all(len(line) <= DEFAULT_MAX_BYTES for line in lines
                    if line.startswith(b'{"type":"tool_execution_update"'))
@@ -421,12 +419,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "under this directory")
     parser.add_argument("--readme", type=Path, default=None,
                         help="rewrite the Throughput bullet of this README (bench-publish)")
-    parser.add_argument("--rounds", type=int, default=20, help="measured rounds (default 20)")
+    parser.add_argument("--rounds", type=int, default=30, help="measured rounds (default 30)")
     parser.add_argument("--warmup", type=int, default=2, help="unrecorded rounds first")
     parser.add_argument("--events", type=int, default=10_000, help="events per stream")
     parser.add_argument("--scale", type=float, default=1.0, help="factor on text lengths")
     parser.add_argument("--streams", default=",".join(STREAMS),
                         help=f"comma-separated streams (default {','.join(STREAMS)})")
+    parser.add_argument("--stream-batch", type=int, default=0,
+                        help="let the variants take turns this many events at a time within a "
+                             "round (default 0: each projects its whole stream in its turn)")
     parser.add_argument("--backstop-bytes", type=int, default=MiB)
     parser.add_argument("--memory-bytes", type=int, default=64 * MiB)
     parser.add_argument("--skip", default="",
@@ -444,11 +445,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: dict[str, Any] = {
         "date": datetime.date.today().isoformat(), "machine": _machine(),
         "settings": {"rounds": args.rounds, "warmup": args.warmup, "events": args.events,
-                     "scale": args.scale, "backstop_bytes": args.backstop_bytes,
+                     "scale": args.scale, "stream_batch": args.stream_batch,
+                     "backstop_bytes": args.backstop_bytes,
                      "memory_bytes": args.memory_bytes},
     }
     results["streams"] = stream_figure(streams, events=args.events, scale=args.scale,
-                                       rounds=args.rounds, warmup=args.warmup)
+                                       rounds=args.rounds, warmup=args.warmup,
+                                       batch=args.stream_batch or None)
     if "backstop" not in skip:
         results["backstop"] = backstop_figure(size=args.backstop_bytes, rounds=2 * args.rounds,
                                               warmup=args.warmup)
