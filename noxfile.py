@@ -1,5 +1,5 @@
-"""Sessions: tests, lint, typing, spec, build, docs (default); vectors, mutation, bench, thorough,
-catch-rate (opt-in).
+"""Sessions: tests, lint, typing, spec, build, docs (default); vectors, mutation, bench,
+bench-publish, thorough, catch-rate (opt-in).
 
 Every session uses the Python that runs nox; dependency groups come from pyproject.toml.
 """
@@ -127,12 +127,30 @@ def mutation(session: nox.Session) -> None:
     session.run("python", "tests/mutation/run_mutation.py", *session.posargs)
 
 
+#: Where `nox -s bench` writes: git-ignored scratch, never a committed file.
+BENCH_SCRATCH = ROOT / ".benchmarks"
+
+
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
-    """Benchmark projection throughput against plain serialization; write figures and plots."""
+    """Benchmark projection against plain serialization; figures go to .benchmarks/ only.
+
+    pytest-benchmark runs the benchmarks (saved under .benchmarks/storage for
+    --benchmark-compare; the posargs go to pytest), then tests/benchmarks/run.py writes the
+    paired figures, the plots and the README bullet it would publish to .benchmarks/latest/.
+    """
     session.install(".", *_group("bench"))
     session.run(
-        "pytest", "tests/benchmarks", "-p", "no:xdist", "--benchmark-only",
-        "--benchmark-autosave", "--benchmark-storage", ".benchmarks", *session.posargs,
+        "pytest", "tests/benchmarks", "-p", "no:xdist", "--benchmark-autosave",
+        "--benchmark-storage", str(BENCH_SCRATCH / "storage"), *session.posargs,
     )
-    session.run("python", "tests/benchmarks/report.py")
+    session.run("python", "tests/benchmarks/run.py", "--out", str(BENCH_SCRATCH / "latest"))
+
+
+@nox.session(name="bench-publish", default=False)
+def bench_publish(session: nox.Session) -> None:
+    """Measure and rewrite the committed figures: docs/benchmark-results.md, docs/img/*.svg
+    and the README's Throughput bullet, all from one run (posargs go to run.py)."""
+    session.install(".", *_group("bench"))
+    session.run("python", "tests/benchmarks/run.py", "--out", str(ROOT),
+                "--readme", str(ROOT / "README.md"), *session.posargs)

@@ -249,7 +249,7 @@ def _table(results: Sequence[Measurement], reference: Measurement | None) -> Tab
 @click.option("--fit", type=click.Choice(FIT_STRATEGIES), default="halving", show_default=True,
               help="Fit strategy of the bundled reference when --impl is not given.")
 @click.option("--stream", type=click.Choice(STREAM_KINDS),
-              default="realistic", show_default=True,
+              default="light", show_default=True,
               help="The generated workload (docs/benchmark.md).")
 @click.option("--events", type=click.IntRange(min=1), default=2000, show_default=True,
               help="Events in the stream.")

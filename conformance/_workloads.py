@@ -7,11 +7,15 @@ objects a second time looks about twice as fast as serializing what a reader jus
 string is therefore a new slice of a cached corpus (a slice shorter than its source is always a
 copy) or a new repetition, never a reused object.
 
-Three streams share one shape (pi-style agent events, spec/wire.md §2) and differ in their text:
+Four streams share one shape (pi-style agent events, spec/wire.md §2) and differ in their text:
 
-- ``realistic``: prose deltas and tool output with ANSI escape sequences, a few other controls and
+- ``light``: prose deltas and tool output with ANSI escape sequences, a few other controls and
   some non-ASCII punctuation; tool results of 1-40 KB and a few ~300 KB live tool updates (the
-  ones the backstop of spec/wire.md §5 bounds);
+  ones the backstop of spec/wire.md §5 bounds): about one event in 1,200 is bounded;
+- ``heavy``: the ``light`` stream where long-running tools are common and stream 300 KB to
+  4 MiB of ASCII, CJK, emoji or control characters as live updates, about one event in 200
+  over the bound; a tool's result keeps only its last 16,000 code points, as harnesses
+  truncate tool results, so the big texts travel only in updates;
 - ``escape``: quotes, backslashes, NUL, ESC and the other C0 controls everywhere (each costs 2 or
   6 bytes once escaped, spec/wire.md §6.2);
 - ``astral``: emoji, CJK and a few lone surrogates (the canonical form writes U+FFFD for them,
@@ -28,19 +32,31 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final, Literal
 
-StreamKind = Literal["realistic", "escape", "astral"]
-TextKind = Literal["ascii", "cjk", "emoji", "nul", "tool-output"]
+StreamKind = Literal["light", "heavy", "escape", "astral"]
+TextKind = Literal["ascii", "cjk", "emoji", "nul", "control", "tool-output"]
 
 #: The streams :func:`build_stream` builds.
-STREAM_KINDS: Final[tuple[StreamKind, ...]] = ("realistic", "escape", "astral")
+STREAM_KINDS: Final[tuple[StreamKind, ...]] = ("light", "heavy", "escape", "astral")
 #: The single-text kinds :func:`live_update` builds.
-TEXT_KINDS: Final[tuple[TextKind, ...]] = ("ascii", "cjk", "emoji", "nul", "tool-output")
+TEXT_KINDS: Final[tuple[TextKind, ...]] = ("ascii", "cjk", "emoji", "nul", "control",
+                                           "tool-output")
+#: The text kinds of the heavy stream's big live updates.
+HEAVY_TEXT_KINDS: Final[tuple[TextKind, ...]] = ("ascii", "cjk", "emoji", "control")
+#: UTF-8 sizes (before escaping) between which a heavy stream's long-running tool output lies.
+HEAVY_UPDATE_BYTES: Final = (300_000, 4 * 1024 * 1024)
+#: Code points of the end of its output that a tool's result keeps in the heavy stream.
+HEAVY_RESULT_CHARS: Final = 16_000
 #: Events in a stream unless told otherwise.
 DEFAULT_EVENTS: Final = 10_000
 #: The size of a long-running tool's last live update (before ``scale``): over the default
 #: maxBytes of 262144, so the backstop bounds it (spec/wire.md §5.1).
 BIG_UPDATE_CHARS: Final = 300_000
 _CORPUS_CHARS: Final = 1 << 20
+#: How often a heavy stream's tool runs long (about one event in 200 is then bounded).
+_HEAVY_LONG_RUNNING: Final = 0.05
+#: UTF-8 bytes per code point of each single-text kind, before escaping.
+_BYTES_PER_CHAR: Final[dict[str, int]] = {"ascii": 1, "cjk": 3, "emoji": 4, "nul": 1,
+                                          "control": 1, "tool-output": 1}
 _EPOCH_MS: Final = 1_761_571_622_000
 
 Fragments = tuple[tuple[str, float], ...]
@@ -85,6 +101,12 @@ _ASCII: Fragments = tuple(
     (text, weight) for text, weight in _PROSE + _TOOL if text.isascii() and "\x1b" not in text
     and all(" " <= char <= "~" or char == "\n" for char in text)
 )
+#: Terminal output that redraws itself: carriage returns, backspaces, erase-line, bells, NUL.
+_CONTROL: Fragments = (
+    ("\r", 3.0), ("\x08", 2.0), ("\x1b[2K", 1.0), ("\x1b[1A", 0.5), ("\x00", 1.0),
+    ("\x07", 0.5), ("\x1b", 1.0), ("\x01", 0.5), ("\x1f", 0.5), ("\t", 0.5), ("#", 1.0),
+    ("42%", 0.3),
+)
 _CJK: Fragments = (("漢字", 2.0), ("日本語", 2.0), ("中文输出", 1.0), ("한국어", 1.0), ("。", 0.5))
 _EMOJI: Fragments = (("😀", 1.0), ("🚀", 1.0), ("🧪", 1.0), ("🎉", 1.0), ("𝔘", 1.0))
 _ID_CHARS: Fragments = tuple(
@@ -93,12 +115,16 @@ _ID_CHARS: Fragments = tuple(
 
 _ALPHABETS: Final[dict[str, Fragments]] = {
     "prose": _PROSE, "tool": _TOOL, "escape": _ESCAPE, "astral": _ASTRAL, "ascii": _ASCII,
-    "cjk": _CJK, "emoji": _EMOJI, "ids": _ID_CHARS,
+    "cjk": _CJK, "emoji": _EMOJI, "control": _CONTROL, "ids": _ID_CHARS,
 }
 #: Which alphabet a stream uses for assistant text and for tool output.
 _STREAM_ALPHABETS: Final[dict[str, tuple[str, str]]] = {
-    "realistic": ("prose", "tool"), "escape": ("escape", "escape"), "astral": ("astral", "astral"),
+    "light": ("prose", "tool"), "heavy": ("prose", "tool"), "escape": ("escape", "escape"),
+    "astral": ("astral", "astral"),
 }
+#: The seed name of each stream: ``light`` keeps the one it had as ``realistic``, so that it is
+#: still the same stream event for event.
+_STREAM_SEED_NAMES: Final[dict[str, str]] = {"light": "realistic"}
 
 
 @lru_cache(maxsize=32)
@@ -169,7 +195,11 @@ class _StreamBuilder:
         if kind not in _STREAM_ALPHABETS:
             raise ValueError(f"unknown stream {kind!r}; use one of {', '.join(STREAM_KINDS)}")
         prose, tool = _STREAM_ALPHABETS[kind]
-        self.rng = random.Random(f"eventproof-stream:{kind}:{seed}")
+        self.kind = kind
+        self.seed = seed
+        self.well_formed = well_formed
+        self.rng = random.Random(
+            f"eventproof-stream:{_STREAM_SEED_NAMES.get(kind, kind)}:{seed}")
         self.prose = corpus(prose, seed, well_formed=well_formed)
         self.tool = corpus(tool, seed, well_formed=well_formed)
         self.ids = corpus("ids", seed)
@@ -331,18 +361,37 @@ class _StreamBuilder:
         call.cuts.extend(sorted({max(1, size * step // 4) for step in (1, 2, 3)}))
         return call
 
+    def long_running_output(self) -> _Text:
+        """A heavy stream's long-running output: 300 KB to 4 MiB of one big-text kind."""
+        rng = self.rng
+        kind = rng.choice(HEAVY_TEXT_KINDS)
+        low, high = HEAVY_UPDATE_BYTES
+        size = math.exp(rng.uniform(math.log(low), math.log(high)))
+        length = _scaled(size / _BYTES_PER_CHAR[kind], self.scale)
+        source = corpus(kind, self.seed, well_formed=self.well_formed)
+        return _Text(source, rng.randrange(len(source)), length)
+
     def execute(self, call: _ToolCall) -> Callable[[], dict[str, Any]]:
         """tool_execution_start, live updates, tool_execution_end and the result message."""
         rng = self.rng
         output = self.text(self.tool, 1024, 40 * 1024, log=True)
         updates: list[int] = []
-        if rng.random() < 0.04:  # a long-running command: its last updates exceed maxBytes
+        if self.kind == "heavy" and rng.random() < _HEAVY_LONG_RUNNING:
+            output = self.long_running_output()
+            count = rng.randint(3, 5)
+            updates = [output.length * (step + 1) // count for step in range(count)]
+        elif rng.random() < 0.04:  # a long-running command: its last updates exceed maxBytes
             output = _Text(output.source, output.start,
                            _scaled(rng.uniform(0.93, 1.07) * BIG_UPDATE_CHARS, self.scale))
             count = rng.randint(3, 5)
             updates = [output.length * (step + 1) // count for step in range(count)]
         elif rng.random() < 0.3:
             updates = sorted(rng.sample(range(1, output.length + 1), min(3, output.length)))
+        kept = output
+        if self.kind == "heavy" and output.length > _scaled(HEAVY_RESULT_CHARS, self.scale):
+            # The harness keeps the end of a long output as the tool's result.
+            length = _scaled(HEAVY_RESULT_CHARS, self.scale)
+            kept = _Text(output.source, output.start + output.length - length, length)
         is_error = rng.random() < 0.05
         common = {"toolCallId": call.id, "toolName": call.name}
         self.emit({"type": "tool_execution_start", **common, "args": call.arguments()})
@@ -353,7 +402,7 @@ class _StreamBuilder:
         details_time = self.tick()
 
         def result() -> dict[str, Any]:
-            return {"content": [{"type": "text", "text": output.make()}],
+            return {"content": [{"type": "text", "text": kept.make()}],
                     "details": {"exitCode": 1 if is_error else 0, "durationMs": 1840}}
 
         self.emit({"type": "tool_execution_end", **common, "result": result(),
@@ -389,7 +438,7 @@ class _ToolCall:
         return {"type": "toolCall", "id": self.id, "name": self.name, "arguments": arguments}
 
 
-def build_stream(kind: str = "realistic", *, events: int = DEFAULT_EVENTS, seed: int = 0,
+def build_stream(kind: str = "light", *, events: int = DEFAULT_EVENTS, seed: int = 0,
                  scale: float = 1.0, well_formed: bool = False) -> list[dict[str, Any]]:
     """``events`` agent events of the ``kind`` stream, freshly built (see the module docstring).
 
@@ -415,15 +464,16 @@ def build_stream(kind: str = "realistic", *, events: int = DEFAULT_EVENTS, seed:
 
 # -- single texts and events --------------------------------------------------------------------
 
-_BYTES_PER_CHAR: Final[dict[str, int]] = {"ascii": 1, "cjk": 3, "emoji": 4, "nul": 1,
-                                          "tool-output": 1}
+
 
 
 def text_of_size(kind: str, size: int, *, seed: int = 0) -> str:
     """A fresh text of ``kind`` whose UTF-8 form has about ``size`` bytes (before escaping).
 
     ``ascii`` is printable prose, ``cjk`` three-byte characters, ``emoji`` four-byte ones, ``nul``
-    only U+0000 (six bytes each once escaped) and ``tool-output`` the realistic tool mix.
+    only U+0000 (six bytes each once escaped), ``control`` terminal redraws (carriage returns,
+    backspaces, erase-line sequences: mostly C0 controls) and ``tool-output`` the realistic
+    tool mix.
     """
     if kind not in _BYTES_PER_CHAR:
         raise ValueError(f"unknown text kind {kind!r}; use one of {', '.join(TEXT_KINDS)}")

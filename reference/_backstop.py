@@ -3,8 +3,9 @@
 The bounded form keeps both ids (clipped), drops everything else, and carries the marker plus a
 tail of the update's text: a suffix counted in code points, as long as the declared fit strategy
 allows. The clear searches below serialize every candidate and measure it, exactly as §5.5 reads;
-:func:`maximal_tail_fast` finds the same tail with two serializations (§5.6 explains why the size
-of a candidate is the envelope's plus the escaped cost of its tail).
+:func:`halving_tail_fast` and :func:`maximal_tail_fast` find the same tails with two serializations
+(§5.6 explains why the size of a candidate is the envelope's plus the escaped cost of its tail),
+measuring only the end of the text that can possibly fit.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ class BoundStats:
     serializations: int = 0
     #: Tail lengths (code points) whose bounded form was serialized, in order.
     candidates: list[int] = field(default_factory=list)
+    #: ``halving``: the tail lengths whose fit was decided, in order (the last one fits).
+    tried: list[int] = field(default_factory=list)
+    #: Code points whose escaped cost the fast searches measured, over all their pieces.
+    measured: int = 0
 
 
 # -- §5.3 text ---------------------------------------------------------------------------------
@@ -112,6 +117,10 @@ def halving_candidates(n: int) -> Iterator[int]:
         k //= 2
 
 
+#: Code points measured at once by :meth:`_Measure.cost`.
+_MEASURE_PIECE = 1 << 15
+
+
 class _Measure:
     """Serializes candidate bounded forms for one update and counts the work."""
 
@@ -134,6 +143,31 @@ class _Measure:
     def fits(self, k: int, max_bytes: int) -> bool:
         return len(self.line(k)) <= max_bytes
 
+    def cost(self, start: int, stop: int) -> int:
+        """The escaped cost of ``text[start:stop]`` (§6.5), counted in ``measured``.
+
+        The cost is additive, so it is measured :data:`_MEASURE_PIECE` code points at a time:
+        a serializer reserves room for the worst case of what it writes (orjson up to 48 bytes
+        per code point of non-ASCII text), and small pieces keep that reservation small.
+        """
+        return self.cost_within(start, stop, None)
+
+    def cost_within(self, start: int, stop: int, limit: int | None) -> int:
+        """:meth:`cost`, measured from ``stop`` back towards ``start``; with a ``limit``, it
+        stops at the first piece that takes the cost past it and answers that partial cost
+        (more than ``limit``, which is all a search needs to know)."""
+        text = self.text
+        total = 0
+        end = stop
+        while end > start:
+            begin = max(start, end - _MEASURE_PIECE)
+            self.stats.measured += end - begin
+            total += escaped_size(text[begin:end])
+            if limit is not None and total > limit:
+                break
+            end = begin
+        return total
+
 
 # -- §5.5 fit strategies, as the spec reads --------------------------------------------------
 
@@ -141,6 +175,7 @@ class _Measure:
 def halving_tail(measure: _Measure, max_bytes: int) -> int:
     """``halving``: the first of n, ⌊n/2⌋, …, 1, 0 whose bounded form fits (wire.md §5.5)."""
     for k in halving_candidates(len(measure.text)):
+        measure.stats.tried.append(k)
         if measure.fits(k, max_bytes):
             return k
     # k = 0 always fits (wire.md §5.6), so the loop returns before it ends.
@@ -163,25 +198,70 @@ def maximal_tail_clear(measure: _Measure, max_bytes: int) -> int:
     return low
 
 
+def halving_tail_fast(measure: _Measure, max_bytes: int) -> int:
+    """``halving`` by measuring tails: the envelope's size plus escaped tail costs (§5.6).
+
+    ``candidate(k)`` has ``size(candidate(0)) + cost(tail)`` bytes and every code point costs
+    1 to :data:`MAX_ESCAPED_CODE_POINT_BYTES` bytes, so a candidate longer than the budget does
+    not fit and one at most a sixth of it fits, both unmeasured. Fit is monotone in k, so the
+    first candidate of n, ⌊n/2⌋, … that fits is the longest candidate that fits: the others
+    are decided from the shortest up, the text measured once from its end backwards, and the
+    measuring stops as soon as the cost passes the budget. It reads about as many code points
+    as the budget holds, however long the text.
+    """
+    text = measure.text
+    n = len(text)
+    budget = max_bytes - len(measure.line(0))
+    candidates = list(halving_candidates(n))
+    answer = 0  # k = 0 always fits (wire.md §5.6)
+    measured_from, cost = n, 0  # text[measured_from:] costs `cost`
+    for k in reversed(candidates):
+        if k > budget:
+            break  # k code points cost at least k bytes: this and every longer one are over
+        if k * MAX_ESCAPED_CODE_POINT_BYTES > budget:
+            cost += measure.cost_within(n - k, measured_from, budget - cost)
+            measured_from = n - k
+            if cost > budget:
+                break
+        answer = k
+    # Every candidate from n down to the answer was decided, by a bound or by measuring.
+    measure.stats.tried.extend(k for k in candidates if k >= answer)
+    return answer
+
+
+#: Code points at the end of the text whose cost estimates the cost of the whole tail.
+_SAMPLE_CODE_POINTS = 2048
+#: Each piece aims this far below what the budget left is predicted to hold, so that it fits
+#: although the cost per code point varies along the text.
+_PIECE_MARGIN = 0.97
+
+
 def maximal_tail_fast(measure: _Measure, max_bytes: int) -> int:
     """``maximal`` with one serialization: the envelope's size plus escaped tail costs (§5.6).
 
-    The line for tail length k is the empty-tail line plus ``escaped_size(tail)`` bytes, and the
-    escaped size of a string is the sum of its code points' costs, each at least one byte. So
-    the tail grows from the end of the text while the budget lasts; pieces are measured a chunk
-    at a time (a chunk that does not fit is halved), O(n) work in all, and the search stops
-    exactly at the first code point that no longer fits.
+    The line for tail length k is the empty-tail line plus the escaped cost of the tail, and
+    the escaped cost of a string is the sum of its code points' costs, each at least one byte.
+    So the tail grows from the end of the text while the budget lasts, a piece at a time: a
+    piece that fits is kept, one that does not is halved, and the search stops exactly at the
+    first code point that no longer fits. Each piece is sized from the cost per code point seen
+    so far (first from a small sample of the end of the text), so the pieces measured add up to
+    little more than the tail kept, whatever the text's bytes per code point.
     """
     text = measure.text
     budget = max_bytes - len(measure.line(0))
     start = len(text)  # the tail is text[start:]
-    size = min(budget, start)  # no more than `budget` code points fit: each costs >= 1 byte
+    # Each code point costs at least one byte, so no more than `budget` of them fit.
+    size = min(budget, start, _SAMPLE_CODE_POINTS)
+    kept_cost = kept = 0
     while size > 0:
-        cost = escaped_size(text[start - size:start])
+        cost = measure.cost(start - size, start)
         if cost <= budget:
             budget -= cost
             start -= size
-            size = min(size, budget, start)
+            kept_cost += cost
+            kept += size
+            estimate = int(budget * kept / kept_cost * _PIECE_MARGIN)
+            size = min(budget, start, max(1, estimate))
         else:
             size //= 2
     return len(text) - start
@@ -243,7 +323,7 @@ def bound_with_line(
         extract_text(update.get("partialResult")), stats if stats is not None else BoundStats(),
     )
     if fit_strategy == "halving":
-        k = halving_tail(measure, max_bytes)  # one version: it serializes every candidate
+        k = (halving_tail if method == "clear" else halving_tail_fast)(measure, max_bytes)
     elif method == "clear":
         k = maximal_tail_clear(measure, max_bytes)
     else:
@@ -264,7 +344,7 @@ def bound_live_update(
     [{"type": "text", "text": MARKER + tail}]}}`` where the tail is the longest suffix of the
     extracted text that ``fit_strategy`` picks so that the line is at most ``max_bytes``
     bytes. Pass a :class:`BoundStats` to learn how many candidates were serialized; ``method=
-    "clear"`` runs the serialize-every-candidate search for ``maximal`` too.
+    "clear"`` runs the searches that serialize every candidate they try.
     """
     form, _ = bound_with_line(update, max_bytes=max_bytes, fit_strategy=fit_strategy,
                               stats=stats, method=method)

@@ -18,17 +18,24 @@ from ._backstop import (
     check_fit_strategy,
     check_max_bytes,
 )
-from ._canonical import canonical_bytes
+from ._canonical import canonical_bytes, has_surrogate
 from ._errors import InvalidInput
 
 #: The ephemeral types (wire.md §3); everything else is durable.
 FRAME_TYPES = frozenset({"message_update", "tool_execution_update"})
 
 _EVENT = "$.event"
+_MESSAGE = f"{_EVENT}.message"
+_MESSAGE_EVENT = f"{_EVENT}.assistantMessageEvent"
+
+
+def _is_mapping(value: Any) -> bool:
+    """``isinstance(value, Mapping)``, a plain dict first (the ABC check costs ten times more)."""
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 def _require_event(event: Any) -> Mapping[str, Any]:
-    if not isinstance(event, Mapping):
+    if not _is_mapping(event):
         raise InvalidInput(
             value=event, path=_EVENT, reason="is not a JSON object",
             fix="Send the agent event as an object with a string 'type' (wire.md §2).",
@@ -51,7 +58,7 @@ def classify_event(event: Any) -> Literal["fact", "frame"]:
 
 
 def _mapping(value: Any, path: str, what: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
+    if not _is_mapping(value):
         raise InvalidInput(
             value=value, path=path, reason=f"is not an object, so it is not {what} (wire.md §7)",
             fix=f"Send {what} as schemas/agent-event.json describes.",
@@ -129,8 +136,8 @@ def _tool_call_fields(message_event: Mapping[str, Any]) -> tuple[str, str]:
 
 def _project_message_update(event: Mapping[str, Any]) -> dict[str, Any]:
     """``{type, usage?, assistantMessageEvent minus partial}`` (wire.md §4.3)."""
-    message = _mapping(event.get("message"), f"{_EVENT}.message", "a message")
-    role = _role(message, f"{_EVENT}.message")
+    message = _mapping(event.get("message"), _MESSAGE, "a message")
+    role = _role(message, _MESSAGE)
     if role != "assistant":
         raise InvalidInput(
             value=role, path=f"{_EVENT}.message.role",
@@ -138,8 +145,8 @@ def _project_message_update(event: Mapping[str, Any]) -> dict[str, Any]:
                    "this event is erroneous (wire.md §4.5)",
             fix="Send message_update only for assistant messages.",
         )
-    message_event = _mapping(event.get("assistantMessageEvent"),
-                             f"{_EVENT}.assistantMessageEvent", "an assistantMessageEvent")
+    message_event = _mapping(event.get("assistantMessageEvent"), _MESSAGE_EVENT,
+                             "an assistantMessageEvent")
     projected_event = {key: value for key, value in message_event.items() if key != "partial"}
     if message_event.get("type") == "toolcall_start":
         # JS object spread: an existing key keeps its position, its value is replaced.
@@ -200,6 +207,70 @@ def _serialize(projected: Mapping[str, Any], kind: str) -> bytes:
                            reason=error.reason, fix=error.fix) from None
 
 
+# -- an update provably over the bound -------------------------------------------------------
+#
+# Most of an oversized update's bytes are its text, and its line L is thrown away for the
+# bounded form (§5.1). So L is not written when its size provably exceeds maxBytes: every string
+# of the event reaches L, and each code point of a string costs at least one byte there (§6.5:
+# a surrogate pair becomes one four-byte character, a lone surrogate a three-byte U+FFFD), so L
+# is longer than the code points of its strings together. One exception: two member names that
+# differ only in surrogates become equal (§6.1) and one member disappears, value and all; an
+# event with a surrogate in a member name is therefore never taken this way. L must still be
+# writable, or the event is refused (§7); strings never stand in the way of that, so the check
+# serializes the event with every long string replaced by "", which raises exactly what L would.
+
+#: Strings at least this long are replaced by "" in the copy that checks an update is writable.
+_BLANKED_FROM = 64
+#: Nesting deeper than this is left to the ordinary path (the copy is made recursively).
+_SHORTCUT_DEPTH = 64
+_SCALARS = (int, float, bool, type(None))
+
+
+def _string_code_points(value: Any, depth: int = _SHORTCUT_DEPTH) -> int:
+    """Code points of every string and member name in ``value``, or -1 when ``value`` is not
+    made of plain dicts, lists, strings and numbers, nests too deep, or has a member name with
+    a surrogate in it."""
+    kind = type(value)
+    if kind is str:
+        return len(value)
+    if kind in _SCALARS:
+        return 0
+    if depth == 0:
+        return -1
+    total = 0
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is str:
+                if not key.isascii() and has_surrogate(key):
+                    return -1
+                total += len(key)
+            inner = _string_code_points(item, depth - 1)
+            if inner < 0:
+                return -1
+            total += inner
+        return total
+    if kind is list:
+        for item in value:
+            inner = _string_code_points(item, depth - 1)
+            if inner < 0:
+                return -1
+            total += inner
+        return total
+    return -1
+
+
+def _blank_long_strings(value: Any) -> Any:
+    """``value`` with every string of :data:`_BLANKED_FROM` code points or more made ``""``."""
+    kind = type(value)
+    if kind is str:
+        return "" if len(value) >= _BLANKED_FROM else value
+    if kind is dict:
+        return {key: _blank_long_strings(item) for key, item in value.items()}
+    if kind is list:
+        return [_blank_long_strings(item) for item in value]
+    return value
+
+
 def project_event(
     event: Any, *, include_live_events: bool, max_bytes: int = DEFAULT_MAX_BYTES,
     fit_strategy: str = "halving", stats: BoundStats | None = None,
@@ -225,8 +296,16 @@ def project_event(
         projected = _project_turn_end(event)
     elif kind == "agent_end":
         projected = _project_agent_end(event)
+    elif kind == "tool_execution_update" and _string_code_points(event) > max_bytes:
+        # L provably exceeds maxBytes (see above): check that it is writable, never write it.
+        _serialize(_blank_long_strings(event), kind)
+        _, line = bound_with_line(event, max_bytes=max_bytes, fit_strategy=fit_strategy,
+                                  stats=stats)
+        return line
     else:
-        projected = dict(event)  # §4.2: every other fact, and an opted-in tool_execution_update
+        # §4.2: every other fact, and an opted-in tool_execution_update, as it is (a plain dict
+        # is serialized in place: nothing below changes it)
+        projected = event if type(event) is dict else dict(event)
     line = _serialize(projected, kind)
     if kind == "tool_execution_update" and len(line) > max_bytes:
         _, line = bound_with_line(event, max_bytes=max_bytes, fit_strategy=fit_strategy,

@@ -31,6 +31,7 @@ from eventproof.reference._backstop import (
     maximal_tail_fast,
     tail_of,
 )
+from eventproof.reference._canonical import canonical_bytes_clear
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -153,7 +154,7 @@ def test_the_smallest_bound_reaches_the_empty_tail(strategy: str) -> None:
     assert len(line_of(form)) == MIN_MAX_BYTES
     assert bounded_text(form) == MARKER
     if strategy == "halving":
-        assert stats.candidates == [3, 1, 0]
+        assert stats.tried == [3, 1, 0]
 
 # -- §5.3 text ---------------------------------------------------------------------------------
 
@@ -308,13 +309,18 @@ def test_halving_keeps_the_first_fitting_candidate(update: dict[str, Any],
         tried.append(k)
         if len(candidate_line(update, k)) <= max_bytes:
             break
-    stats = BoundStats()
-    form, line = bound_with_line(update, max_bytes=max_bytes, fit_strategy="halving",
-                                 stats=stats)
-    assert len(bounded_text(form)) - len(MARKER) == tried[-1]
-    assert line == candidate_line(update, tried[-1])
-    assert stats.candidates == tried
-    assert stats.serializations == len(tried)
+    for method in ("fast", "clear"):
+        stats = BoundStats()
+        form, line = bound_with_line(update, max_bytes=max_bytes, fit_strategy="halving",
+                                     stats=stats, method=method)
+        assert len(bounded_text(form)) - len(MARKER) == tried[-1]
+        assert line == candidate_line(update, tried[-1])
+        assert stats.tried == tried
+        if method == "clear":
+            assert stats.candidates == tried
+            assert stats.serializations == len(tried)
+        else:
+            assert stats.serializations <= 2  # the empty-tail envelope, then the answer
 
 
 @settings(max_examples=60)
@@ -352,6 +358,47 @@ def test_fast_maximal_equals_clear_maximal(update: dict[str, Any], max_bytes: in
     assert fast_stats.serializations <= 2  # the empty-tail envelope, then the answer
 
 
+@settings(max_examples=80)
+@given(OVERSIZED, MAX_BYTES)
+def test_fast_halving_equals_clear_halving(update: dict[str, Any], max_bytes: int) -> None:
+    """The halving search that measures tails answers exactly what serializing candidates does,
+    and reads at most twice the budget's code points of the text, however long it is."""
+    fast_stats, clear_stats = BoundStats(), BoundStats()
+    fast = bound_with_line(update, max_bytes=max_bytes, fit_strategy="halving",
+                           stats=fast_stats)
+    clear = bound_with_line(update, max_bytes=max_bytes, fit_strategy="halving",
+                            stats=clear_stats, method="clear")
+    assert fast == clear
+    assert fast_stats.tried == clear_stats.tried
+    assert fast_stats.measured <= 2 * max_bytes
+
+
+#: Texts whose bytes per code point change along the way, so a size estimated from the end
+#: of the text is wrong for the rest of it: ASCII after CJK, emoji after controls, ...
+MIXED_TEXT = st.builds(
+    lambda parts: "".join(piece * count for piece, count in parts),
+    st.lists(st.tuples(st.sampled_from(["a", "\x00", "漢", "\U0001f600", "é", '"', "ab\n"]),
+                       st.integers(1, 6000)), min_size=2, max_size=6),
+)
+
+
+@settings(max_examples=80)
+@given(updates(results=MIXED_TEXT), MAX_BYTES, STRATEGY)
+def test_fast_searches_equal_clear_ones_on_mixed_text(update: dict[str, Any], max_bytes: int,
+                                                      strategy: str) -> None:
+    """Both fast searches agree with the clear ones where the cost per code point varies, and
+    maximal measures little more than the tail it keeps plus the budget."""
+    fast_stats = BoundStats()
+    fast = bound_with_line(update, max_bytes=max_bytes, fit_strategy=strategy,
+                           stats=fast_stats)
+    clear = bound_with_line(update, max_bytes=max_bytes, fit_strategy=strategy,
+                            method="clear")
+    assert fast == clear
+    assert fast_stats.serializations <= 2
+    if strategy == "maximal":
+        assert fast_stats.measured <= 3 * max_bytes
+
+
 @settings(max_examples=40)
 @given(updates(ids=st.sampled_from(["c", "\U0001f600" * 300]),
                results=st.builds(lambda n: "\ud83d\ude00" * n + "é\ud83d\ude00" * n,
@@ -368,17 +415,28 @@ def test_tails_never_split_a_surrogate_pair(update: dict[str, Any], max_bytes: i
 
 
 def test_serialization_counts() -> None:
-    """fast maximal serializes twice; clear maximal about log2 n times; halving once per try."""
+    """The fast searches serialize twice; clear maximal about log2 n times; clear halving once
+    per try."""
     update = {"type": "tool_execution_update", "toolCallId": "c", "toolName": "n", "args": {},
               "partialResult": "y" * 100_000}
     counts = {}
-    for strategy, method in [("halving", "fast"), ("maximal", "fast"), ("maximal", "clear")]:
+    measured = {}
+    for strategy, method in [("halving", "fast"), ("halving", "clear"), ("maximal", "fast"),
+                             ("maximal", "clear")]:
         stats = BoundStats()
         bound_live_update(update, max_bytes=4096, fit_strategy=strategy, stats=stats,
                           method=method)
         counts[strategy, method] = stats.serializations
+        measured[strategy, method] = stats.measured
     assert counts["maximal", "fast"] == 2
-    assert counts["halving", "fast"] == 6  # 100000, 50000, 25000, 12500, 6250, 3125
+    assert counts["halving", "fast"] == 2
+    assert counts["halving", "clear"] == 6  # 100000, 50000, 25000, 12500, 6250, 3125
+    # The envelope is 143 + 1 + 1 = 145 bytes, so the budget is 3951: halving skips every
+    # candidate above it unmeasured, and 3125 (more than a sixth of it) is measured and fits.
+    assert measured["halving", "fast"] == 3125
+    # One byte per code point everywhere: the sample predicts every piece, each fits, and the
+    # search measures exactly the 3951 code points it keeps.
+    assert measured["maximal", "fast"] == 3951
     assert 17 <= counts["maximal", "clear"] <= 19
 
 
@@ -469,3 +527,125 @@ def test_ids_that_are_not_strings_are_refused(key: str, value: Any) -> None:
     with pytest.raises(InvalidInput) as caught:
         bound_live_update(update, max_bytes=4096, fit_strategy="halving")
     assert caught.value.path == f"$.event.{key}"
+
+
+# -- projection of an update provably over the bound ------------------------------------------
+#
+# project_event does not write the line of an update whose strings alone hold more code points
+# than maxBytes (reference/_wire.py); it checks the update is writable on a copy with the long
+# strings blanked. These tests hold that path to the spec as written: serialize the event
+# (§4.2), bound it when the line is over maxBytes (§5.1) with the search that serializes every
+# candidate, and refuse what cannot be serialized (§7) with the same path.
+
+def _nested(depth: int, leaf: Any) -> Any:
+    value = leaf
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+#: Values that the canonical form refuses, or that make the strings' count an overestimate.
+AWKWARD = st.one_of(
+    st.sampled_from([float("nan"), float("inf"), 2**53, -(2**60), 1.5, 30.0, None, True]),
+    st.just({1: "a non-string member name"}),
+    # names equal once well-formed (ruff reads the two literals as one, so built from pairs):
+    st.just(dict([("\ud800", "x" * 9000), ("\udc00", "")])),
+    st.just({"\ud83d\ude00": "z" * 9000}),
+    st.just(("a", "tuple")),
+    st.just({"deep": _nested(41, "x" * 5000)}),
+    st.builds(lambda n: {"nested": _nested(n, "y" * 6000)}, st.integers(60, 70)),
+    st.text(max_size=3),
+)
+
+
+def spec_projection(event: dict[str, Any], max_bytes: int, strategy: str) -> bytes:
+    """§4.2 then §5.1, as the spec reads: the line, bounded when it is over maxBytes."""
+    try:
+        line: bytes = canonical_bytes_clear(dict(event))
+    except InvalidInput as error:
+        raise InvalidInput(value=error.value, path="$.event" + error.path[1:],
+                           reason=error.reason, fix=error.fix) from None
+    if len(line) <= max_bytes:
+        return line
+    return bound_with_line(event, max_bytes=max_bytes, fit_strategy=strategy,
+                           method="clear")[1]
+
+
+def outcome(call: Any) -> tuple[str, Any]:
+    try:
+        return "line", call()
+    except InvalidInput as error:
+        return "refused", (error.path, repr(error.value))
+
+
+@settings(max_examples=120)
+@given(st.builds(lambda update, args, details: {**update, "args": args, "details": details},
+                 updates(results=st.one_of(LONG_TEXT, partial_results(TEXT))), AWKWARD,
+                 AWKWARD),
+       MAX_BYTES, STRATEGY)
+def test_projection_of_updates_equals_the_spec_statement(update: dict[str, Any], max_bytes: int,
+                                                         strategy: str) -> None:
+    """Every update projects to the spec's line, or is refused at the same path, whether or not
+    the projection could tell it was over the bound without writing it."""
+    expected = outcome(lambda: spec_projection(update, max_bytes, strategy))
+    actual = outcome(lambda: project_event(update, include_live_events=True,
+                                           max_bytes=max_bytes, fit_strategy=strategy))
+    assert actual == expected
+
+
+def test_names_equal_once_well_formed_are_not_counted_twice() -> None:
+    """Two names that become one drop a member with its 9000-character value (§6.1): the line
+    is short and written unchanged, although the strings' code points exceed maxBytes."""
+    event = {"type": "tool_execution_update", "toolCallId": "c", "toolName": "n",
+             "details": dict([("\ud800", "x" * 9000), ("\udfff", "short")]),
+             "partialResult": "ok"}
+    line = project_event(event, include_live_events=True, max_bytes=4096)
+    assert line == (b'{"type":"tool_execution_update","toolCallId":"c","toolName":"n",'
+                    b'"details":{"\xef\xbf\xbd":"short"},"partialResult":"ok"}')
+
+
+@pytest.mark.parametrize(("bad", "path"), [
+    (float("nan"), "$.event.details.x"), (2**53, "$.event.details.x"),
+    ({3: "x"}, "$.event.details.x"),
+])
+def test_an_update_over_the_bound_with_an_unwritable_member_is_refused(bad: Any,
+                                                                        path: str) -> None:
+    """Bounding drops details, but the update's own line must be writable first (§7)."""
+    event = {"type": "tool_execution_update", "toolCallId": "c", "toolName": "n",
+             "details": {"x": bad}, "partialResult": "y" * 100_000}
+    with pytest.raises(InvalidInput) as caught:
+        project_event(event, include_live_events=True, max_bytes=4096)
+    assert caught.value.path == path
+
+
+def test_an_update_provably_over_the_bound_is_never_serialized_whole(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """64 MiB of text is bounded without a serialization longer than maxBytes: the writability
+    check writes the event with its long strings blanked, and the searches only tails."""
+    from eventproof.reference import _backstop, _canonical, _wire
+
+    largest = [0]
+    real = _canonical.canonical_bytes
+    real_size = _canonical.escaped_size
+
+    def recording(value: Any) -> bytes:
+        line: bytes = real(value)
+        largest[0] = max(largest[0], len(line))
+        return line
+
+    def recording_size(text: str) -> int:
+        largest[0] = max(largest[0], len(text))
+        return real_size(text)
+
+    monkeypatch.setattr(_wire, "canonical_bytes", recording)
+    monkeypatch.setattr(_backstop, "canonical_bytes", recording)
+    monkeypatch.setattr(_backstop, "escaped_size", recording_size)
+    event = {"type": "tool_execution_update", "toolCallId": "c", "toolName": "n",
+             "args": {"command": "make"},
+             "partialResult": {"content": [{"type": "text", "text": "log line\n" * 7_500_000}],
+                               "details": {}}}
+    for strategy in ("halving", "maximal"):
+        largest[0] = 0
+        line = project_event(event, include_live_events=True, fit_strategy=strategy)
+        assert line is not None
+        assert 0 < largest[0] <= 262144

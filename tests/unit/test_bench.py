@@ -142,7 +142,7 @@ def test_streams_are_deterministic_and_fresh(kind: str) -> None:
 
 def test_stream_has_the_requested_length_and_shape() -> None:
     """A stream has exactly the events asked for, opens with agent_start, ends with agent_end."""
-    events = _workloads.build_stream("realistic", events=500, scale=0.1)
+    events = _workloads.build_stream("light", events=500, scale=0.1)
     assert len(events) == 500
     assert events[0]["type"] == "agent_start"
     assert events[-1]["type"] == "agent_end"
@@ -157,9 +157,9 @@ def test_stream_has_the_requested_length_and_shape() -> None:
 
 
 def test_streams_carry_what_their_names_promise() -> None:
-    """realistic has ANSI escapes, escape has quotes/backslashes/NUL/ESC, astral has surrogates."""
-    realistic = joined(_workloads.build_stream("realistic", events=400, scale=0.3))
-    assert "\x1b[" in realistic
+    """light has ANSI escapes, escape has quotes/backslashes/NUL/ESC, astral has surrogates."""
+    light = joined(_workloads.build_stream("light", events=400, scale=0.3))
+    assert "\x1b[" in light
     escape = joined(_workloads.build_stream("escape", events=200, scale=0.2))
     for char in ('"', "\\", "\x00", "\x1b", "\x01"):
         assert char in escape
@@ -188,6 +188,144 @@ def test_bad_workload_arguments_are_refused() -> None:
     with pytest.raises(ValueError, match="'nope'"):
         _workloads.build_stream("nope", events=10)
     with pytest.raises(ValueError, match="events=0"):
-        _workloads.build_stream("realistic", events=0)
+        _workloads.build_stream("light", events=0)
     with pytest.raises(ValueError, match="scale=0"):
-        _workloads.build_stream("realistic", events=10, scale=0)
+        _workloads.build_stream("light", events=10, scale=0)
+
+
+def test_heavy_stream_bounds_about_one_event_in_200() -> None:
+    """heavy: about one event in 200 is a live update over the default maxBytes, with texts of
+    300 KB to 4 MiB of ASCII, CJK, emoji or controls; final results keep only the last lines."""
+    from eventproof.reference import DEFAULT_MAX_BYTES, canonical_bytes
+
+    events = _workloads.build_stream("heavy")
+    over = [event for event in events if event["type"] == "tool_execution_update"
+            and len(canonical_bytes(event)) > DEFAULT_MAX_BYTES]
+    assert len(events) / 300 <= len(over) <= len(events) / 120, len(over)
+    texts = [event["partialResult"]["content"][0]["text"] for event in over]
+    largest = max(len(text.encode("utf-8")) for text in texts)
+    assert 1_000_000 < largest <= _workloads.HEAVY_UPDATE_BYTES[1]
+    joined_text = "".join(texts)
+    assert any("\u4e00" <= char <= "\u9fff" for char in joined_text)  # CJK
+    assert any(ord(char) > 0xFFFF for char in joined_text)  # emoji
+    assert joined_text.count("\r") > 10_000  # terminal redraws
+    results = [event["result"]["content"][0]["text"] for event in events
+               if event["type"] == "tool_execution_end"]
+    assert max(map(len, results)) <= _workloads.HEAVY_RESULT_CHARS
+
+
+# -- the paired measurement and the publisher (tests/benchmarks/) ----------------------------
+
+
+def _benchmarks_module(name: str) -> Any:
+    """A module of tests/benchmarks/, imported the way its scripts import each other."""
+    import importlib
+    import sys
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "benchmarks"
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    return importlib.import_module(name)
+
+
+def test_paired_rounds_rotate_and_ratios_are_taken_within_a_round() -> None:
+    """Every round runs every variant once on freshly built input, first place rotating, and a
+    ratio divides two times of the same round."""
+    paired = _benchmarks_module("paired")
+    order: list[str] = []
+    built: list[object] = []
+    clock = iter(range(1000))
+
+    def variant(name: str, cost: int) -> Any:
+        def build() -> object:
+            built.append(object())
+            return built[-1]
+
+        def run(argument: object) -> object:
+            assert argument is built[-1]  # the input built for this very call
+            order.append(name)
+            for _ in range(cost - 1):
+                next(clock)
+            return argument
+
+        return paired.Variant(name, build, run)
+
+    result = paired.measure([variant("a", 1), variant("b", 3)], rounds=3, warmup=1,
+                            timer=lambda: float(next(clock)))
+    assert order == ["a", "b", "b", "a", "a", "b", "b", "a"]
+    assert len(result.times["a"]) == len(result.times["b"]) == 3
+    assert result.ratios("b", "a") == [b / a for a, b in zip(result.times["a"],
+                                                             result.times["b"], strict=True)]
+    assert len({id(item) for item in built}) == 8
+    spread = paired.Spread.of([1.0, 2.0, 4.0])
+    assert (spread.median, spread.low, spread.high, spread.rounds) == (2.0, 1.0, 4.0, 3)
+    assert spread.text().startswith("2.00x (IQR")
+    with pytest.raises(ValueError, match="rounds=0"):
+        paired.measure([variant("a", 1)], rounds=0)
+
+
+def test_publisher_writes_page_plots_and_readme_bullet_from_one_run(tmp_path: Any) -> None:
+    """run.py writes the results page, the plots, the JSON and the README bullet from the same
+    figures: the bullet's ratios are the page's medians."""
+    import json
+    import re
+
+    run = _benchmarks_module("run")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\n\n{run.BEGIN}\n- **Throughput** old figures\n{run.END}\n\nrest\n",
+                      encoding="utf-8")
+    code = run.main(["--out", str(tmp_path), "--readme", str(readme), "--rounds", "2",
+                     "--warmup", "0", "--events", "150", "--scale", "0.02",
+                     "--streams", "light,heavy",
+                     "--skip", "backstop,memory,event-size,amplification"])
+    assert code == 0
+    page = (tmp_path / "docs" / "benchmark-results.md").read_text(encoding="utf-8")
+    results = json.loads((tmp_path / "docs" / "benchmark-results.json").read_text(encoding="utf-8"))
+    text = readme.read_text(encoding="utf-8")
+    assert "old figures" not in text
+    assert text.startswith("# x\n\n")
+    assert text.endswith("\n\nrest\n")
+    assert (tmp_path / "docs" / "img" / "ratios.svg").exists()
+    for row in results["streams"]:
+        assert len(row["times"]["orjson"]) == 2
+        halving, maximal = (f"{row[fit]['median']:.2f}" for fit in ("halving", "maximal"))
+        assert f"| {halving}x (" in page
+        assert f"| {maximal}x (" in page
+        assert (f"{halving}× (halving) and {maximal}× (maximal) on the {row['stream']} stream"
+                in text)
+    assert re.search(r"`nox -s bench-publish`", text)
+
+
+def test_publisher_refuses_a_readme_without_markers(tmp_path: Any) -> None:
+    """Without the two markers the README is left alone and the run says what to add."""
+    run = _benchmarks_module("run")
+    readme = tmp_path / "README.md"
+    readme.write_text("- **Throughput** by hand\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="bench:throughput"):
+        run.rewrite_readme(readme, "- new")
+    assert readme.read_text(encoding="utf-8") == "- **Throughput** by hand\n"
+
+
+def test_paired_batches_alternate_between_variants() -> None:
+    """With a batch size, variants take turns batch by batch over their own fresh inputs; a
+    round's time is the sum of its batches and the result the whole stream's."""
+    paired = _benchmarks_module("paired")
+    calls: list[tuple[str, list[int]]] = []
+    clock = iter(range(10_000))
+
+    def variant(name: str) -> Any:
+        def run(piece: list[int]) -> list[int]:
+            calls.append((name, list(piece)))
+            return [item * 10 for item in piece]
+
+        return paired.Variant(name, lambda: list(range(5)), run)
+
+    result = paired.measure([variant("a"), variant("b")], rounds=1, warmup=0, batch=2,
+                            timer=lambda: float(next(clock)))
+    assert calls == [("a", [0, 1]), ("b", [0, 1]), ("a", [2, 3]), ("b", [2, 3]),
+                     ("a", [4]), ("b", [4])]
+    assert result.results["a"] == result.results["b"] == [0, 10, 20, 30, 40]
+    assert result.times["a"] == result.times["b"] == [3.0]  # three batches, one tick each
+    with pytest.raises(ValueError, match="batch=0"):
+        paired.measure([variant("a")], rounds=1, batch=0)

@@ -16,6 +16,7 @@ from eventproof.reference._canonical import (
     escape_clear,
     escaped_cost,
     escaped_size,
+    escaped_size_clear,
     is_array_index,
     number_to_string,
     quote,
@@ -111,6 +112,27 @@ def test_well_formed_examples(raw: str, expected: str) -> None:
     assert well_formed(raw) == expected
 
 
+@settings(max_examples=300)
+@given(st.one_of(TEXT, st.builds(lambda head, char, tail: head + char + tail,
+                                 st.text(max_size=3), SURROGATES, st.text(max_size=3))))
+def test_has_surrogate_finds_every_surrogate(text: str) -> None:
+    """The encoder-based check agrees with searching for U+D800-U+DFFF, paired or not."""
+    expected = any(0xD800 <= ord(char) <= 0xDFFF for char in text)
+    assert _canonical.has_surrogate(text) is expected
+
+
+def test_has_surrogate_scans_long_texts_piece_by_piece() -> None:
+    """A surrogate anywhere in a text longer than one scanned piece is found, also where two
+    halves of a pair sit in different pieces."""
+    piece = _canonical._SCAN_PIECE
+    assert not _canonical.has_surrogate("漢" * (3 * piece))
+    for position in (0, piece - 1, piece, 2 * piece + 5, 3 * piece - 1):
+        text = "漢" * position + "\ud800" + "漢" * (3 * piece - position - 1)
+        assert _canonical.has_surrogate(text), position
+    pair = "漢" * (piece - 1) + "\ud83d\ude00" + "漢" * 10
+    assert _canonical.has_surrogate(pair)
+
+
 @given(TEXT)
 def test_well_formed_is_js_to_well_formed(text: str) -> None:
     """well_formed agrees with a code-unit model of JS toWellFormed and leaves no surrogate."""
@@ -161,6 +183,24 @@ def test_escaped_size_is_additive(text: str) -> None:
     body = well_formed(text)
     assert escaped_size(text) == sum(escaped_cost(char) for char in body)
     assert escaped_size(text) == len(quote(text).encode("utf-8")) - 2
+
+
+@settings(max_examples=300)
+@given(TEXT)
+def test_escaped_size_by_orjson_equals_the_clear_measure(text: str) -> None:
+    """escaped_size measures with orjson; it answers what escaping by the table and encoding
+    answer, lone surrogates included, and the same with orjson switched off."""
+    expected = len(escape_clear(well_formed(text)).encode("utf-8"))
+    assert escaped_size(text) == expected
+    assert escaped_size_clear(text) == expected
+
+
+def test_escaped_size_without_orjson(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without orjson, escaped_size takes the standard library's escaper: the same sizes."""
+    texts = ["", "a\x00\"\\", "\ud800\U0001f600é", "\x1f" * 50]
+    sizes = [escaped_size(text) for text in texts]
+    monkeypatch.setattr(_canonical, "_orjson", None)
+    assert [escaped_size(text) for text in texts] == sizes == [0, 11, 9, 300]
 
 
 @given(TEXT)
