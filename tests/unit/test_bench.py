@@ -271,6 +271,8 @@ def test_publisher_writes_page_plots_and_readme_bullet_from_one_run(tmp_path: An
     import json
     import re
 
+    pytest.importorskip("matplotlib", reason="the plots need the bench dependency group "
+                        "(nox -s bench-publish installs it)")
     run = _benchmarks_module("run")
     readme = tmp_path / "README.md"
     readme.write_text(f"# x\n\n{run.BEGIN}\n- **Throughput** old figures\n{run.END}\n\nrest\n",
