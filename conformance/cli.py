@@ -28,8 +28,18 @@ DEFAULT_IMPL = "python:eventproof.reference:Reference"
 EXIT_CONFORMS, EXIT_NONCONFORMING, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
+def _console(*, stderr: bool = False) -> Console:
+    """A console that never hard-wraps a line in a pipe (``eventproof rules | grep`` keeps a rule
+    on one line) and writes no escape code at all for NO_COLOR, TERM=dumb (or --no-color) and
+    outside a terminal."""
+    stream = sys.stderr if stderr else sys.stdout
+    plain = bool(os.environ.get("NO_COLOR")) or os.environ.get("TERM") == "dumb"
+    return Console(highlight=False, stderr=stderr, soft_wrap=not stream.isatty(),
+                   color_system=None if plain else "auto")
+
+
 def _fail(message: str) -> NoReturn:
-    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {message}")
+    _console(stderr=True).print(f"[bold red]error:[/] {message}")
     sys.exit(EXIT_USAGE)
 
 
@@ -43,7 +53,7 @@ def _user_errors() -> Iterator[None]:
     except (UsageError, HarnessError, ExpectationsError, ProtocolError, ReplayError) as error:
         _fail(str(error))
     except KeyboardInterrupt:
-        Console(stderr=True, highlight=False).print("[bold]interrupted[/]")
+        _console(stderr=True).print("[bold]interrupted[/]")
         sys.exit(EXIT_INTERRUPTED)
     except RecursionError as error:
         _fail(f"eventproof ran out of stack ({error}) on a deeply nested value. This is a bug in "
@@ -73,7 +83,7 @@ def _seconds(_ctx: click.Context, param: click.Parameter, value: float | None) -
 
 def _writable_file(option: str, path: Path | None) -> None:
     """Refuse, before the run, a report path that cannot be written (exit 2)."""
-    if path is None:
+    if path is None or str(path) == "-":
         return
     if path.is_dir():
         _fail(f"{option} {path}: is a directory. Name a file to write the report to")
@@ -199,6 +209,9 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True,
               callback=_print_version, help="Show the kit, spec, suite and protocol versions.")
+@click.option("--no-color", is_flag=True, expose_value=False, is_eager=True,
+              callback=lambda _ctx, _param, value: os.environ.update(NO_COLOR="1") if value
+              else None, help="No colours or styles (as NO_COLOR does).")
 def main() -> None:
     """Check an AI-agent event-stream implementation against the eventproof spec."""
 
@@ -245,7 +258,8 @@ def _budget(budget: str | None, old_profile: str | None) -> str:
 @click.option("--update-expectations", is_flag=True,
               help="Rewrite the --expect file with this run's failures (then exit 0).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the JSON report (schemas/report.json) here.")
+              help="Write the JSON report (schemas/report.json) here; '-' writes it to stdout "
+                   "(the console summary then goes to stderr).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write a JUnit XML report here.")
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -278,7 +292,8 @@ def run(
     from . import _expectations, _replay, _reports
     from ._engine import INTERRUPTED_REASON, apply_expectations
 
-    console = Console(highlight=False)
+    to_stdout = json_path is not None and str(json_path) == "-"
+    console = _console(stderr=to_stdout)
     budget = _budget(budget, old_profile)
     wanted = _parse_ops(ops)
     if update_expectations and expect is None:
@@ -302,7 +317,7 @@ def run(
             if not selected:
                 _fail(f"--shard {shard}: this slice holds no operation (there are only "
                       f"{len(wanted or OPS)}); use fewer slices")
-        update, stop = _progress(Console(stderr=True), not no_progress and jobs == 1)
+        update, stop = _progress(_console(stderr=True), not no_progress and jobs == 1)
         try:
             report = check_in_parallel(
                 impl or _default_impl(fit), ops=selected, jobs=jobs, budget=budget,
@@ -326,7 +341,10 @@ def run(
         spec = impl or _default_impl(fit)
         _reports.render_console(report, console, verbose=verbose, replay_files=files,
                                 impl_spec=spec)
-        if json_path:
+        if to_stdout:
+            click.echo(_reports.dumps_json(_reports.report_document(
+                report, replay_files=files), indent=2))
+        elif json_path:
             _write("--json", json_path,
                    lambda: _reports.write_json(report, json_path, replay_files=files))
         if junit_path:
@@ -336,7 +354,7 @@ def run(
             _write("--markdown", markdown_path, lambda: _reports.write_markdown(
                 report, markdown_path, replay_files=files, impl_spec=spec))
     if report.cut_short:
-        Console(stderr=True, highlight=False).print(
+        _console(stderr=True).print(
             f"[bold]{report.cut_short}[/] after {report.duration:.1f} s: the rules it did not "
             "judge are reported untested", soft_wrap=True)
         if report.cut_short == INTERRUPTED_REASON:
@@ -361,7 +379,7 @@ def replay(files: tuple[Path, ...], impl: str | None, fit: str, timeout: float,
     from . import _replay
     from ._versions import HYPOTHESIS_VERSION
 
-    console = Console(highlight=False)
+    console = _console()
     if not files:
         files = tuple(sorted((state_dir / "failures").glob("*/*.json")))
         if not files:
@@ -401,7 +419,7 @@ def vectors(impl: str | None, fit: str, timeout: float, use_shell: bool,
     """Run the language-neutral vectors of spec/vectors/ against IMPL (a smoke check)."""
     from . import _vectors
 
-    console = Console(highlight=False)
+    console = _console()
     with _user_errors():
         outcome = _vectors.run_vectors(impl or _default_impl(fit), timeout=timeout,
                                        use_shell=use_shell, rule_prefix=rule_filter)
@@ -413,11 +431,20 @@ def vectors(impl: str | None, fit: str, timeout: float, use_shell: bool,
 @click.option("--where", "where", metavar="RULE_ID", default=None,
               help="Print every place the rule lives: spec section, schema, reference, check, "
                    "input families, vectors and miniatures.")
-def rules(where: str | None) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the rules as one JSON array (id, level, profile, op, section, title).")
+def rules(where: str | None, as_json: bool) -> None:
     """List every rule: id, level, operation and spec section."""
     from ._operations import RULES, RULES_BY_ID
 
-    console = Console(highlight=False)
+    console = _console()
+    if as_json:
+        import json
+
+        click.echo(json.dumps([{"id": rule.id, "level": rule.level, "profile": rule.profile,
+                                "op": rule.op, "section": rule.section, "title": rule.title}
+                               for rule in RULES], ensure_ascii=False, indent=2))
+        return
     if where is not None:
         from ._where import describe
 
