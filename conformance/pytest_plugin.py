@@ -171,7 +171,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              "mode).")
     group.addoption(
         "--eventproof-expect", metavar="FILE", default=None,
-        help="Expected-failures file: '<rule-id> <message prefix>' per line.")
+        help="Expected-failures file: '<rule-id> [<failure kind>]' per line.")
     group.addoption(
         "--eventproof-timeout", type=float, default=10.0, metavar="SECONDS",
         help="Seconds one request may take before the implementation is restarted "
