@@ -42,7 +42,8 @@ def browser(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     profile = tmp_path / "profile"
     return subprocess.run(
         [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-         "--no-first-run", "--disable-extensions", f"--user-data-dir={profile}", *args],
+         "--no-first-run", "--disable-extensions", "--virtual-time-budget=10000",
+         f"--user-data-dir={profile}", *args],
         capture_output=True, text=True, timeout=120, check=False)
 
 
