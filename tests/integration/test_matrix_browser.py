@@ -79,9 +79,10 @@ def test_the_outcome_filter_hides_rows(page: Path, tmp_path: Path) -> None:
     dumped = browser(tmp_path, "--dump-dom", page.as_uri() + "?outcomes=fail")
     assert dumped.returncode == 0, dumped.stderr
     dom = dumped.stdout
-    assert re.search(r'id="shown">3 of 5 rules shown<', dom)
+    # select.never-empty fails, and select.agrees with it (same cause): the answers differed.
+    assert re.search(r'id="shown">4 of 5 rules shown<', dom)
     hidden = re.findall(r'<tr class="rule" data-outcomes="([^"]*)"[^>]*hidden', dom)
-    assert sorted(hidden) == ["pass", "pass"]
+    assert sorted(hidden) == ["pass"]
     # The wire group has no row left, so its heading goes too.
     assert len(re.findall(r'<tbody class="group" hidden', dom)) == 1
 
