@@ -182,7 +182,7 @@ def edge_details() -> st.SearchStrategy[OpInput]:
 def exhausted_details() -> st.SearchStrategy[OpInput]:
     """Many records with big fields and a small budget: the budget runs out early."""
     return st.builds(
-        _details, batches(min_size=2, max_size=60, max_bytes=6000), st.integers(0, 4096),
+        _details, batches(min_size=2, max_size=40, max_bytes=3000), st.integers(0, 4096),
         st.sampled_from((DEFAULT_TASK_FLOOR_BYTES, 16, 6)),
         st.sampled_from((DEFAULT_OUTPUT_FLOOR_BYTES, 32, 6)),
         st.sampled_from((DEFAULT_DIAGNOSTIC_FLOOR_BYTES, 16, 6)))

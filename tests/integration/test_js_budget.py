@@ -1,9 +1,9 @@
 """The JavaScript port's budget profile (examples/js/budget.mjs), checked the way a port's author
 checks it: ``eventproof run --impl 'node examples/js/eventproof-port.mjs' --ops <op>``.
 
-The unplanted port conforms on the four budget operations, and each planted budget bug
-(``EVENTPROOF_JS_BUG``, examples/js/bugs.mjs) makes the run fail the rule it breaks, with a
-counterexample in the JSON report.
+The unplanted port conforms on the four budget operations at the default budget, and each planted
+budget bug (``EVENTPROOF_JS_BUG``, examples/js/bugs.mjs) makes a quick run fail the rule it
+breaks, with a counterexample in the JSON report.
 """
 
 from __future__ import annotations
@@ -44,13 +44,15 @@ CAUGHT_BY = {
 }
 
 
-def eventproof_run(tmp_path: Path, ops: str, bug: str = "") -> tuple[int, dict[str, Any]]:
-    """``eventproof run`` on the port (default budget, deterministic): exit code and report."""
+def eventproof_run(tmp_path: Path, ops: str, bug: str = "",
+                   budget: str = "default") -> tuple[int, dict[str, Any]]:
+    """``eventproof run`` on the port (deterministic): its exit code and JSON report."""
     report = tmp_path / "report.json"
     env = {**os.environ, "EVENTPROOF_JS_BUG": bug}
     done = subprocess.run(
         [sys.executable, "-m", "eventproof.conformance", "run", "--impl", f"node {PORT}",
-         "--ops", ops, "--deterministic", "--no-progress", "--json", str(report)],
+         "--ops", ops, "--budget", budget, "--deterministic", "--no-progress",
+         "--json", str(report)],
         env=env, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
     assert report.is_file(), (done.returncode, done.stdout[-2000:], done.stderr[-2000:])
     return done.returncode, json.loads(report.read_text("utf-8"))
@@ -68,9 +70,10 @@ def test_unplanted_port_conforms_on_the_budget_operations(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("bug", sorted(CAUGHT_BY))
 def test_planted_budget_bug_is_caught(tmp_path: Path, bug: str) -> None:
-    """The run on the port with the bug planted fails its rule, explained, and exits 1."""
+    """The run on the port with the bug planted fails its rule, explained, and exits 1: within
+    the quick budget (60 examples a search), so each of the seed's defects is found early."""
     op, rule, phrase = CAUGHT_BY[bug]
-    code, report = eventproof_run(tmp_path, op, bug)
+    code, report = eventproof_run(tmp_path, op, bug, budget="quick")
     result = next(result for result in report["results"] if result["id"] == rule)
     assert result["outcome"] in {"fail", "error"}, (bug, result)
     assert phrase in result["counterexample"]["message"], result["counterexample"]["message"]
