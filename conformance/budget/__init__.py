@@ -16,6 +16,7 @@ from .._model import Capabilities, Operation, Profile, RuleGroup, judges
 from .checks import CHECK_BY_RULE, CHECKS
 from .rules import RULES
 from .strategies import FAMILIES, inputs_for
+from .vectors import details_sources, lane_sources, publish_sources, roster_sources
 
 _REFERENCE = Reference()
 
@@ -51,21 +52,17 @@ OPERATIONS: tuple[Operation, ...] = tuple(
     _operation(name) for name in ("details", "roster", "lane", "publish"))
 
 
-def _no_vectors() -> tuple[()]:
-    return ()
-
-
 PROFILE = Profile(
     name="budget", spec="budget.md", operations=OPERATIONS,
     groups=(
         RuleGroup("details", "The final details of a batch under one shared budget "
-                  "(spec/budget.md §3-5).", _no_vectors),
+                  "(spec/budget.md §3-5).", details_sources),
         RuleGroup("roster", "The live roster of a batch under its byte bound (spec/budget.md §6).",
-                  _no_vectors),
+                  roster_sources),
         RuleGroup("lane", "A lane merging rosters by index, and its count (spec/budget.md §7).",
-                  _no_vectors),
+                  lane_sources),
         RuleGroup("publish", "The publish cadence on a virtual clock (spec/budget.md §8).",
-                  _no_vectors),
+                  publish_sources),
     ),
 )
 

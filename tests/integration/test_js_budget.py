@@ -1,9 +1,9 @@
-"""The JavaScript port's budget profile (examples/js/budget.mjs) agrees with the reference on the
-budget strategies' inputs, and each of its planted budget bugs is caught by the rules it breaks.
+"""The JavaScript port's budget profile (examples/js/budget.mjs), checked the way a port's author
+checks it: ``eventproof run --impl 'node examples/js/eventproof-port.mjs' --ops <op>``.
 
-The port is driven through the subprocess protocol (spec/protocol.md) directly, since the engine
-does not read the budget operations yet; each answer is judged by the budget checks, exactly as
-tests/miniatures/test_budget_miniatures.py judges the in-process miniatures.
+The unplanted port conforms on the four budget operations at the default budget, and each planted
+budget bug (``EVENTPROOF_JS_BUG``, examples/js/bugs.mjs) makes a quick run fail the rule it
+breaks, with a counterexample in the JSON report.
 """
 
 from __future__ import annotations
@@ -12,130 +12,69 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from eventproof.conformance._model import Capabilities, Case, ImplErrored
-from eventproof.conformance.budget import OPERATIONS
-from eventproof.conformance.budget.checks import CHECK_BY_RULE
-from eventproof.conformance.budget.rules import RULES_BY_ID
-from hypothesis import HealthCheck, Phase, given, settings
 
 pytestmark = pytest.mark.node
 
-PORT = Path(__file__).resolve().parents[2] / "examples" / "js" / "eventproof-port.mjs"
+ROOT = Path(__file__).resolve().parents[2]
+PORT = ROOT / "examples" / "js" / "eventproof-port.mjs"
 if shutil.which("node") is None:
     pytest.skip("node is not on PATH: the JavaScript port cannot run (install Node.js 20+)",
                 allow_module_level=True)
 
-CAPABILITIES = Capabilities()
-OPERATION = {operation.name: operation for operation in OPERATIONS}
-#: Examples per operation.
-BUDGET = 200
-#: bug -> the rules that must catch it.
+BUDGET_OPS = ("details", "roster", "lane", "publish")
+#: bug -> (the operation it is planted in, the rule that must catch it, a phrase of the message).
 CAUGHT_BY = {
-    "zero-allowance-whole": ("details.rejected",),
-    "first-come": ("details.fair-share", "details.output"),
-    "uncharged-fields": ("details.bounded",),
-    "diagnostics-after-output": ("details.claim-order",),
-    "no-identity-clip": ("details.identity",),
-    "unbounded-roster": ("roster.bounded",),
-    "roster-without-count": ("roster.count",),
-    "lane-clears-count": ("lane.total", "lane.count"),
-    "lane-uncapped": ("lane.merge",),
-    "status-immediate": ("publish.window",),
-    "late-publish": ("publish.after-return",),
+    "zero-allowance-whole": ("details", "details.rejected", "kept whole"),
+    "first-come": ("details", "details.output", "never renders as \"(no output)\""),
+    "uncharged-fields": ("details", "details.bounded", "Charge every field"),
+    "diagnostics-after-output": ("details", "details.claim-order",
+                                 "claims its errorMessage and stderr before its output"),
+    "no-identity-clip": ("details", "details.identity", "keeps its first 256 code points"),
+    "unbounded-roster": ("roster", "roster.bounded", "over maxBytes"),
+    "roster-without-count": ("roster", "roster.count", "omittedResults is \"absent\""),
+    "lane-clears-count": ("lane", "lane.count", "Recompute the count"),
+    "lane-uncapped": ("lane", "lane.merge", "cap the merged roster"),
+    "status-immediate": ("publish", "publish.window", "status transitions included"),
+    "late-publish": ("publish", "publish.after-return", "callbacks after the return"),
 }
 
 
-class Port:
-    """The port behind the protocol: one process, requests answered in order."""
-
-    def __init__(self, bug: str = "") -> None:
-        env = {**os.environ, "EVENTPROOF_JS_BUG": bug}
-        self.proc = subprocess.Popen(["node", str(PORT)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, env=env, text=True,
-                                     encoding="utf-8")
-        self.seq = 0
-        self.handshake = self._send({"cmd": "start", "version": 1})
-
-    def _send(self, message: dict[str, Any]) -> Any:
-        assert self.proc.stdin is not None
-        assert self.proc.stdout is not None
-        self.proc.stdin.write(json.dumps(message) + "\n")
-        self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())
-
-    def run(self, op: str, op_input: Any) -> Any:
-        self.seq += 1
-        answer = self._send({"cmd": "run", "seq": self.seq, "op": op, "input": op_input})
-        if "errored" in answer:
-            return ImplErrored(answer["errored"]["message"])
-        return answer["output"]
-
-    def stop(self) -> int:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps({"cmd": "stop"}) + "\n")
-        self.proc.stdin.flush()
-        return self.proc.wait(timeout=10)
+def eventproof_run(tmp_path: Path, ops: str, bug: str = "",
+                   budget: str = "default") -> tuple[int, dict[str, Any]]:
+    """``eventproof run`` on the port (deterministic): its exit code and JSON report."""
+    report = tmp_path / "report.json"
+    env = {**os.environ, "EVENTPROOF_JS_BUG": bug}
+    done = subprocess.run(
+        [sys.executable, "-m", "eventproof.conformance", "run", "--impl", f"node {PORT}",
+         "--ops", ops, "--budget", budget, "--deterministic", "--no-progress",
+         "--json", str(report)],
+        env=env, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    assert report.is_file(), (done.returncode, done.stdout[-2000:], done.stderr[-2000:])
+    return done.returncode, json.loads(report.read_text("utf-8"))
 
 
-def _cases(port: Port, op: str, rule: str | None, stop_at_first: bool) -> list[Case]:
-    """Cases of ``op`` over its families (aimed at ``rule`` first), judged by ``rule``'s check
-    (every check of the op when None); the failing ones."""
-    operation = OPERATION[op]
-    checks = operation.checks if rule is None else (CHECK_BY_RULE[rule],)
-    families = sorted(operation.families(CAPABILITIES), key=lambda f: rule not in f.aims)
-    total = sum(family.weight for family in families)
-    failing: list[Case] = []
-    for family in families:
-
-        @settings(max_examples=max(1, BUDGET * family.weight // total), derandomize=True,
-                  database=None, deadline=None, phases=[Phase.generate],
-                  suppress_health_check=list(HealthCheck))
-        @given(family.strategy)
-        def probe(op_input: Any) -> None:
-            if failing and stop_at_first:
-                return
-            case = Case(op, op_input, operation.reference(op_input, CAPABILITIES),
-                        port.run(op, op_input), CAPABILITIES)
-            if any(True for check in checks for _ in check(case)):
-                failing.append(case)
-
-        probe()
-        if failing and stop_at_first:
-            break
-    return failing
+def test_unplanted_port_conforms_on_the_budget_operations(tmp_path: Path) -> None:
+    """Every budget rule passes, none is untested, and the run exits 0."""
+    code, report = eventproof_run(tmp_path, ",".join(BUDGET_OPS))
+    assert set(report["capabilities"]["ops"]) >= set(BUDGET_OPS)
+    outcomes = {result["id"]: result["outcome"] for result in report["results"]}
+    assert {result["op"] for result in report["results"]} == set(BUDGET_OPS)
+    assert set(outcomes.values()) == {"pass"}, {k: v for k, v in outcomes.items() if v != "pass"}
+    assert (code, report["conforms"]) == (0, True)
 
 
-def test_the_port_declares_the_budget_operations() -> None:
-    port = Port()
-    try:
-        assert {"details", "roster", "lane", "publish"} <= set(
-            port.handshake["capabilities"]["ops"])
-    finally:
-        assert port.stop() == 0
-
-
-@pytest.mark.parametrize("op", sorted(OPERATION))
-def test_the_port_agrees_with_the_reference(op: str) -> None:
-    """On every budget strategy's inputs, no budget check finds fault with the port."""
-    port = Port()
-    try:
-        failing = _cases(port, op, None, stop_at_first=False)
-    finally:
-        port.stop()
-    assert failing == [], [v.message for check in OPERATION[op].checks for v in
-                           check(failing[0])][:3]
-
-
-@pytest.mark.parametrize(("bug", "rule"), [(bug, rule) for bug, rules in sorted(CAUGHT_BY.items())
-                                           for rule in rules])
-def test_planted_budget_bug_is_caught(bug: str, rule: str) -> None:
-    port = Port(bug)
-    try:
-        failing = _cases(port, RULES_BY_ID[rule].op, rule, stop_at_first=True)
-    finally:
-        port.stop()
-    assert failing, f"{bug} was not caught by {rule} within {BUDGET} examples"
+@pytest.mark.parametrize("bug", sorted(CAUGHT_BY))
+def test_planted_budget_bug_is_caught(tmp_path: Path, bug: str) -> None:
+    """The run on the port with the bug planted fails its rule, explained, and exits 1: within
+    the quick budget (60 examples a search), so each of the seed's defects is found early."""
+    op, rule, phrase = CAUGHT_BY[bug]
+    code, report = eventproof_run(tmp_path, op, bug, budget="quick")
+    result = next(result for result in report["results"] if result["id"] == rule)
+    assert result["outcome"] in {"fail", "error"}, (bug, result)
+    assert phrase in result["counterexample"]["message"], result["counterexample"]["message"]
+    assert (code, report["conforms"]) == (1, False)

@@ -5,12 +5,14 @@ spec/budget.md in the shape a TypeScript port takes (a ``take()`` gate per field
 ``remaining / recordsLeft`` share, a throttle on a virtual clock); a test holds the unplanted
 pipeline equal to the reference, so each miniature differs from it in exactly one way. The bugs
 are the seed's (its review rounds) and the near misses a port is likely to write.
-``MINIATURES`` maps each name to its class and the rule ids that must catch it.
+``MINIATURES`` maps each name to its class and the one rule that must catch it; ``ALSO`` lists
+the other rules some miniatures break as well.
 """
 
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from miniatures import Miniature
@@ -27,6 +29,7 @@ def _well_formed(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
+@lru_cache(maxsize=1 << 16)
 def _bytes(text: str) -> int:
     """What ``JSON.stringify(text)`` costs in UTF-8, quotes excluded."""
     return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass")) - 2
@@ -124,17 +127,23 @@ class BudgetPipeline(Miniature):
             out["output"] = self.cut(record["output"], LIVE_OUTPUT, "tail")
         return out
 
-    def roster_size(self, results: list[dict[str, Any]]) -> int:
-        return len(json.dumps(results, ensure_ascii=False, separators=(",", ":"))
-                   .encode("utf-8"))
+    def record_size(self, live: dict[str, Any]) -> int:
+        """What one live record adds to the serialized roster, its comma aside."""
+        return len(json.dumps(live, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+    def bound(self, input: dict[str, Any]) -> float:
+        return float(input["maxBytes"])
 
     def roster(self, input: dict[str, Any]) -> Any:
         results: list[dict[str, Any]] = []
+        size = 2  # "[]"
         for record in input["records"]:
             live = self.live_record(record)
-            if self.roster_size([*results, live]) > input["maxBytes"]:
+            grown = size + self.record_size(live) + (1 if results else 0)
+            if grown > self.bound(input):
                 break
             results.append(live)
+            size = grown
         return self.roster_answer(results, len(input["records"]))
 
     def roster_answer(self, results: list[dict[str, Any]], total: int) -> dict[str, Any]:
@@ -246,6 +255,17 @@ class FirstComeWithFloors(FirstComeBudget):
 
     def floors(self, input: dict[str, Any]) -> dict[str, int]:
         return BudgetPipeline.floors(self, input)
+
+
+class TaskWithoutFloor(BudgetPipeline):
+    """The task reserves no floor and claims last from the share: once earlier records spent
+    the shared budget, later rows lose their task and render unnamed (the seed: 158 of 200
+    tasks). Caught by ``details.task``."""
+
+    name = "task-without-floor"
+
+    def floors(self, input: dict[str, Any]) -> dict[str, int]:
+        return {**super().floors(input), "task": 0}
 
 
 class UnchargedFields(BudgetPipeline):
@@ -383,8 +403,8 @@ class UnboundedRoster(BudgetPipeline):
 
     name = "unbounded-roster"
 
-    def roster_size(self, results: list[dict[str, Any]]) -> int:
-        return 0
+    def bound(self, input: dict[str, Any]) -> float:
+        return float("inf")
 
 
 class RosterCountsCharacters(BudgetPipeline):
@@ -393,9 +413,8 @@ class RosterCountsCharacters(BudgetPipeline):
 
     name = "roster-counts-characters"
 
-    def roster_size(self, results: list[dict[str, Any]]) -> int:
-        raw = sum(len(value) for record in results for value in record.values())
-        return raw + sum(len(json.dumps(list(record))) for record in results) + 2
+    def record_size(self, live: dict[str, Any]) -> int:
+        return sum(len(value) for value in live.values()) + len(json.dumps(list(live)))
 
 
 class RosterSkipsToFit(BudgetPipeline):
@@ -406,10 +425,13 @@ class RosterSkipsToFit(BudgetPipeline):
 
     def roster(self, input: dict[str, Any]) -> Any:
         results: list[dict[str, Any]] = []
+        size = 2
         for record in input["records"]:
             live = self.live_record(record)
-            if self.roster_size([*results, live]) <= input["maxBytes"]:
+            grown = size + self.record_size(live) + (1 if results else 0)
+            if grown <= self.bound(input):
                 results.append(live)
+                size = grown
         return self.roster_answer(results, len(input["records"]))
 
 
@@ -516,33 +538,117 @@ class StalePublish(BudgetPipeline):
         return pending
 
 
-#: Every miniature: name -> (class, the rule ids that must each catch it).
-MINIATURES: dict[str, tuple[type[Miniature], tuple[str, ...]]] = {
-    cls.name: (cls, rules)
-    for cls, rules in (
-        (ZeroAllowanceKeepsWhole, ("details.rejected", "details.bounded")),
-        (FirstComeBudget, ("details.fair-share", "details.output", "details.task")),
-        (FirstComeWithFloors, ("details.fair-share",)),
-        (UnchargedFields, ("details.bounded", "details.rejected")),
-        (FailuresLoseReason, ("details.reason",)),
-        (DiagnosticsAfterOutput, ("details.claim-order",)),
-        (SpreadsFinalRecord, ("details.allowlist",)),
-        (IdsNotClipped, ("details.identity",)),
-        (TaskKeepsTail, ("details.cut",)),
-        (CutsInUtf16Units, ("details.cut",)),
-        (CutCountsCharacters, ("details.rejected",)),
-        (RosterWithoutCount, ("roster.count",)),
-        (UnboundedRoster, ("roster.bounded",)),
-        (RosterCountsCharacters, ("roster.bounded",)),
-        (RosterSkipsToFit, ("roster.prefix",)),
-        (SpreadsLiveRecord, ("roster.allowlist",)),
-        (LaneCountsShown, ("lane.total",)),
-        (LaneClearsCount, ("lane.count", "lane.total")),
-        (LaneKeepsUpdateCount, ("lane.count", "lane.total")),
-        (LaneUncapped, ("lane.merge",)),
-        (StatusPublishedImmediately, ("publish.window",)),
-        (LateCallbacksPublished, ("publish.after-return",)),
-        (NoTerminalFlush, ("publish.terminal",)),
-        (StalePublish, ("publish.latest",)),
+# -- bugs only the agreement rules see ------------------------------------------------------------
+
+
+class EmptyBatchRefused(BudgetPipeline):
+    """Refuses an empty batch ("a batch has at least one task"), although the schema admits one
+    and the details of an empty batch are ``{"results": []}``. Caught by ``details.agrees``."""
+
+    name = "empty-batch-refused"
+
+    def details(self, input: dict[str, Any]) -> Any:
+        if not input["records"]:
+            raise ValueError("$.records is empty: a batch has at least one task")
+        return super().details(input)
+
+
+class RosterRefusesSmallBound(BudgetPipeline):
+    """Validates ``maxBytes`` against the wire profile's minimum of 4096 and refuses the smaller
+    bounds a roster admits (at least 2, budget.md §6.2). Caught by ``roster.agrees``."""
+
+    name = "roster-refuses-small-bound"
+
+    def roster(self, input: dict[str, Any]) -> Any:
+        if input["maxBytes"] < 4096:
+            raise ValueError(f"$.maxBytes {input['maxBytes']} is below 4096")
+        return super().roster(input)
+
+
+class LaneReadsFirstRecord(BudgetPipeline):
+    """Keys the lane by the first record's id (``update.results[0].id``), so a roster that shows
+    no record (every record omitted, or an empty batch) makes it throw. Caught by
+    ``lane.agrees``."""
+
+    name = "lane-reads-first-record"
+
+    def lane(self, input: dict[str, Any]) -> Any:
+        for update in input["updates"]:
+            if not update["results"]:
+                raise TypeError("Cannot read properties of undefined (reading 'id')")
+        return super().lane(input)
+
+
+class PublishWithoutTrailingEdge(BudgetPipeline):
+    """A throttle without a trailing timer: a state that arrives inside the window waits for the
+    next change (or the return) instead of being published at the window's end. Every publish
+    still carries the newest state, one window apart, and the terminal state is flushed, so only
+    the schedule differs. Caught by ``publish.agrees``."""
+
+    name = "publish-without-trailing-edge"
+
+    def publish(self, input: dict[str, Any]) -> Any:
+        window = input["intervalMs"]
+        publishes: list[dict[str, Any]] = []
+        last: int | None = None
+        pending: tuple[Any] | None = None
+        events = self.events(input)
+        for i, event in enumerate(events):
+            at = event["at"]
+            if event["kind"] == "return":
+                if pending is not None:
+                    publishes.append({"at": at, "state": pending[0]})
+                continue
+            pending = (event["state"],)
+            instant_ends = i + 1 == len(events) or events[i + 1]["at"] != at
+            if instant_ends and (last is None or at >= last + window):
+                publishes.append({"at": at, "state": pending[0]})
+                last, pending = at, None
+        return {"publishes": publishes}
+
+
+#: Every miniature: name -> (class, the one rule that must catch it). Declared one per line as
+#: ``(Class, "rule.id")`` (``eventproof rules --where`` reads these lines).
+MINIATURES: dict[str, tuple[type[Miniature], str]] = {
+    cls.name: (cls, rule)
+    for cls, rule in (
+        (ZeroAllowanceKeepsWhole, "details.rejected"),
+        (FirstComeBudget, "details.output"),
+        (FirstComeWithFloors, "details.fair-share"),
+        (TaskWithoutFloor, "details.task"),
+        (UnchargedFields, "details.bounded"),
+        (FailuresLoseReason, "details.reason"),
+        (DiagnosticsAfterOutput, "details.claim-order"),
+        (SpreadsFinalRecord, "details.allowlist"),
+        (IdsNotClipped, "details.identity"),
+        (TaskKeepsTail, "details.cut"),
+        (CutsInUtf16Units, "details.cut"),
+        (CutCountsCharacters, "details.rejected"),
+        (EmptyBatchRefused, "details.agrees"),
+        (RosterWithoutCount, "roster.count"),
+        (UnboundedRoster, "roster.bounded"),
+        (RosterCountsCharacters, "roster.bounded"),
+        (RosterSkipsToFit, "roster.prefix"),
+        (SpreadsLiveRecord, "roster.allowlist"),
+        (RosterRefusesSmallBound, "roster.agrees"),
+        (LaneCountsShown, "lane.total"),
+        (LaneClearsCount, "lane.count"),
+        (LaneKeepsUpdateCount, "lane.count"),
+        (LaneUncapped, "lane.merge"),
+        (LaneReadsFirstRecord, "lane.agrees"),
+        (StatusPublishedImmediately, "publish.window"),
+        (LateCallbacksPublished, "publish.after-return"),
+        (NoTerminalFlush, "publish.terminal"),
+        (StalePublish, "publish.latest"),
+        (PublishWithoutTrailingEdge, "publish.agrees"),
     )
+}
+
+#: The other rules a miniature's bug breaks, each of which must fail too.
+ALSO: dict[str, tuple[str, ...]] = {
+    ZeroAllowanceKeepsWhole.name: ("details.bounded",),
+    FirstComeBudget.name: ("details.fair-share", "details.task"),
+    UnchargedFields.name: ("details.rejected",),
+    LaneClearsCount.name: ("lane.total",),
+    LaneKeepsUpdateCount.name: ("lane.total",),
 }

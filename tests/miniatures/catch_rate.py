@@ -27,11 +27,12 @@ TIMEOUT = 1.0
 
 
 def _miniatures() -> dict[str, tuple[str, type[Any], str]]:
-    from miniatures import selection, wire
+    from miniatures import budget, selection, wire
 
     return {
         **{name: ("selection", cls, rule) for name, (cls, rule) in selection.MINIATURES.items()},
         **{name: ("wire", cls, rule) for name, (cls, rule) in wire.MINIATURES.items()},
+        **{name: ("budget", cls, rule) for name, (cls, rule) in budget.MINIATURES.items()},
     }
 
 

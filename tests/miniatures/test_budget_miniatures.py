@@ -1,10 +1,10 @@
-"""The budget profile's deliberately wrong implementations are each caught by the rules they
-break, and the unplanted pipeline by none.
+"""The budget profile's deliberately wrong implementations are each caught by the rule they break,
+and the unplanted pipeline by none.
 
-Until the engine reads ``eventproof.conformance.budget.OPERATIONS``, the search is done here the
-way the engine does it: each operation's example budget (200, derandomized) is shared out over its
-input families by weight, the families aimed at the rule first; each drawn input is answered by
-the reference and by the miniature, and the rule's own check judges the case.
+Every miniature of ``miniatures.budget`` goes through the engine users run
+(``check_implementation`` on its operation, the default budget, deterministic), so these tests
+hold the budget strategies and checks together to catching each of the seed's defects within the
+default example budget, with a message that names the defect.
 """
 
 from __future__ import annotations
@@ -13,97 +13,115 @@ import functools
 from typing import Any
 
 import pytest
-from eventproof.conformance._model import Capabilities, Case, Errored, ImplErrored, Operation
+from eventproof.conformance import RunReport, check_implementation
+from eventproof.conformance._model import Capabilities, Case, Errored, ImplErrored, rules_of
+from eventproof.conformance._operations import RULES, RULES_BY_ID
 from eventproof.conformance.budget import OPERATIONS
-from eventproof.conformance.budget.checks import CHECK_BY_RULE
-from eventproof.conformance.budget.rules import RULES
-from eventproof.reference import InvalidInput
-from hypothesis import HealthCheck, Phase, given, settings
+from eventproof.reference import InvalidInput, Reference
 
-from miniatures import Miniature
-from miniatures.budget import MINIATURES, BudgetPipeline
+from miniatures.budget import ALSO, MINIATURES, BudgetPipeline
 
-#: Examples per operation, as in the engine's default profile.
-BUDGET = 200
-CAPABILITIES = Capabilities()
-OPERATION = {operation.name: operation for operation in OPERATIONS}
-
-
-def case_for(impl: Miniature, operation: Operation, op_input: Any) -> Case:
-    """The case the checks judge: the reference's answer and ``impl``'s, for ``op_input``."""
-    try:
-        expected: Any = operation.reference(op_input, CAPABILITIES)
-    except InvalidInput as error:
-        expected = Errored(str(error))
-    try:
-        actual: Any = impl.run(operation.name, op_input)
-    except Exception as error:  # in process, any exception is the answer "errored"
-        actual = ImplErrored(str(error))
-    return Case(operation.name, op_input, expected, actual, CAPABILITIES)
-
-
-def shares(operation: Operation, rule: str | None) -> list[tuple[Any, int]]:
-    """Each family's strategy and share of the budget; the families aimed at ``rule`` first."""
-    families = sorted(operation.families(CAPABILITIES), key=lambda f: rule not in f.aims)
-    total = sum(family.weight for family in families)
-    return [(family.strategy, max(1, BUDGET * family.weight // total)) for family in families]
-
-
-def search(impl_class: type[Miniature], op: str, rule: str | None = None) -> Case | None:
-    """The first case, within the operation's budget, on which ``rule``'s check bites (any of
-    the operation's checks when ``rule`` is None)."""
-    operation = OPERATION[op]
-    checks = operation.checks if rule is None else (CHECK_BY_RULE[rule],)
-    impl = impl_class()
-    found: list[Case] = []
-    for strategy, examples in shares(operation, rule):
-
-        @settings(max_examples=examples, derandomize=True, database=None, deadline=None,
-                  phases=[Phase.generate], suppress_health_check=list(HealthCheck))
-        @given(strategy)
-        def probe(op_input: Any) -> None:
-            if found:
-                return  # no exception: Hypothesis would print a repr of a 60 MB input
-            case = case_for(impl, operation, op_input)
-            if any(True for check in checks for _ in check(case)):
-                found.append(case)
-
-        probe()
-        if found:
-            return found[0]
-    return None
+#: Seconds one request may take before the harness calls it hung.
+TIMEOUT = 5.0
+CHECK_BY_RULE = {rule: check for op in OPERATIONS for check in op.checks
+                 for rule in rules_of(check)}
+#: A phrase each counterexample's explanation must contain: the defect, in the words a port's
+#: author would recognise it by.
+EXPLAINED = {
+    "zero-allowance-keeps-whole": "kept whole",
+    "first-come-budget": "never renders as \"(no output)\"",
+    "first-come-with-floors": "divide what is left by the records left",
+    "uncharged-fields": "Charge every field you render to the budget",
+    "failures-lose-reason": "the failure's reason",
+    "diagnostics-after-output": "claims its errorMessage and stderr before its output",
+    "spreads-final-record": "which a final record never carries",
+    "ids-not-clipped": "keeps its first 256 code points",
+    "task-keeps-tail": "task keeps its head",
+    "cuts-in-utf16-units": "count code points, not UTF-16 units",
+    "cut-counts-characters": "measured in escaped UTF-8 bytes",
+    "task-without-floor": "a row is never unnamed",
+    "empty-batch-refused": "a batch has at least one task",
+    "roster-without-count": "omittedResults is \"absent\"",
+    "unbounded-roster": "over maxBytes",
+    "roster-counts-characters": "after JSON escaping",
+    "roster-skips-to-fit": "stops at the first record that does not fit",
+    "spreads-live-record": "spread instead of built member by member",
+    "roster-refuses-small-bound": "below 4096",
+    "lane-counts-shown": "the real task count is",
+    "lane-clears-count": "Recompute the count",
+    "lane-keeps-update-count": "must not survive the merge",
+    "lane-uncapped": "cap the merged roster at the update's total",
+    "lane-reads-first-record": "reading 'id'",
+    "status-published-immediately": "status transitions included",
+    "late-callbacks-published": "callbacks after the return are dropped",
+    "no-terminal-flush": "flush the pending state",
+    "stale-publish": "never a stale one",
+    "publish-without-trailing-edge": ".at: yours is",
+}
 
 
 @functools.cache
-def caught(name: str, rule: str) -> Case | None:
-    return search(MINIATURES[name][0], next(r.op for r in RULES if r.id == rule), rule)
+def run(name: str) -> RunReport:
+    """The engine's verdict on one miniature's operation (once per test process)."""
+    cls, rule = MINIATURES[name]
+    return check_implementation(cls, ops=[RULES_BY_ID[rule].op], timeout=TIMEOUT)
 
 
-@pytest.mark.parametrize(("name", "rule"), [(name, rule) for name, (_, rules) in
-                                            sorted(MINIATURES.items()) for rule in rules])
-def test_miniature_is_caught_by_its_rule(name: str, rule: str) -> None:
-    """Each miniature breaks each rule it names on an input the strategies reach, and the
-    violation is explained with the case's own values."""
-    case = caught(name, rule)
-    assert case is not None, f"{name} was not caught by {rule} within {BUDGET} examples"
+def case_for(impl: Any, op: str, op_input: Any) -> Case:
+    """The case the checks judge: the reference's answer and ``impl``'s, for ``op_input``."""
+    try:
+        expected: Any = Reference().run(op, op_input)
+    except InvalidInput as error:
+        expected = Errored(str(error))
+    try:
+        actual: Any = impl.run(op, op_input)
+    except Exception as error:  # in process, any exception is the answer "errored"
+        actual = ImplErrored(str(error))
+    return Case(op, op_input, expected, actual, Capabilities())
+
+
+@pytest.mark.parametrize("name", sorted(MINIATURES))
+def test_miniature_is_caught_by_its_rule(name: str) -> None:
+    """The run rejects the miniature by its rule, with a counterexample whose message names the
+    defect and on which the rule's own check bites; the other rules it breaks (``ALSO``) fail
+    too."""
+    cls, rule = MINIATURES[name]
+    result = run(name).result_for(rule)
+    assert result.outcome in {"fail", "error"}, (name, result.outcome, result.note)
+    counterexample = result.counterexample
+    assert counterexample is not None
+    assert EXPLAINED[name] in counterexample.message, counterexample.message
+    if not rule.endswith(".agrees"):
+        assert "budget.md §" in counterexample.message, counterexample.message
+    case = case_for(cls(), counterexample.op, counterexample.input)
+    if isinstance(case.actual, ImplErrored):
+        assert counterexample.actual["errored"].endswith(case.actual.message), name
+    else:
+        assert case.actual == counterexample.actual, name
     violations = list(CHECK_BY_RULE[rule](case))
-    assert violations
+    assert violations, (name, counterexample.input)
     assert {violation.rule for violation in violations} == {rule}
-    assert all("budget.md §" in violation.message for violation in violations), violations
+    # The other rules the defect breaks fail in the same run.
+    for other in ALSO.get(name, ()):
+        assert RULES_BY_ID[other].op == RULES_BY_ID[rule].op
+        outcome = run(name).result_for(other).outcome
+        assert outcome in {"fail", "error"}, (name, other, outcome)
 
 
-@pytest.mark.parametrize("op", sorted(OPERATION))
+@pytest.mark.parametrize("op", [op.name for op in OPERATIONS])
 def test_unplanted_pipeline_conforms(op: str) -> None:
-    """The miniatures' pipeline, unplanted, breaks no rule of any operation within the budget:
+    """Without a planted bug the miniatures' pipeline breaks no rule and leaves none untested:
     each miniature differs from a conforming port by its bug alone."""
-    case = search(BudgetPipeline, op)
-    assert case is None, [v.message for check in OPERATION[op].checks for v in check(case)]
+    report = check_implementation(BudgetPipeline, ops=[op], timeout=TIMEOUT)
+    assert report.conforms, [(r.rule.id, r.outcome, r.counterexample.message
+                              if r.counterexample else r.note)
+                             for r in report.results if r.outcome != "pass"]
 
 
 def test_every_budget_rule_has_a_check_and_a_miniature() -> None:
-    """Each rule has exactly one check, and every rule but the catch-alls is named by at least
-    one miniature, so no check is vacuous."""
-    ids = {rule.id for rule in RULES}
+    """Each budget rule has exactly one check and at least one miniature that must be caught by
+    it, so no check is vacuous."""
+    ids = {rule.id for rule in RULES if rule.profile == "budget"}
     assert set(CHECK_BY_RULE) == ids
-    named = {rule for _, rules in MINIATURES.values() for rule in rules}
-    assert named == {rule for rule in ids if not rule.endswith(".agrees")}
+    assert {rule for _, rule in MINIATURES.values()} == ids
+    assert set(EXPLAINED) == set(MINIATURES)

@@ -68,13 +68,21 @@ def test_edge_details_reach_allowances_of_zero_and_one() -> None:
     assert any(1 in budget for budget in budgets)
 
 
-def test_seed_scale_reaches_the_measured_sizes() -> None:
-    """The seed-scale family reaches 200 records of 300 KB answers and 1,000 tasks."""
+def test_seed_scale_reaches_the_measured_counts_and_spends_the_budget() -> None:
+    """The seed-scale family reaches batches of 200 records and of 1,000 tasks, and every batch
+    asks at least twice the host's shared budget, so that it runs out before the last record."""
+    from eventproof.reference import DEFAULT_SHARED_BYTES
+    from eventproof.reference._budget import cost
+
     family = next(f for o, f in FAMILIES if o.name == "details" and f.name == "seed-scale")
-    sizes = {(len(i["records"]), max(len(r.get("output", "")) for r in i["records"]))
-             for i in _sample(family.strategy, 30)}
-    assert any(n == 200 and longest >= 299_990 for n, longest in sizes)
-    assert any(n == 1000 for n, _ in sizes)
+    inputs = _sample(family.strategy, 30)
+    counts = {len(i["records"]) for i in inputs}
+    assert {200, 1000} <= counts
+    for op_input in inputs:
+        assert op_input["sharedBytes"] == DEFAULT_SHARED_BYTES
+        demand = sum(cost(r[name]) for r in op_input["records"]
+                     for name in ("task", "output", "errorMessage", "stderr") if name in r)
+        assert demand >= 2 * DEFAULT_SHARED_BYTES, (len(op_input["records"]), demand)
 
 
 def test_exact_fit_rosters_land_on_a_prefix_size() -> None:

@@ -17,10 +17,11 @@ import pytest
 from eventproof.conformance import _adapters, check_implementation
 from eventproof.conformance._operations import RULES
 from eventproof.conformance._vectors import _skip_reason, judge_vector, load_vectors
-from miniatures import selection, wire
+from miniatures import budget, selection, wire
 
 #: Every miniature: name -> (class, the rule it must break).
-MINIATURES: dict[str, tuple[type[Any], str]] = {**selection.MINIATURES, **wire.MINIATURES}
+MINIATURES: dict[str, tuple[type[Any], str]] = {**selection.MINIATURES, **wire.MINIATURES,
+                                                **budget.MINIATURES}
 #: Rule id -> the names of the miniatures declared to break it.
 BY_RULE: dict[str, list[str]] = defaultdict(list)
 for _name, (_, _rule) in MINIATURES.items():

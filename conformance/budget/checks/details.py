@@ -388,19 +388,26 @@ def check_rejected(case: Case) -> Iterator[Violation]:
             if original is None or kept is None:
                 continue
             whole = cost(original)
+            spent = cost(well_formed(kept))
+            # Kept text whose characters would fit the allowance: measured in characters.
+            counted = (f"; its {len(kept)} code points fit {claim.allowance} if counted as "
+                       "characters, but a cut is measured in escaped UTF-8 bytes"
+                       if spent > claim.allowance >= len(kept) else "")
             if whole > claim.allowance and kept == original:
                 yield Violation("details.rejected", (
                     f"{row.where(claim.name)} is kept whole ({whole} bytes) although its "
                     f"allowance was {claim.allowance} bytes: a field the budget rejects is cut "
                     "to fit, never restored"
                     + (" (an allowance of 0 keeps \"\"; value.slice(-0) is the whole value)"
-                       if claim.allowance <= 1 else "") + " (budget.md §5.5)"))
+                       if claim.allowance <= 1 and not counted else "")
+                    + counted + " (budget.md §5.5)"))
                 return
-            if cost(well_formed(kept)) > claim.allowance:
+            if spent > claim.allowance:
                 yield Violation("details.rejected", (
-                    f"{row.where(claim.name)} keeps {cost(well_formed(kept))} bytes, over its "
+                    f"{row.where(claim.name)} keeps {spent} bytes, over its "
                     f"allowance of {claim.allowance} bytes (its floor's rest plus what its "
-                    "record's share had left in the claim order; budget.md §5.4-5.5)"))
+                    f"record's share had left in the claim order){counted} "
+                    "(budget.md §5.4-5.5)"))
                 return
 
 
