@@ -101,16 +101,17 @@ def headline_for(stop_reason: str) -> str:
 def turn_number(event: Mapping[str, Any], path: str) -> int | float:
     """``data.turn`` of a turn or step event (selection.md §2.4): the key of its marks."""
     value = event_data(event, path).get("turn")
-    integral_float = isinstance(value, float) and value.is_integer()
-    if isinstance(value, bool) or not (isinstance(value, int) or integral_float):
-        raise InvalidInput(
-            value=value, path=f"{path}.data.turn",
-            reason="is not an integer, but the turn number of a turn or step event must be one "
-                   "(selection.md §6)",
-            fix='Send the turn the event belongs to as an integer: {"turn": 1, ...} '
-                "(selection.md §2.4).",
-        )
-    return float(value) if isinstance(value, float) else int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return value  # 1.0 and 1 are one turn, as in every JSON reader that keeps numbers
+    raise InvalidInput(
+        value=value, path=f"{path}.data.turn",
+        reason="is not an integer, but the turn number of a turn or step event must be one "
+               "(selection.md §6)",
+        fix='Send the turn the event belongs to as an integer: {"turn": 1, ...} '
+            "(selection.md §2.4).",
+    )
 
 
 def turn_end_kind(event: Mapping[str, Any], path: str) -> str:
