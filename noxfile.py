@@ -1,4 +1,4 @@
-"""Sessions: tests, lint, typing, spec, build (default); vectors, mutation, bench, thorough,
+"""Sessions: tests, lint, typing, spec, build, docs (default); vectors, mutation, bench, thorough,
 catch-rate (opt-in).
 
 Every session uses the Python that runs nox; dependency groups come from pyproject.toml.
@@ -7,6 +7,8 @@ Every session uses the Python that runs nox; dependency groups come from pyproje
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 from pathlib import Path
 
 import nox
@@ -14,7 +16,7 @@ import nox
 ROOT = Path(__file__).parent
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 
-nox.options.sessions = ["tests", "lint", "typing", "spec", "build"]
+nox.options.sessions = ["tests", "lint", "typing", "spec", "build", "docs"]
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
 
@@ -50,7 +52,8 @@ def catch_rate(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """Check style and common mistakes with ruff."""
     session.install(*_group("lint"))
-    session.run("ruff", "check", "reference", "conformance", "tests", "noxfile.py")
+    session.run("ruff", "check", "reference", "conformance", "tests", "noxfile.py",
+                ".github/action")
 
 
 @nox.session
@@ -72,16 +75,42 @@ def spec(session: nox.Session) -> None:
 
 @nox.session
 def build(session: nox.Session) -> None:
-    """Build the wheel, install it into a fresh environment and run the CLI from it."""
+    """Build the sdist and the wheel; install each into a fresh environment and run the CLI."""
     session.install("build")
-    dist = Path(session.create_tmp()) / "dist"
-    session.run("python", "-m", "build", "--wheel", "--outdir", str(dist))
-    wheel = next(dist.glob("eventproof-*.whl"))
-    session.install("--force-reinstall", str(wheel))
-    with session.chdir(session.create_tmp()):
-        session.run("eventproof", "rules")
-        session.run("eventproof", "vectors")
-        session.run("eventproof", "run", "--budget", "quick", "--deterministic")
+    tmp = Path(session.create_tmp()).resolve()
+    dist = tmp / "dist"
+    shutil.rmtree(dist, ignore_errors=True)
+    # Without --sdist/--wheel, build makes the sdist and then the wheel *from the sdist*, so a
+    # file missing from the sdist fails here rather than on a user's machine.
+    session.run("python", "-m", "build", "--outdir", str(dist))
+    artifacts = [*dist.glob("eventproof-*.tar.gz"), *dist.glob("eventproof-*.whl")]
+    if len(artifacts) != 2:
+        session.error(f"expected one sdist and one wheel in {dist}, found {artifacts}")
+    for artifact in artifacts:
+        kind = "wheel" if artifact.suffix == ".whl" else "sdist"
+        venv = tmp / f"fresh-{kind}"
+        shutil.rmtree(venv, ignore_errors=True)
+        session.run("python", "-m", "venv", str(venv))
+        bin_dir = venv / ("Scripts" if sys.platform == "win32" else "bin")
+        session.run(str(bin_dir / "python"), "-m", "pip", "install", "--quiet", str(artifact),
+                    external=True)
+        workdir = tmp / f"run-{kind}"
+        workdir.mkdir(exist_ok=True)
+        with session.chdir(workdir):
+            eventproof = str(bin_dir / "eventproof")
+            session.run(eventproof, "--version", external=True)
+            session.run(eventproof, "rules", external=True)
+            session.run(eventproof, "vectors", external=True)
+            session.run(eventproof, "run", "--budget", "quick", "--deterministic",
+                        "--no-progress", "--json", "report.json", external=True)
+            session.run(eventproof, "report", "--html", "matrix", "report.json", external=True)
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build README, spec/ and docs/ into a static site (build/site); a broken link fails."""
+    session.install(*_group("docs"))
+    session.run("mkdocs", "build", "--strict", "--clean", *session.posargs)
 
 
 @nox.session(default=False)

@@ -92,8 +92,27 @@ fit_option = click.option(
     help="Fit strategy of the bundled reference when --impl is not given.")
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: the kit and the spec, suite, protocol and report versions it speaks."""
+    if not value or ctx.resilient_parsing:
+        return
+    from importlib.metadata import version
+
+    from eventproof.reference import SPEC_VERSION
+
+    from ._protocol import PROTOCOL_VERSION
+    from ._versions import REPORT_VERSION, SUITE_VERSION
+    from ._operations import RULES
+
+    click.echo(f"eventproof {version('eventproof')}\nspec {SPEC_VERSION}\n"
+               f"suite {SUITE_VERSION} ({len(RULES)} rules)\nprotocol {PROTOCOL_VERSION}\n"
+               f"report {REPORT_VERSION}")
+    ctx.exit()
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="eventproof", prog_name="eventproof")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=_print_version, help="Show the kit, spec, suite and protocol versions.")
 def main() -> None:
     """Check an AI-agent event-stream implementation against the eventproof spec."""
 
@@ -280,6 +299,10 @@ def _add_optional_commands() -> None:
 
 
 _add_optional_commands()
+
+from ._report_cli import report  # noqa: E402
+
+main.add_command(report)
 
 
 def entry(argv: list[str] | None = None) -> Any:

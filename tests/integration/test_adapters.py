@@ -753,14 +753,13 @@ def test_the_spec_worked_example_agrees_with_the_reference_in_process(tmp_path: 
 
 
 NODE_PORT = """
-"use strict";
 const FRAMES = new Set(["message_update", "tool_execution_update"]);
-exports.classifyEvent = (event) => {
+export const classifyEvent = (event) => {
   if (typeof event.type !== "string") throw new Error("event.type is not a string");
   console.log("classifying", event.type);
   return FRAMES.has(event.type) ? "frame" : "fact";
 };
-exports.selectOutput = (events) => events;
+export const selectOutput = (events) => events;
 """
 
 
@@ -770,9 +769,9 @@ def test_the_guide_node_adapter_speaks_the_protocol(tmp_path: Path) -> None:
     """The JavaScript adapter of docs/write-an-adapter.md declares what the port exports,
     answers, errs, skips, keeps stdout clean and exits 0 on stop."""
     source = _code_block(ROOT / "docs" / "write-an-adapter.md", "javascript", "## 2.")
-    (tmp_path / "eventproof-adapter.js").write_text(source)
-    (tmp_path / "my-port.js").write_text(NODE_PORT)
-    adapter = SubprocessAdapter(["node", str(tmp_path / "eventproof-adapter.js")], timeout=10.0)
+    (tmp_path / "eventproof-adapter.mjs").write_text(source)
+    (tmp_path / "my-port.mjs").write_text(NODE_PORT)
+    adapter = SubprocessAdapter(["node", str(tmp_path / "eventproof-adapter.mjs")], timeout=10.0)
     handshake = adapter.start()
     assert handshake.capabilities.ops == frozenset({"select", "classify"})
     assert adapter.run("classify", {"event": {"type": "message_update"}}) == Ok("frame")

@@ -1,0 +1,737 @@
+"""The conformance matrix: one static HTML page over one or many JSON reports, and badges.
+
+``write_matrix(directory, report_paths)`` reads reports written by ``eventproof run --json``
+(``schemas/report.json``) and writes:
+
+- ``index.html``: implementations as columns, rules as rows grouped by profile and spec section,
+  the outcome in each cell; a cell with a counterexample opens it (the message, the minimal
+  input, the diff from the expected to the actual answer, both answers, stderr, the seed and the
+  replay command) in one click; checkboxes filter the rows by outcome (``?outcomes=fail,error``
+  in the URL preselects them; ``#<panel id>`` opens a panel). The page is one file with
+  its CSS and script inline: it loads nothing and works from ``file://``. Without script, a cell's
+  link still opens its counterexample (a ``:target`` rule); only the filters need the script.
+- ``badges/<implementation>.json``: a shields.io endpoint file per implementation
+  (``https://img.shields.io/endpoint?url=<where it is published>``).
+
+Every value from a report is escaped for HTML; values are shown as JSON with lone surrogates,
+line separators and bidirectional controls written as JSON escapes, so a hostile string is shown,
+never obeyed. A result may carry a ``coverage`` object (newer reports); its members are shown in
+the cell and in full in the counterexample panel.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from itertools import groupby
+from pathlib import Path
+from typing import Any
+
+from eventproof.reference import SPEC_VERSION
+
+from ._reports import (
+    OUTCOMES,
+    REPORT_VERSION,
+    SUITE_VERSION,
+    answer_diff,
+    readable_json,
+    section_label,
+    section_url,
+)
+from ._operations import RULES
+
+__all__ = ["MatrixError", "badge", "load_report", "matrix_html", "write_matrix"]
+
+#: A cell of a rule the report does not list (the operation was not run).
+NOT_RUN = "none"
+_OUTCOME_LABEL: dict[str, str] = {**{outcome: str(outcome) for outcome in OUTCOMES},
+                                  NOT_RUN: "not run"}
+_BROKEN = frozenset({"fail", "error", "crash", "timeout"})
+_REGISTRY_ORDER = {rule.id: index for index, rule in enumerate(RULES)}
+_PROFILE_ORDER = {profile: index for index, profile in
+                  enumerate(dict.fromkeys(rule.profile for rule in RULES))}
+# Characters that may not be shown raw: controls (but LF and TAB), line and paragraph
+# separators, lone surrogates and bidirectional overrides. Inside JSON text they only occur in
+# strings, where \uXXXX is their escape; in free text the escape is shown as written.
+_UNSHOWABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029\ud800-\udfff"
+                         "\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+class MatrixError(Exception):
+    """A report that cannot be rendered; the message names the file, the place and the fix."""
+
+
+# -- reading the reports -----------------------------------------------------------------------
+
+def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read and check one JSON report; members added by newer reports are allowed."""
+    from ._schemas import validator_for
+
+    source = Path(path)
+    try:
+        text = source.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MatrixError(f"{source}: no such file; give the path of a report written by "
+                          "`eventproof run --json FILE`") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise MatrixError(f"{source}: cannot be read as UTF-8 text ({error}); give a report "
+                          "written by `eventproof run --json FILE`") from None
+    try:
+        document = json.loads(text)
+    except ValueError as error:
+        raise MatrixError(f"{source}: not JSON ({error}); give a report written by "
+                          "`eventproof run --json FILE`") from None
+    if not isinstance(document, dict):
+        raise MatrixError(f"{source}: a report is a JSON object, this is "
+                          f"{type(document).__name__}; give a report written by "
+                          "`eventproof run --json FILE`")
+    version = document.get("reportVersion")
+    if version != REPORT_VERSION:
+        raise MatrixError(f"{source}: $.reportVersion is {json.dumps(version)}; this eventproof "
+                          f"({SUITE_VERSION}) renders report version {REPORT_VERSION}. Render it "
+                          "with the eventproof version that wrote it (its $.suiteVersion), or "
+                          "rerun the check with this one")
+    issues = [error for error in validator_for("report.json").iter_errors(document)
+              if error.validator != "additionalProperties"]
+    if issues:
+        first = min(issues, key=lambda error: len(error.absolute_path))
+        raise MatrixError(f"{source}: {first.json_path}: {first.message} (schemas/report.json); "
+                          "give a report written by `eventproof run --json FILE`, unedited")
+    return document
+
+
+# -- the model of the page ---------------------------------------------------------------------
+
+@dataclass
+class _Column:
+    index: int
+    slug: str
+    source: Path
+    report: dict[str, Any]
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def implementation(self) -> Mapping[str, Any]:
+        identity = self.report["implementation"]
+        return identity if isinstance(identity, Mapping) else {}
+
+    @property
+    def name(self) -> str:
+        return str(self.implementation.get("name", "implementation"))
+
+    @property
+    def version(self) -> str:
+        return str(self.implementation.get("version", ""))
+
+
+@dataclass(frozen=True)
+class _Row:
+    id: str
+    level: str
+    profile: str
+    op: str
+    section: str
+    title: str
+
+
+def _slug(name: str) -> str:
+    slug = re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-.")
+    return slug or "implementation"
+
+
+def _columns(reports: Sequence[tuple[Path, dict[str, Any]]]) -> list[_Column]:
+    columns: list[_Column] = []
+    taken: set[str] = set()
+    for index, (source, report) in enumerate(reports):
+        column = _Column(index=index, slug="", source=source, report=report)
+        base = _slug(column.name)
+        slug, number = base, 2
+        while slug in taken:
+            slug, number = f"{base}-{number}", number + 1
+        taken.add(slug)
+        column.slug = slug
+        column.results = {str(result["id"]): result for result in report["results"]}
+        columns.append(column)
+    return columns
+
+
+def _section_key(section: str) -> tuple[str, str]:
+    """``selection.md#3.1`` is shown under ``selection.md`` §3."""
+    file, _, number = section.partition("#")
+    return file, number.split(".")[0]
+
+
+def _rows(columns: Sequence[_Column]) -> list[_Row]:
+    rows: dict[str, _Row] = {}
+    for column in columns:
+        for rule_id, result in column.results.items():
+            rows.setdefault(rule_id, _Row(
+                id=rule_id, level=str(result["level"]), profile=str(result["profile"]),
+                op=str(result["op"]), section=str(result["section"]),
+                title=str(result["title"])))
+    unknown = len(_REGISTRY_ORDER)
+
+    def order(row: _Row) -> tuple[int, str, str, int, int, str]:
+        file, number = _section_key(row.section)
+        return (_PROFILE_ORDER.get(row.profile, len(_PROFILE_ORDER)), row.profile, file,
+                int(number) if number.isdigit() else 1 << 30,
+                _REGISTRY_ORDER.get(row.id, unknown), row.id)
+
+    return sorted(rows.values(), key=order)
+
+
+# -- text --------------------------------------------------------------------------------------
+
+def _shown(text: str) -> str:
+    """Text with every character that may not be shown raw written as a ``\\uXXXX`` escape."""
+    return _UNSHOWABLE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def _e(text: object) -> str:
+    """Escaped for HTML text and attribute values alike."""
+    return html.escape(_shown(str(text)), quote=True)
+
+
+def _json(value: Any) -> str:
+    return _shown(readable_json(value, width=100))
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _label(column: _Column) -> str:
+    return " ".join(part for part in (column.name, column.version) if part)
+
+
+# -- badges ------------------------------------------------------------------------------------
+
+def badge(report: Mapping[str, Any]) -> dict[str, Any]:
+    """The shields.io endpoint document for one report: the verdict, in words and colour."""
+    results = [result for result in report["results"] if isinstance(result, Mapping)]
+    broken = sum(1 for result in results
+                 if result["outcome"] in _BROKEN and result["level"] == "MUST")
+    stale = sum(1 for result in results if result["outcome"] == "xpass")
+    expected = sum(1 for result in results if result["outcome"] == "xfail")
+    skipped = sum(1 for result in results if result["outcome"] == "skip")
+    label = f"eventproof spec {report['specVersion']}"
+    if not report["conforms"]:
+        parts = []
+        if broken:
+            parts.append(_plural(broken, "rule") + " broken")
+        if stale:
+            parts.append(f"{stale} stale")
+        return {"schemaVersion": 1, "label": label,
+                "message": ", ".join(parts) or "does not conform", "color": "red"}
+    notes = [f"{expected} xfail"] * bool(expected) + [f"{skipped} skipped"] * bool(skipped)
+    message = "conforms" + (f" ({', '.join(notes)})" if notes else "")
+    return {"schemaVersion": 1, "label": label, "message": message,
+            "color": "yellowgreen" if notes else "brightgreen"}
+
+
+# -- rendering ---------------------------------------------------------------------------------
+
+def _pill(outcome: str, extra: str = "") -> str:
+    return f'<span class="pill o-{outcome}"{extra}>{_e(_OUTCOME_LABEL[outcome])}</span>'
+
+
+def _coverage_items(coverage: Any) -> list[tuple[str, str]]:
+    if not isinstance(coverage, Mapping):
+        return [("coverage", _json(coverage))]
+    items = []
+    for key, value in coverage.items():
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            items.append((str(key), _json(value)))
+        elif isinstance(value, float):
+            items.append((str(key), f"{value:.3g}"))
+        else:
+            items.append((str(key), str(value)))
+    return items
+
+
+def _replay_command(column: _Column, row: _Row, example: Mapping[str, Any]) -> str:
+    from ._replay import case_path
+
+    replay = example.get("replayFile") or str(
+        case_path(Path(".eventproof") / "failures", column.name, row.id))
+    return (f"eventproof replay {shlex.quote(str(replay))} "
+            "--impl '<the implementation you checked>'")
+
+
+def _diff_html(diff: str) -> str:
+    lines = []
+    for line in _shown(diff).splitlines():
+        kind = ("del" if line.startswith("-") and not line.startswith("---")
+                else "add" if line.startswith("+") and not line.startswith("+++")
+                else "hunk" if line.startswith("@@") else "ctx")
+        lines.append(f'<span class="d-{kind}">{html.escape(line, quote=True)}</span>')
+    return "".join(lines)  # each line is a block: copied text keeps its line breaks
+
+
+def _block(summary: str, body: str, *, open_: bool = False, pre_class: str = "") -> str:
+    cls = f' class="{pre_class}"' if pre_class else ""
+    return (f"<details{' open' if open_ else ''}><summary>{_e(summary)}</summary>"
+            f"<pre{cls}>{body}</pre></details>")
+
+
+def _line_of(value: Any) -> str | None:
+    if isinstance(value, Mapping) and set(value) == {"line"} and isinstance(value["line"], str):
+        return value["line"]
+    return None
+
+
+def _panel(panel_id: str, column: _Column, row: _Row, result: Mapping[str, Any]) -> str:
+    outcome = str(result["outcome"])
+    example = result.get("counterexample")
+    parts = [
+        f'<dialog class="cx" id="{panel_id}" aria-labelledby="{panel_id}-h">',
+        '<a class="backdrop" href="#_" aria-hidden="true" tabindex="-1"></a>',
+        '<article class="panel">',
+        '<header><div>',
+        f'<h2 id="{panel_id}-h"><code>{_e(row.id)}</code> {_pill(outcome)}</h2>',
+        f'<p class="sub">{_e(_label(column))} · {_e(row.level)} · '
+        f'<a href="{_e(section_url(row.section))}">{_e(section_label(row.section))}</a></p>',
+        f'<p class="title">{_e(row.title)}</p>',
+        '</div><a class="close" href="#_" data-close aria-label="Close">×</a></header>',
+    ]
+    message = example.get("message") if isinstance(example, Mapping) else None
+    if message:
+        parts.append(f'<p class="message">{_e(message)}</p>')
+    note = str(result.get("note") or "")
+    if note and note != message:
+        parts.append(f'<p class="note">{_e(note)}</p>')
+    if isinstance(example, Mapping) and outcome != "xpass":
+        op = str(example.get("op", row.op))
+        expected, actual = example.get("expected"), example.get("actual")
+        parts.append(_block(f"Minimal input ({op})", html.escape(_json(example.get("input"))),
+                            open_=True))
+        parts.append(_block("Diff, expected → actual",
+                            _diff_html(answer_diff(op, expected, actual)), open_=True,
+                            pre_class="diff"))
+        parts.append(_block("Expected (the reference)", html.escape(_json(expected))))
+        parts.append(_block("Actual (the implementation)", html.escape(_json(actual))))
+        expected_line, actual_line = _line_of(expected), _line_of(actual)
+        if op == "project" and expected_line is not None and actual_line is not None:
+            parts.append(_block("The lines as written, expected then actual",
+                                _e(expected_line) + "\n" + _e(actual_line)))
+        stderr = str(example.get("stderr") or "")
+        if stderr:
+            parts.append(_block("stderr of the implementation", _e(stderr)))
+        seed = example.get("seed")
+        seed_text = ("none: a derandomized run finds this input again with the same command"
+                     if seed is None else f"{seed} (rerun with `eventproof run --random --seed "
+                     f"{seed}`)")
+        parts.append(f'<p class="seed"><b>Seed</b> {_e(seed_text)}</p>')
+        command = _replay_command(column, row, example)
+        parts.append('<div class="replay"><b>Replay</b> '
+                     f'<code class="cmd">{_e(command)}</code>'
+                     '<button type="button" class="copy" data-copy>Copy</button></div>')
+    coverage = result.get("coverage")
+    if coverage is not None:
+        rows = "".join(f"<tr><th>{_e(key)}</th><td>{_e(value)}</td></tr>"
+                       for key, value in _coverage_items(coverage))
+        parts.append(f'<table class="coverage"><caption>Coverage</caption>{rows}</table>')
+    parts.append("</article></dialog>")
+    return "".join(parts)
+
+
+def _cell(column: _Column, row: _Row, panels: list[str]) -> tuple[str, str]:
+    result = column.results.get(row.id)
+    if result is None:
+        not_run = _pill(NOT_RUN, ' title="not in this report: its operation was not run"')
+        return NOT_RUN, f'<td class="cell" data-outcome="{NOT_RUN}">{not_run}</td>'
+    outcome = str(result["outcome"])
+    detail = result.get("counterexample") is not None or (
+        outcome != "pass" and bool(result.get("note"))) or result.get("coverage") is not None
+    tip = _e(_first_line(str((result.get("counterexample") or {}).get("message")
+                             or result.get("note") or "")))
+    title = f' title="{tip}"' if tip else ""
+    if detail:
+        panel_id = f"cx-{column.index}-{_slug(row.id)}"
+        panels.append(_panel(panel_id, column, row, result))
+        inner = (f'<a class="pill o-{outcome} open" href="#{panel_id}" data-open="{panel_id}"'
+                 f'{title}>{_e(_OUTCOME_LABEL[outcome])}</a>')
+    else:
+        inner = _pill(outcome, title)
+    coverage = result.get("coverage")
+    if coverage is not None:
+        shown = " · ".join(f"{key} {value}" for key, value in _coverage_items(coverage)[:2])
+        inner += f'<span class="cov">{_e(shown)}</span>'
+    return outcome, f'<td class="cell" data-outcome="{outcome}">{inner}</td>'
+
+
+def _first_line(text: str, limit: int = 300) -> str:
+    line = text.splitlines()[0] if text else ""
+    return line if len(line) <= limit else line[:limit] + "…"
+
+
+def _card(column: _Column, badge_href: str) -> str:
+    report = column.report
+    identity = column.implementation
+    conforms = bool(report["conforms"])
+    totals = report["totals"]
+    counted = sum(int(totals.get(outcome, 0)) for outcome in OUTCOMES) or 1
+    bar = "".join(
+        f'<span class="o-{outcome}" style="flex-grow:{int(totals[outcome])}" '
+        f'title="{int(totals[outcome])} {outcome}"></span>'
+        for outcome in OUTCOMES if int(totals.get(outcome, 0)))
+    counts = " ".join(f'<span class="count">{_pill(outcome)} {int(totals[outcome])}</span>'
+                      for outcome in OUTCOMES if int(totals.get(outcome, 0)))
+    language = identity.get("language")
+    homepage = identity.get("homepage")
+    name = _e(column.name)
+    if isinstance(homepage, str) and homepage.startswith(("https://", "http://")):
+        name = f'<a href="{_e(homepage)}">{name}</a>'
+    seed = "deterministic" if report["seed"] is None else f"seed {report['seed']}"
+    capabilities = report["capabilities"]
+    return (
+        f'<section class="card {"ok" if conforms else "bad"}" aria-label="{_e(_label(column))}">'
+        f'<h3>{name} <span class="ver">{_e(column.version)}</span></h3>'
+        f'<p class="verdict">{"✓ conforms" if conforms else "✗ does not conform"}</p>'
+        f'<div class="bar" role="img" aria-label="{counted} rules">{bar}</div>'
+        f'<p class="counts">{counts}</p>'
+        f'<p class="meta">{_e(language or "language not stated")} · '
+        f'fit {_e(capabilities["fitStrategy"])} · budget {_e(report["budget"])} · {_e(seed)}'
+        f' · {int(report["calls"])} calls in {float(report["durationSeconds"]):.1f} s</p>'
+        f'<p class="meta">eventproof {_e(report["suiteVersion"])}, spec '
+        f'{_e(report["specVersion"])} · <a href="{_e(badge_href)}">badge</a> · '
+        f'<span title="{_e(column.source)}">{_e(column.source.name)}</span></p>'
+        "</section>")
+
+
+def matrix_html(reports: Sequence[tuple[Path, dict[str, Any]]], *,
+                title: str = "eventproof conformance matrix",
+                badge_paths: Sequence[str] | None = None) -> str:
+    """The page for ``reports`` (``(source, document)`` pairs, documents as :func:`load_report`
+    returns them)."""
+    if not reports:
+        raise MatrixError("no report to render; give at least one report written by "
+                          "`eventproof run --json FILE`")
+    columns = _columns(reports)
+    hrefs = list(badge_paths or [f"badges/{column.slug}.json" for column in columns])
+    rows = _rows(columns)
+    panels: list[str] = []
+    groups: list[str] = []
+    seen: dict[str, int] = dict.fromkeys([*OUTCOMES, NOT_RUN], 0)
+    for (profile, file, number), members in groupby(
+            rows, key=lambda row: (row.profile, *_section_key(row.section))):
+        section = f"{file}#{number}" if number else file
+        body = [
+            '<tbody class="group">'
+            f'<tr class="head"><th colspan="{len(columns) + 1}" scope="rowgroup">'
+            f'<span class="profile">{_e(profile)}</span> '
+            f'<a href="{_e(section_url(section))}">{_e(section_label(section))}</a></th></tr>']
+        for row in members:
+            outcomes, cells = [], []
+            for column in columns:
+                outcome, cell = _cell(column, row, panels)
+                outcomes.append(outcome)
+                seen[outcome] += 1
+                cells.append(cell)
+            search = " ".join([row.id, row.title, row.section, row.op]).lower()
+            should = ' <span class="should">SHOULD</span>' if row.level == "SHOULD" else ""
+            body.append(
+                f'<tr class="rule" data-outcomes="{" ".join(sorted(set(outcomes)))}" '
+                f'data-uniform="{int(len(set(outcomes)) == 1)}" data-search="{_e(search)}">'
+                f'<th scope="row" class="rule-id"><code>{_e(row.id)}</code>{should}'
+                f' <a class="sec" href="{_e(section_url(row.section))}">'
+                f"§{_e(row.section.partition('#')[2])}</a>"
+                f'<span class="rule-title">{_e(row.title)}</span></th>{"".join(cells)}</tr>')
+        body.append("</tbody>")
+        groups.append("".join(body))
+
+    filters = "".join(
+        f'<label class="filter"><input type="checkbox" data-filter value="{outcome}" checked>'
+        f'{_pill(outcome)} <span class="n">{count}</span></label>'
+        for outcome, count in seen.items() if count)
+    header_cells = "".join(
+        f'<th scope="col" class="impl {"ok" if column.report["conforms"] else "bad"}">'
+        f'<span class="impl-name">{_e(column.name)}</span>'
+        f'<span class="impl-ver">{_e(column.version)}</span></th>'
+        for column in columns)
+    cards = "".join(_card(column, href) for column, href in zip(columns, hrefs, strict=True))
+    specs = sorted({str(column.report["specVersion"]) for column in columns})
+    generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    conforming = sum(1 for column in columns if column.report["conforms"])
+    return _PAGE.format(
+        title=_e(title),
+        summary=_e(f"{conforming} of {_plural(len(columns), 'implementation')} conform · "
+                   f"{len(rows)} rules · spec {', '.join(specs)} · rendered by eventproof "
+                   f"{SUITE_VERSION} (spec {SPEC_VERSION}), {generated}"),
+        cards=cards, filters=filters, header_cells=header_cells, groups="".join(groups),
+        panels="".join(panels), style=_STYLE, script=_SCRIPT, columns=len(columns) + 1,
+    )
+
+
+def write_matrix(directory: str | os.PathLike[str],
+                 report_paths: Iterable[str | os.PathLike[str]], *,
+                 title: str = "eventproof conformance matrix") -> list[Path]:
+    """Write ``index.html`` and ``badges/<implementation>.json`` for the reports into
+    ``directory`` (created if need be); return the files written, the page first."""
+    sources = [Path(path) for path in report_paths]
+    reports = [(source, load_report(source)) for source in sources]
+    if not reports:
+        raise MatrixError("no report to render; give at least one report written by "
+                          "`eventproof run --json FILE`")
+    target = Path(directory)
+    if target.exists() and not target.is_dir():
+        raise MatrixError(f"{target}: exists and is not a directory; give a directory for "
+                          "the page and its badges")
+    columns = _columns(reports)
+    badge_names = [f"badges/{column.slug}.json" for column in columns]
+    page = target / "index.html"
+    (target / "badges").mkdir(parents=True, exist_ok=True)
+    page.write_text(matrix_html(reports, title=title, badge_paths=badge_names),
+                    encoding="utf-8", newline="\n")
+    written = [page]
+    for (_, report), name in zip(reports, badge_names, strict=True):
+        path = target / name
+        path.write_text(json.dumps(badge(report), ensure_ascii=False) + "\n", encoding="utf-8")
+        written.append(path)
+    return written
+
+
+# -- the page's frame, style and script ---------------------------------------------------------
+
+_STYLE = """
+:root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#f6f8fa;--card:#fff;--accent:#0969da;
+--pass:#1a7f37;--fail:#cf222e;--error:#bc4c00;--crash:#82071e;--timeout:#8250df;--skip:#6e7781;
+--xfail:#9a6700;--xpass:#bf3989;--none:#afb8c1}
+*{box-sizing:border-box}
+body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,
+sans-serif;color:var(--fg);background:var(--bg)}
+code,pre,.cmd{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",
+monospace;font-size:12.5px}
+a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
+.top{background:#24292f;color:#fff;padding:18px 28px}
+.top h1{margin:0;font-size:20px;font-weight:600}.top p{margin:4px 0 0;color:#c9d1d9;font-size:13px}
+main{padding:20px 28px 40px;max-width:1500px}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:14px;
+margin-bottom:18px}
+.card{background:var(--card);border:1px solid var(--line);border-top:4px solid var(--pass);
+border-radius:8px;padding:12px 14px}
+.card.bad{border-top-color:var(--fail)}
+.card h3{margin:0;font-size:16px}.card .ver{color:var(--muted);font-weight:400}
+.verdict{margin:4px 0 8px;font-weight:600}.card.ok .verdict{color:var(--pass)}
+.card.bad .verdict{color:var(--fail)}
+.bar{display:flex;height:8px;border-radius:4px;overflow:hidden;background:var(--line)}
+.bar span{display:block;min-width:3px}
+.bar .o-pass{background:var(--pass)}.bar .o-fail{background:var(--fail)}
+.bar .o-error{background:var(--error)}.bar .o-crash{background:var(--crash)}
+.bar .o-timeout{background:var(--timeout)}.bar .o-skip{background:var(--skip)}
+.bar .o-xfail{background:var(--xfail)}.bar .o-xpass{background:var(--xpass)}
+.counts{margin:8px 0 4px;display:flex;flex-wrap:wrap;gap:8px}
+.meta{margin:2px 0;color:var(--muted);font-size:12.5px}
+.toolbar{display:flex;flex-wrap:wrap;align-items:center;gap:8px 14px;background:var(--card);
+border:1px solid var(--line);border-radius:8px;padding:10px 14px;margin-bottom:12px}
+.toolbar .lbl{font-weight:600;color:var(--muted)}
+.filter{display:inline-flex;align-items:center;gap:5px;cursor:pointer;user-select:none}
+.filter .n{color:var(--muted);font-size:12px}
+.toolbar input[type=search]{padding:5px 9px;border:1px solid var(--line);
+border-radius:6px;width:250px;font:inherit}
+.shown{color:var(--muted);font-size:12.5px}
+.wrap{overflow-x:auto;background:var(--card);border:1px solid var(--line);border-radius:8px}
+table.matrix{border-collapse:separate;border-spacing:0;width:100%}
+.matrix thead th{position:sticky;top:0;background:#eef1f4;z-index:2;text-align:center;
+padding:8px 10px;border-bottom:1px solid var(--line);font-weight:600;vertical-align:bottom}
+.matrix thead th:first-child{text-align:left}
+.matrix .impl{min-width:130px;border-bottom:3px solid var(--pass)}
+.matrix .impl.bad{border-bottom-color:var(--fail)}
+.impl-name{display:block}.impl-ver{display:block;color:var(--muted);font-weight:400;font-size:12px}
+.matrix tr.head th{background:#f6f8fa;text-align:left;padding:10px 12px 6px;font-weight:600;
+border-top:1px solid var(--line);font-size:13px}
+.profile{display:inline-block;background:#ddf4ff;color:#0550ae;border-radius:10px;
+padding:0 8px;font-size:11.5px;text-transform:uppercase;letter-spacing:.04em;margin-right:6px}
+.matrix tr.rule th,.matrix tr.rule td{padding:6px 12px;border-top:1px solid #eaeef2}
+.matrix tr.rule:hover{background:#f6f8fa}
+.rule-id{text-align:left;font-weight:400;min-width:380px}
+.rule-id code{font-weight:600}
+.rule-title{display:block;color:var(--muted);font-size:12.5px;max-width:620px}
+.sec{font-size:11.5px;color:var(--muted)}
+.should{font-size:10.5px;background:#fff8c5;color:#7d4e00;border-radius:8px;padding:0 6px}
+td.cell{text-align:center;white-space:nowrap}
+.pill{display:inline-block;min-width:56px;padding:1px 9px;border-radius:11px;font-size:12px;
+font-weight:600;color:#fff;text-align:center;line-height:19px}
+a.pill{cursor:pointer;box-shadow:0 0 0 2px transparent;transition:box-shadow .1s}
+a.pill:hover{text-decoration:none;box-shadow:0 0 0 3px rgba(9,105,218,.35)}
+a.pill::after{content:" ›";font-weight:700}
+.o-pass{background:var(--pass)}.o-fail{background:var(--fail)}.o-error{background:var(--error)}
+.o-crash{background:var(--crash)}.o-timeout{background:var(--timeout)}
+.o-skip{background:var(--skip)}.o-xfail{background:var(--xfail)}.o-xpass{background:var(--xpass)}
+.pill.o-none{background:transparent;color:var(--none);border:1px dashed var(--none);
+font-weight:400}
+.cov{display:block;color:var(--muted);font-size:11px;margin-top:2px}
+dialog.cx{border:0;padding:0;background:transparent;max-width:none;max-height:none}
+dialog.cx::backdrop{background:rgba(31,35,40,.5)}
+dialog.cx[open]{position:fixed;inset:0;width:100%;height:100%;display:flex;
+align-items:flex-start;justify-content:center;padding:4vh 2vw}
+html:not(.js) dialog.cx:target{display:flex;position:fixed;inset:0;width:100%;height:100%;
+align-items:flex-start;justify-content:center;padding:4vh 2vw;background:rgba(31,35,40,.5);
+z-index:10}
+.backdrop{position:absolute;inset:0}
+.panel{position:relative;background:var(--card);border-radius:10px;width:min(980px,100%);
+max-height:92vh;overflow:auto;padding:18px 22px 20px;box-shadow:0 12px 40px rgba(0,0,0,.3)}
+.panel header{display:flex;justify-content:space-between;gap:14px;border-bottom:1px solid
+var(--line);padding-bottom:10px;margin-bottom:10px}
+.panel h2{margin:0;font-size:17px;display:flex;gap:10px;align-items:center}
+.panel .sub{margin:4px 0 0;color:var(--muted)}.panel .title{margin:4px 0 0}
+.close{font-size:26px;line-height:1;color:var(--muted);padding:0 4px}
+.close:hover{color:var(--fg);text-decoration:none}
+.message{background:#fff1e5;border-left:4px solid var(--error);padding:8px 12px;
+border-radius:4px;white-space:pre-wrap;overflow-wrap:anywhere}
+.note{background:#f6f8fa;border-left:4px solid var(--skip);padding:8px 12px;border-radius:4px;
+white-space:pre-wrap}
+details{margin:8px 0}summary{cursor:pointer;font-weight:600}
+pre{background:#f6f8fa;border:1px solid var(--line);border-radius:6px;padding:10px 12px;
+overflow:auto;max-height:46vh;margin:6px 0 0;white-space:pre-wrap;overflow-wrap:anywhere}
+pre.diff span{display:block;min-height:1.2em}.d-del{background:#ffebe9;color:#82071e}
+.d-add{background:#dafbe1;color:#116329}.d-hunk{color:#8250df}.d-ctx{color:var(--fg)}
+.seed{margin:10px 0 4px}
+.replay{display:flex;align-items:center;gap:8px;flex-wrap:wrap;margin-top:6px}
+.replay .cmd{background:#24292f;color:#f6f8fa;padding:6px 10px;border-radius:6px;
+overflow-wrap:anywhere;flex:1}
+.copy{font:inherit;font-size:12px;padding:4px 10px;border:1px solid var(--line);
+border-radius:6px;background:#f6f8fa;cursor:pointer}
+table.coverage{border-collapse:collapse;margin-top:10px}
+table.coverage caption{text-align:left;font-weight:600;margin-bottom:4px}
+table.coverage th,table.coverage td{border:1px solid var(--line);padding:3px 8px;
+text-align:left;font-weight:400}
+footer{color:var(--muted);font-size:12px;margin-top:14px}
+[hidden]{display:none !important}
+"""
+
+_SCRIPT = """
+(function () {
+  "use strict";
+  var boxes = Array.prototype.slice.call(document.querySelectorAll("input[data-filter]"));
+  var differ = document.getElementById("differ");
+  var search = document.getElementById("search");
+  var shown = document.getElementById("shown");
+  var rows = Array.prototype.slice.call(document.querySelectorAll("tr.rule"));
+  function apply() {
+    var on = {};
+    boxes.forEach(function (box) { on[box.value] = box.checked; });
+    var query = search.value.trim().toLowerCase();
+    var visible = 0;
+    rows.forEach(function (row) {
+      var show = row.getAttribute("data-outcomes").split(" ").some(function (o) {
+        return on[o];
+      });
+      if (differ.checked && row.getAttribute("data-uniform") === "1") show = false;
+      if (query && row.getAttribute("data-search").indexOf(query) < 0) show = false;
+      row.hidden = !show;
+      if (show) visible += 1;
+    });
+    document.querySelectorAll("tbody.group").forEach(function (group) {
+      group.hidden = !group.querySelector("tr.rule:not([hidden])");
+    });
+    shown.textContent = visible + " of " + rows.length + " rules shown";
+  }
+  boxes.forEach(function (box) { box.addEventListener("change", apply); });
+  differ.addEventListener("change", apply);
+  search.addEventListener("input", apply);
+  document.getElementById("failures").addEventListener("click", function () {
+    boxes.forEach(function (box) {
+      box.checked = ["pass", "skip", "xfail", "none"].indexOf(box.value) < 0;
+    });
+    apply();
+  });
+  document.getElementById("everything").addEventListener("click", function () {
+    boxes.forEach(function (box) { box.checked = true; });
+    differ.checked = false;
+    search.value = "";
+    apply();
+  });
+  function open(id) {
+    var dialog = document.getElementById(id);
+    if (!dialog || !dialog.showModal) return false;
+    if (!dialog.open) dialog.showModal();
+    history.replaceState(null, "", "#" + id);
+    return true;
+  }
+  document.addEventListener("click", function (event) {
+    var opener = event.target.closest("[data-open]");
+    if (opener && open(opener.getAttribute("data-open"))) { event.preventDefault(); return; }
+    var closer = event.target.closest("[data-close], .backdrop");
+    var dialog = event.target.closest("dialog");
+    if (dialog && (closer || event.target === dialog)) {
+      event.preventDefault();
+      dialog.close();
+      return;
+    }
+    var copy = event.target.closest("[data-copy]");
+    if (copy) {
+      var text = copy.parentNode.querySelector(".cmd").textContent;
+      var done = function () { copy.textContent = "Copied"; };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(text).then(done);
+      } else {
+        var range = document.createRange();
+        range.selectNodeContents(copy.parentNode.querySelector(".cmd"));
+        var selection = window.getSelection();
+        selection.removeAllRanges();
+        selection.addRange(range);
+        try { document.execCommand("copy"); done(); } catch (e) { /* selected for the user */ }
+      }
+    }
+  });
+  document.querySelectorAll("dialog.cx").forEach(function (dialog) {
+    dialog.addEventListener("close", function () {
+      history.replaceState(null, "", location.pathname + location.search);
+    });
+  });
+  // ?outcomes=fail,error preselects the filters, so a link can show only the problems.
+  var preset = /[?&]outcomes=([^&]*)/.exec(location.search);
+  if (preset) {
+    var wanted = decodeURIComponent(preset[1]).split(",");
+    boxes.forEach(function (box) { box.checked = wanted.indexOf(box.value) >= 0; });
+  }
+  if (location.hash.length > 1) open(decodeURIComponent(location.hash.slice(1)));
+  apply();
+})();
+"""
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="eventproof">
+<title>{title}</title>
+<script>document.documentElement.className = "js";</script>
+<style>{style}</style>
+</head>
+<body>
+<header class="top"><h1>{title}</h1><p>{summary}</p></header>
+<main>
+<div class="cards">{cards}</div>
+<div class="toolbar" role="group" aria-label="Filters">
+<input type="search" id="search" placeholder="Filter by rule id, title or section"
+ aria-label="Filter by rule id, title or section">
+<span class="lbl">Show rules with</span>{filters}
+<label class="filter"><input type="checkbox" id="differ"> only where implementations differ</label>
+<button type="button" class="copy" id="failures">Only problems</button>
+<button type="button" class="copy" id="everything">Everything</button>
+<span class="shown" id="shown"></span>
+</div>
+<div class="wrap">
+<table class="matrix">
+<thead><tr><th scope="col">Rule</th>{header_cells}</tr></thead>
+{groups}
+</table>
+</div>
+<footer>Click an outcome with › to see its counterexample, diff and replay command. Each
+implementation's badge is a shields.io endpoint file: publish it and use
+<code>https://img.shields.io/endpoint?url=&lt;its URL&gt;</code>.</footer>
+</main>
+{panels}
+<script>{script}</script>
+</body>
+</html>
+"""

@@ -1,0 +1,3 @@
+module github.com/eventproof/eventproof/examples/go
+
+go 1.19

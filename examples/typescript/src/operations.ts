@@ -1,0 +1,55 @@
+// The five operations (selection.md §7, wire.md §8): one request's input in, one JSON value out.
+// Erroneous input throws InvalidInput, which the protocol loop answers as `errored`.
+
+import { InvalidInput } from "./errors.js";
+import { type Json, hasMember, member } from "./json.js";
+import { requireBoolean, requireList, requireObject, requireString } from "./read.js";
+import { foldResults, selectOutput } from "./selection.js";
+import { settleRun } from "./settle.js";
+import { type FitStrategy, classifyEvent, projectEvent, requireMaxBytes } from "./wire.js";
+
+export const OPS = ["select", "fold", "settle", "classify", "project"] as const;
+export type Op = (typeof OPS)[number];
+
+function isOp(op: Json | undefined): op is Op {
+  return typeof op === "string" && (OPS as readonly string[]).includes(op);
+}
+
+const LOG = { what: "the session log (selection.md §7)", fix: "Send the events as a list." };
+
+/** Answer one operation; `fitStrategy` is the one declared in the handshake. */
+export function runOp(op: Json | undefined, input: Json | undefined, fitStrategy: FitStrategy): Json {
+  if (!isOp(op)) {
+    throw new InvalidInput({ value: op, path: "$.op", reason: "is not an operation of this port", fix: `Use one of ${OPS.join(", ")}.` });
+  }
+  const request = requireObject(input, "$", { what: "an operation input", fix: `Send the input object of op-${op}.json.` });
+  switch (op) {
+    case "select":
+      return selectOutput(requireList(member(request, "events"), "$.events", LOG));
+    case "fold":
+      return foldResults(
+        requireList(member(request, "pushes"), "$.pushes", { what: "the pushes (selection.md §7)", fix: 'Send {"pushes": [{"event": ...} or {"text": "..."}, ...]}.' }),
+      );
+    case "settle": {
+      const events = requireList(member(request, "events"), "$.events", LOG);
+      const cancelled = requireBoolean(member(request, "cancelled"), "$.cancelled", { what: "cancelled (selection.md §7)", fix: "Send true or false." });
+      if (!hasMember(request, "diagnostic")) return settleRun(events, { cancelled });
+      const diagnostic = requireString(member(request, "diagnostic"), "$.diagnostic", {
+        what: "the diagnostic (selection.md §7)",
+        fix: "Send the diagnostic as a string, or leave it out.",
+      });
+      return settleRun(events, { cancelled, diagnostic });
+    }
+    case "classify":
+      return classifyEvent(member(request, "event"));
+    case "project": {
+      const maxBytes = requireMaxBytes(member(request, "maxBytes"));
+      const includeLiveEvents = requireBoolean(member(request, "includeLiveEvents"), "$.includeLiveEvents", {
+        what: "includeLiveEvents (wire.md §8)",
+        fix: "Send true or false.",
+      });
+      const line = projectEvent(member(request, "event"), { includeLiveEvents, maxBytes, fitStrategy });
+      return line === null ? null : { line };
+    }
+  }
+}
