@@ -946,9 +946,12 @@ _UNSTEPPED_ENDS: tuple[str, ...] = (
 #: Kinds a stepped turn ends with, the ones whose mappings differ between the paths first.
 _STEPPED_ENDS: tuple[str, ...] = (
     "completed", "max-tokens", "aborted", "error", "interrupted", "blocked", "completed",
-    "max-tokens", "interrupted", "error", "aborted", "completed", *UNKNOWN_REASON_KINDS,
+    "max-tokens", "interrupted", "error", "aborted", "completed", "paused", "Completed",
 )
 _DIAGNOSTICS = ("exit code 137", "context window exceeded\nafter 3 retries", "\ud800 😀")
+
+
+_KEEP = st.sampled_from((False, *[True] * 15))  # shrinks to False: the event goes
 
 
 @cache
@@ -958,16 +961,32 @@ def _diagnostics() -> st.SearchStrategy[str | None]:
                      st.one_of(st.sampled_from(_DIAGNOSTICS), text_pieces()))
 
 
-def _request(draw: st.DrawFn, drafts: list[Event]) -> dict[str, Any]:
-    """A settle request over ``drafts``: one-shot (``mode`` absent or explicit) or continuable."""
+#: The mode of a request: absent (one-shot), continuable, or an explicit one-shot.
+_MODES = st.sampled_from((None, "continuable", "one-shot", "continuable"))
+#: The same, for families whose logs matter most on the continuable path.
+_MOSTLY_CONTINUABLE = st.sampled_from((None, "continuable", "continuable", "continuable"))
+#: A one-shot run is cancelled a third of the time: its mapping is read without the override.
+_CANCELLED = st.sampled_from((False, True, False))
+
+
+def _request(draw: st.DrawFn, drafts: list[Event], *, thinned: bool = True,
+             modes: st.SearchStrategy[str | None] = _MODES) -> dict[str, Any]:
+    """A settle request over ``drafts``: one-shot (``mode`` absent or explicit) or continuable.
+
+    When ``thinned``, each event is kept unless its own draw says no: rarely while generating (an
+    event gone now and then is one more irregular log), and event by event while shrinking, so
+    a counterexample sheds the scaffolding its family built around the events that matter.
+    """
+    if thinned:
+        drafts = [event for event in drafts if draw(_KEEP)]
     events = _numbered(draw, drafts)
-    mode = draw(st.sampled_from((None, "continuable", "one-shot", "continuable")))
+    mode = draw(modes)
     if mode == "continuable":
         return {"events": events, "mode": "continuable"}
     request: dict[str, Any] = {"events": events}
     if mode is not None:
         request["mode"] = mode
-    request["cancelled"] = draw(st.booleans())
+    request["cancelled"] = draw(_CANCELLED)
     diagnostic = draw(_diagnostics())
     if diagnostic is not None:
         request["diagnostic"] = diagnostic
@@ -1029,7 +1048,7 @@ def _irregular_turns(draw: st.DrawFn) -> dict[str, Any]:
     """Turn, step and inbox events in any order over turns 1 and 2: repeated turn numbers,
     turn/end without turn/start, step/start outside the open turn, splices outside any turn
     (§5.1). Short, so that a counterexample is the two or three events that matter."""
-    return _request(draw, draw(_some(_irregular_events(), 0, 6)))
+    return _request(draw, draw(_some(_irregular_events(), 0, 6)), thinned=False)
 
 
 @cache
@@ -1076,19 +1095,46 @@ def _claimed_unstepped(draw: st.DrawFn) -> dict[str, Any]:
 
 @st.composite
 def _cancelled_work(draw: st.DrawFn) -> dict[str, Any]:
-    """A run with inbox cancellations at any point: before its first turn, inside a turn,
-    between turns, after the end; with a replacement or none (§5.1 settle.dropped-unrun); and
-    claims at any point, inside a turn or outside all."""
-    events: list[Event] = []
-    for turn in range(1, 1 + draw(st.integers(0, 2))):
-        events += (_stepped_turn(draw, turn) if _likely(draw) else _unstepped_turn(draw, turn))
+    """A run with inbox cancellations at any point: before its first turn, between turns, after
+    the end; with a replacement or none (§5.1 settle.dropped-unrun); and claims at any point,
+    inside a turn or outside all."""
+    turns: list[list[Event]] = []
+    for turn in range(1, 1 + draw(st.integers(1, 2))):
+        # Dropped work is read only after a clean end or none (§5.3): mostly completed turns.
+        kind = draw(st.sampled_from(("completed", "completed", None)))
+        turns.append(_stepped_turn(draw, turn, kind) if _likely(draw)
+                     else _unstepped_turn(draw, turn))
     for _ in range(draw(st.integers(1, 2))):
-        at = draw(st.integers(0, len(events)))
+        at = draw(st.sampled_from(range(len(turns) + 1)))  # before a turn, or after the last
         splice = draw(st.sampled_from(("cancel", "replace", "cancel", "claim")))
-        # A claim lands inside a turn or outside any (where it claims for no turn).
-        events.insert(at, _claim() if splice == "claim" else _cancellation(splice == "replace"))
+        turns.insert(at, [_claim() if splice == "claim" else _cancellation(splice == "replace")])
+    if not _likely(draw):
+        inside = draw(st.sampled_from(range(len(turns))))  # a cancellation inside a turn
+        turns[inside] = [*turns[inside][:1], _cancellation(), *turns[inside][1:]]
+    events = [event for part in turns for event in part]
     if draw(st.booleans()):
         events.append(_insertion())
+    return _request(draw, events, modes=_MOSTLY_CONTINUABLE)
+
+
+#: Ends whose reading differs between the paths (§5.3): interrupted, no end, completed with and
+#: without dropped work, kinds nobody knows; and the rest, for the mappings they share.
+_PATH_ENDS: tuple[str | None, ...] = (
+    "interrupted", None, "completed", "interrupted", "error", "max-tokens", "paused", "blocked",
+    "aborted", "completed", "interrupted", "max-tokens", None,
+)
+
+
+@st.composite
+def _path_differences(draw: st.DrawFn) -> dict[str, Any]:
+    """One stepped turn ending where the two paths part (§5.2, §5.3), maybe with no turn/end,
+    maybe followed by a cancellation: the same kinds of log on both paths."""
+    kind = draw(st.sampled_from(_PATH_ENDS))
+    events = _stepped_turn(draw, 1, kind or "completed")
+    if kind is None:
+        events = events[:-1]  # torn down before the loop recorded its end
+    if not _likely(draw):
+        events.append(_cancellation(draw(st.booleans())))
     return _request(draw, events)
 
 
@@ -1147,6 +1193,8 @@ SETTLE_FAMILY_AIMS: dict[str, tuple[str, ...]] = {
     "claimed-unstepped": ("settle.accounting-turn", "settle.one-shot-reason",
                           "settle.continuable-reason", "settle.cancelled"),
     "cancelled-work": ("settle.dropped-unrun", "settle.continuable-reason", "settle.cancelled"),
+    "path-differences": ("settle.one-shot-reason", "settle.continuable-reason",
+                         "settle.cancelled", "settle.tool-result"),
     "agent-loop-runs": (),
     "outputs": ("settle.output", "settle.last-assistant", "settle.tool-result",
                 "settle.one-shot-reason", "settle.cancelled"),
@@ -1159,7 +1207,8 @@ def settle_families(capabilities: Capabilities | None = None) -> tuple[Family, .
         ("irregular-turns", 3, _irregular_turns()),
         ("stepped-then-unstepped", 2, _stepped_then_unstepped()),
         ("claimed-unstepped", 2, _claimed_unstepped()),
-        ("cancelled-work", 2, _cancelled_work()),
+        ("cancelled-work", 3, _cancelled_work()),
+        ("path-differences", 3, _path_differences()),
         ("agent-loop-runs", 2, _agent_loop_runs()),
         ("outputs", 4, _outputs()),
     )

@@ -320,13 +320,13 @@ def _violation(rule: str, settled: _Settled, actual: Any, why: str, hint: str = 
 
 def _misreadings(settled: _Settled) -> set[str]:
     """What a wrong mapping table makes of the right end: the other path's mapping, 'error' for a
-    kind it does not know, or the kind passed through."""
+    kind it does not know, or the kind passed through; and 'error' for no end at all."""
     kind = settled.account.kind
-    other = (recorded_one_shot(kind) if settled.continuable
-             else continuable_reason(kind, settled.account.dropped))
-    found = {"error", other}
+    found = {"error"}
     if isinstance(kind, str):
         found.add(kind)
+        found.add(recorded_one_shot(kind) if settled.continuable
+                  else continuable_reason(kind, settled.account.dropped))
     return found - {settled.stop_reason}
 
 
