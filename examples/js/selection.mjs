@@ -217,7 +217,7 @@ export function consumedWork(events, path = "$.events") {
           const inserted = requireList(data.inserted, `${at}.data.inserted`, "the inserted messages of a splice", "Send the messages the splice inserted as a list, [] for none (selection.md §2.4).");
           // Only a cancellation that leaves nothing behind drops work; a replacement keeps it.
           droppedUnrun = droppedUnrun || inserted.length === 0;
-        } else if (open !== null) {
+        } else if (open !== null && !bug("claims-ignored")) {
           claimed.add(open); // a claim outside any turn is ignored
         }
         break;
@@ -229,9 +229,10 @@ export function consumedWork(events, path = "$.events") {
         let accounts = false;
         if (stepped.delete(turn)) accounts = true; // a claim mark of the turn stays
         else if (claimed.delete(turn)) accounts = kind !== "completed";
-        if (accounts) {
+        if (accounts || bug("last-turn-end-wins")) {
           endKind = kind;
-          droppedUnrun = false; // drops before this end are its own to report
+          // Drops before this end are its own to report.
+          if (!bug("drops-never-cleared")) droppedUnrun = false;
         }
         break;
       }
@@ -244,7 +245,7 @@ export function consumedWork(events, path = "$.events") {
 
 /** §5.2: the one-shot stop reason; dropped work is not read, the cancelled flag is. */
 function oneShotStopReason({ endKind }, cancelled) {
-  const recorded = (endKind !== null && ONE_SHOT_REASONS.get(endKind)) || "error";
+  const recorded = (endKind !== null && !(endKind === "blocked" && bug("blocked-is-error")) && ONE_SHOT_REASONS.get(endKind)) || "error";
   // A cancelled run that did not complete was aborted; a completed one stays completed.
   if (cancelled && (recorded !== "completed" || bug("cancelled-completed-wrong"))) return "aborted";
   return recorded;
@@ -253,6 +254,8 @@ function oneShotStopReason({ endKind }, cancelled) {
 /** §5.3: the continuable stop reason of one epoch. */
 function continuableStopReason({ endKind, droppedUnrun }) {
   if (endKind === null || endKind === "completed") return droppedUnrun ? "aborted" : "completed";
+  if (endKind === "interrupted" && bug("one-mapping")) return "error";
+  if (endKind === "blocked" && bug("blocked-is-error")) return "error";
   return CONTINUABLE_REASONS.get(endKind) ?? "error";
 }
 
@@ -275,7 +278,7 @@ function delegationToolResult(stopReason, output, diagnostic) {
   if (stopReason === "completed") return { isError: false, text };
   // The failure first, then the diagnostic whenever one was given (even ""), then the partial text.
   let message = `Error: ${HEADLINES.get(stopReason) ?? `subagent run ended abnormally (${stopReason})`}`;
-  if (diagnostic !== undefined) message += `\nDiagnostic: ${diagnostic}`;
+  if (diagnostic !== undefined && !(diagnostic === "" && bug("empty-diagnostic-dropped"))) message += `\nDiagnostic: ${diagnostic}`;
   if (text !== "") message += `\nPartial output before the run ended:\n${text}`;
   return { isError: true, text: message };
 }
