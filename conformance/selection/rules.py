@@ -1,4 +1,5 @@
-"""The rules of the selection profile (spec/selection.md): one entry per normative statement a check enforces.
+"""The rules of the selection profile (spec/selection.md): one entry per normative statement a
+check enforces.
 
 Rule ids are stable: reports, expectation files, replay files and the vectors cite them. The spec
 states each rule in the section named here and mentions its id there; a unit test holds the two in

@@ -94,7 +94,7 @@ class Account:
 
 
 def _is_cancellation(data: Any) -> bool:
-    return field_of(data, "outcome") == "canceled"
+    return bool(field_of(data, "outcome") == "canceled")
 
 
 def account_of(
@@ -281,8 +281,9 @@ def _the_end(settled: _Settled) -> str:
     account = settled.account
     if account.end is None:
         return "no turn/end accounts for work, so the run has no end"
-    return (f"the end is {settled.log.name(account.end)} (turn {show(settled_turn(settled, account.end))}, "
-            f"kind {show(account.kind)}): {_decision_words(settled, account.end)}")
+    turn = show(settled_turn(settled, account.end))
+    return (f"the end is {settled.log.name(account.end)} (turn {turn}, kind {show(account.kind)}): "
+            f"{_decision_words(settled, account.end)}")
 
 
 def _dropped_words(settled: _Settled) -> str:
@@ -428,7 +429,8 @@ def _mapping_hint(settled: _Settled, actual: Any) -> str:
     if kind == "max-tokens":
         return "a run keeps its actual stop reason even when it produced output"
     if isinstance(kind, str) and kind not in ONE_SHOT_REASONS and kind not in CONTINUABLE_REASONS:
-        return "a kind this version does not know settles as \"error\", which never overstates success"
+        return ("a kind this version does not know settles as \"error\", which never overstates "
+                "success")
     return ""
 
 
