@@ -273,8 +273,7 @@ def _decision_words(settled: _Settled, index: int) -> str:
     if decision.mark == "claimed":
         return (f"turn {turn} claimed inbox input ({by}) but ended \"completed\" without a step: "
                 "nothing was left to run, so it accounts for no work")
-    return (f"turn {turn} never reached a step and claimed no input, so it accounts for no work "
-            "(marks are keyed by turn number and only a turn/end of that number removes them)")
+    return f"turn {turn} never reached a step and claimed no input, so it accounts for no work"
 
 
 def _the_end(settled: _Settled) -> str:
@@ -392,7 +391,7 @@ def check_settle_accounting_turn(case: Case) -> Iterator[Violation]:
         why_not = _decision_words(settled, other.end)
         if why_not and not settled.account.decisions[other.end].accounts:
             took += f"; but {why_not}"
-    yield _violation("settle.accounting-turn", settled, actual, f"{took}. {_the_end(settled)}")
+    yield _violation("settle.accounting-turn", settled, actual, f"{took}; {_the_end(settled)}")
 
 
 @judges("settle.dropped-unrun")
@@ -409,7 +408,8 @@ def check_settle_dropped_unrun(case: Case) -> Iterator[Violation]:
             field_of(e, "type") == "agent/inbox/spliced"
             and _is_cancellation(field_of(e, "data"))
             for e in settled.log.events[:settled.account.end]):
-        hint = "dropped unrun was never cleared by the accounting turn/end after the cancellation"
+        hint = "as if dropped unrun stayed set past the accounting turn/end that followed the "
+        hint += "cancellation"
     yield _violation("settle.dropped-unrun", settled, actual,
                      f"{end} and {_dropped_words(settled)}", hint)
 
