@@ -1121,7 +1121,7 @@ def _cancelled_work(draw: st.DrawFn) -> dict[str, Any]:
 #: without dropped work, kinds nobody knows; and the rest, for the mappings they share.
 _PATH_ENDS: tuple[str | None, ...] = (
     "interrupted", None, "completed", "interrupted", "error", "max-tokens", "paused", "blocked",
-    "aborted", "completed", "interrupted", "max-tokens", None,
+    "aborted", "completed", "interrupted", "max-tokens", None, "max-tokens", "max-tokens",
 )
 
 
@@ -1166,7 +1166,7 @@ def _agent_loop_runs(draw: st.DrawFn) -> dict[str, Any]:
 #: or none at all.
 _OUTPUT_ENDS: tuple[str | None, ...] = (
     "as-logged", "completed", "completed", "max-tokens", "blocked", "aborted", "error",
-    "interrupted", None, "paused", "completed", "max-tokens",
+    "interrupted", None, "paused", "completed", "max-tokens", "max-tokens",
 )
 
 
