@@ -79,18 +79,14 @@ class Reference:
         if op == "fold":
             return _selection.fold_results(_require_list(request.get("pushes"), "$.pushes"))
         if op == "settle":
-            cancelled = request.get("cancelled")
-            if not isinstance(cancelled, bool):  # selection.md §6: a misspelt key must not pass
-                raise InvalidInput(value=cancelled, path="$.cancelled",
-                                   reason="is not a boolean (the key is required)",
-                                   fix='Send "cancelled": true or false.')
-            diagnostic = request.get("diagnostic")
-            if diagnostic is not None and not isinstance(diagnostic, str):
-                raise InvalidInput(value=diagnostic, path="$.diagnostic", reason="is not a string",
-                                   fix="Send the diagnostic as a string, or leave it out.")
+            # selection.md §7: "mode" picks the settlement path (one-shot when left out); the
+            # members a request leaves out are passed as absent, so that settle_run can tell a
+            # missing "cancelled" (an error for a one-shot run) from a given one.
+            members = {name: request[name] for name in ("cancelled", "diagnostic")
+                       if name in request}
             return _settle.settle_run(
                 _require_list(request.get("events"), "$.events"),
-                cancelled=cancelled, diagnostic=diagnostic,
+                mode=request.get("mode", _settle.ONE_SHOT), **members,
             )
         if op == "classify":
             return _wire.classify_event(_require_mapping(request.get("event"), "$.event"))

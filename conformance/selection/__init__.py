@@ -14,6 +14,7 @@ from .strategies import (
     observe_select,
     observe_settle,
     select_inputs,
+    settle_families,
     settle_inputs,
 )
 from .vectors import fold_sources, select_sources, settle_sources
@@ -43,11 +44,15 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         name="settle", profile="selection", rules=_rules("settle"),
-        families=one_family(settle_inputs), inputs=settle_inputs,
+        families=settle_families, inputs=settle_inputs,
         reference=reference_answer("settle", settle_run),
-        checks=(settle.check_settle_stop_reason, settle.check_settle_cancelled,
-                settle.check_settle_output, settle.check_settle_last_assistant,
-                settle.check_settle_tool_result, settle.check_settle_agrees),
+        # The stop-reason checks are exclusive: each wrong stop reason is blamed on one rule
+        # (checks/settle.py says how). The catch-all comes last.
+        checks=(settle.check_settle_accounting_turn, settle.check_settle_dropped_unrun,
+                settle.check_settle_one_shot_reason, settle.check_settle_cancelled,
+                settle.check_settle_continuable_reason, settle.check_settle_output,
+                settle.check_settle_last_assistant, settle.check_settle_tool_result,
+                settle.check_settle_agrees),
         observer=observe_settle, agreement_rule="settle.agrees",
         hang_rule="settle.agrees", input_schema="op-settle.json",
     ),
@@ -60,7 +65,8 @@ PROFILE = Profile(
                   "log produced.", select_sources),
         RuleGroup("fold", "The incremental selection (spec/selection.md §4): collect() after "
                   "every push.", fold_sources),
-        RuleGroup("settle", "How a run settles (spec/selection.md §5): stop reason, result, "
-                  "lifecycle event and the delegation tool's result.", settle_sources),
+        RuleGroup("settle", "How a run settles (spec/selection.md §5): consumed work, the stop "
+                  "reason of both paths, result, lifecycle event and the delegation tool's "
+                  "result.", settle_sources),
     ),
 )

@@ -14,6 +14,13 @@ that every rule's boundary is met within a hundred examples:
   everything that surrounds streamed text when no message has content. Each holds most kinds at
   once, so one log meets many rules.
 
+Every event has the shape the agent loop of the system this profile comes from writes
+(selection.md §2, Appendix A): numeric ``time``, ``{turn, step}`` on step, chunk and message
+events, message ``id`` and ``source``, tool-call ``arguments`` as a raw JSON string (sometimes cut
+short), tool results as user-role messages holding one ``tool-result`` block, and inbox splices.
+A port's adapter can pass them through untouched. Unknown event, chunk and block types and extra
+members appear throughout (§2.1, §2.6): they must be carried, never dropped.
+
 Hypothesis explores far fewer independent cases than it runs examples (it mutates earlier ones),
 so each region where a rule can break is made likely on its own, not merely possible. Every
 decoration of a shape (framing, streaming, usage chunks, trailing events) is optional and shrinks
@@ -25,13 +32,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Any
 
 from hypothesis import strategies as st
 
-from .._model import Capabilities
+from .._model import Capabilities, Family
 
 Event = dict[str, Any]
 Block = dict[str, Any]
@@ -63,7 +69,10 @@ _TRICKY = (
 )
 _TOOL_NAMES = ("read_file", "search", "run_tests", "x")
 _CALL_IDS = ("call_1", "call_2", "toolu_01")
-_BASE_TIME = datetime(2025, 1, 1, tzinfo=UTC)
+#: 2026-01-01T00:00:00Z in Unix epoch milliseconds: ``time`` of the first event of a log.
+BASE_TIME = 1767225600000
+#: The source of every generated assistant message (selection.md §2.2).
+_MODEL_SOURCE: dict[str, Any] = {"kind": "model", "provider": "deepseek", "model": "deepseek-chat"}
 
 
 # -- small values ----------------------------------------------------------------------------------
@@ -155,8 +164,11 @@ def _pair(first: st.SearchStrategy[Any], second: st.SearchStrategy[Any]) -> st.S
 
 # -- content blocks (selection.md §2.5) ------------------------------------------------------------
 
+#: Members a block may carry beyond those the spec pins (selection.md §2.1): a port that rebuilds
+#: blocks from fixed fields loses them.
 _EXTRA_BLOCK_KEYS: Mapping[str, st.SearchStrategy[Any]] = {
     "providerMetadata": st.sampled_from(_OBJECTS).map(_copied),
+    "cacheControl": st.just({"type": "ephemeral", "ttl": 300}),
 }
 
 
@@ -184,13 +196,26 @@ def _image_blocks() -> st.SearchStrategy[Block]:
     })
 
 
+#: Raw arguments a model may leave behind: cut short, empty, not JSON at all (selection.md §2.4).
+_RAW_ARGUMENTS = ('{"path": "src/ma', "", "{}", "not json", '{"q": "\\ud800"}')
+
+
+@cache
+def raw_arguments() -> st.SearchStrategy[str]:
+    """Tool-call arguments as the model produced them: a JSON text, or a broken one."""
+    return st.one_of(
+        json_objects().map(lambda value: json.dumps(value, ensure_ascii=False)),
+        st.sampled_from(_RAW_ARGUMENTS),
+    )
+
+
 @cache
 def _tool_call_blocks() -> st.SearchStrategy[Block]:
     return _block({
         "type": st.just("tool-call"),
         "id": st.sampled_from(_CALL_IDS),
         "name": st.sampled_from(_TOOL_NAMES),
-        "arguments": json_objects(),
+        "arguments": raw_arguments(),
     })
 
 
@@ -208,10 +233,11 @@ def _tool_result_blocks() -> st.SearchStrategy[Block]:
 
 @cache
 def _unknown_blocks() -> st.SearchStrategy[Block]:
-    return _block({
-        "type": st.sampled_from(("citation", "x-vendor-block")),
-        "text": _texts(),
-    })
+    # A block type added later: with text (a reader may take it for a text block) or without.
+    return st.one_of(
+        _block({"type": st.sampled_from(("citation", "x-vendor-block")), "text": _texts()}),
+        _block({"type": st.just("citation"), "url": st.just("https://example.com/a")}),
+    )
 
 
 _BLOCKS: Mapping[str, Callable[[], st.SearchStrategy[Block]]] = {
@@ -258,8 +284,12 @@ def chunks(index: st.SearchStrategy[int] = _INDEXES) -> st.SearchStrategy[dict[s
         st.fixed_dictionaries(
             {"type": st.just("block-end"), "index": index, "block": content_blocks()}),
         st.fixed_dictionaries({"type": st.just("usage"), "usage": usages()}),
-        st.fixed_dictionaries({"type": st.just("finish"), "reason": st.fixed_dictionaries(
-            {"kind": st.sampled_from(("stop", "max-tokens", "tool-calls", "aborted"))})}),
+        st.fixed_dictionaries({"type": st.just("finish"), "reason": st.one_of(
+            st.fixed_dictionaries({"kind": st.sampled_from(("stop", "max-tokens", "tool-calls"))}),
+            st.fixed_dictionaries({"kind": st.sampled_from(("aborted", "error")),
+                                   "failure": st.just({"message": "stream closed",
+                                                       "code": "ABORTED"})}),
+        )}),
         # An unknown chunk type that carries text: it never contributes (selection.md §2.3).
         st.fixed_dictionaries({"type": st.sampled_from(("text-replace", "x-vendor-delta")),
                                "index": index, "text": text_pieces()}),
@@ -267,37 +297,116 @@ def chunks(index: st.SearchStrategy[int] = _INDEXES) -> st.SearchStrategy[dict[s
 
 
 # -- session events (selection.md §2) --------------------------------------------------------------
+# Drafts carry turn 0 and step 0; :func:`_turn` gives the events of a turn their turn and step
+# numbers, and :func:`_numbered` their seq, time and message ids.
+
+#: The event types whose data carries ``turn`` (and, except turn/*, ``step``) (selection.md §2.4).
+_STEP_EVENTS = frozenset({
+    "assistant/chunk", "assistant/message", "tool/call", "tool/result", "step/start", "step/end",
+})
+
 
 def _event(kind: str, data: dict[str, Any]) -> Event:
     # seq and time are assigned when the log is numbered (_numbered).
-    return {"type": kind, "seq": 0, "time": "", "data": data}
+    return {"type": kind, "seq": 0, "time": 0, "data": data}
 
 
 def _chunk(chunk: dict[str, Any]) -> Event:
-    return _event("assistant/chunk", {"chunk": chunk})
+    return _event("assistant/chunk", {"turn": 0, "step": 0, "chunk": chunk})
 
 
 def _message(content: list[Block], *, usage: dict[str, Any] | None = None,
-             interrupted: bool | None = None) -> Event:
-    data: dict[str, Any] = {"message": {"role": "assistant", "content": content}}
+             interrupted: bool = False, extra: Mapping[str, Any] | None = None) -> Event:
+    message = {"id": "", "role": "assistant", "content": content, "source": dict(_MODEL_SOURCE)}
+    data: dict[str, Any] = {"turn": 0, "step": 0, "message": {**message, **(extra or {})}}
     if usage is not None:
         data["usage"] = usage
-    if interrupted is not None:
-        data["interrupted"] = interrupted
+    if interrupted:
+        data["interrupted"] = True  # the member is only ever true (selection.md §2.2)
     return _event("assistant/message", data)
 
 
+def _user_value(content: list[Block]) -> dict[str, Any]:
+    return {"id": "", "role": "user", "content": content, "source": {"kind": "user"}}
+
+
 def _user_message(content: list[Block]) -> Event:
-    return _event("user/message", {"message": {"role": "user", "content": content}})
+    return _event("user/message", _user_value(content))
+
+
+def _tool_call(block: Block) -> Event:
+    return _event("tool/call", {"turn": 0, "step": 0, "callId": block["id"], "name": block["name"],
+                                "arguments": block["arguments"]})
+
+
+def _tool_result(block: Block) -> Event:
+    """A tool result: a user-role message holding exactly one tool-result block (§2.4)."""
+    return _event("tool/result", {"turn": 0, "step": 0, "message": {
+        "id": "", "role": "user", "content": [block],
+        "source": {"kind": "tool", "callId": block["toolCallId"]}}})
+
+
+def turn_end_reason(kind: str) -> dict[str, Any]:
+    """A turn/end reason of ``kind``, with the members its kind requires (selection.md §2.4)."""
+    if kind == "aborted":
+        return {"kind": kind, "reason": {"kind": "user"}}
+    if kind == "error":
+        return {"kind": kind, "error": {"message": "upstream 500", "code": "PROVIDER_ERROR"}}
+    return {"kind": kind}
 
 
 def _turn_end(turn: int, kind: str) -> Event:
-    return _event("turn/end", {"turn": turn, "reason": {"kind": kind}})
+    return _event("turn/end", {"turn": turn, "reason": turn_end_reason(kind)})
+
+
+def _turn_start(turn: int) -> Event:
+    return _event("turn/start", {"turn": turn})
+
+
+def _step_start(turn: int, step: int = 0) -> Event:
+    return _event("step/start", {"turn": turn, "step": step})
+
+
+def _step_end(turn: int, step: int = 0) -> Event:
+    return _event("step/end", {"turn": turn, "step": step})
+
+
+def _splice(*, removed: int | None, inserted: list[dict[str, Any]] | None = None,
+            canceled: bool = False, target: str = "next-turn") -> Event:
+    data: dict[str, Any] = {"target": target, "start": 0}
+    if removed is not None:
+        data["removedCount"] = removed
+    data["inserted"] = inserted or []
+    if canceled:
+        data["outcome"] = "canceled"
+    return _event("agent/inbox/spliced", data)
+
+
+def _claim(target: str = "next-turn") -> Event:
+    """The loop claiming pending input for its open turn (selection.md §2.4, §5.1)."""
+    return _splice(removed=1, target=target)
+
+
+def _cancellation(replaced: bool = False) -> Event:
+    """Pending input discarded; with ``replaced`` a replacement takes its place (§2.4)."""
+    inserted = [_user_value([{"type": "text", "text": "try again"}])] if replaced else []
+    return _splice(removed=1, inserted=inserted, canceled=True)
+
+
+def _insertion() -> Event:
+    """New pending input: no removal, so it consumes no work (§5.1)."""
+    return _splice(removed=None, inserted=[_user_value([{"type": "text", "text": "next"}])])
 
 
 @cache
 def _reason_kinds() -> st.SearchStrategy[str]:
     return st.sampled_from(REASON_KINDS + UNKNOWN_REASON_KINDS)
+
+
+#: Members an assistant message may carry beyond those the spec pins (selection.md §2.1).
+_MESSAGE_EXTRAS: tuple[dict[str, Any], ...] = (
+    {}, {"providerMessageId": "resp_01"}, {"metadata": {"finish": "stop", "10": 1}},
+)
 
 
 @cache
@@ -310,31 +419,31 @@ def _message_drafts(
         content: st.SearchStrategy[list[Block]] = st.one_of(non_empty, st.just([]))
     else:
         content = st.just([]) if empty else non_empty
-    message = st.fixed_dictionaries(
-        {"role": st.just("assistant"), "content": content},
-        optional={"model": st.just("model-1")},
-    )
-    required: dict[str, st.SearchStrategy[Any]] = {"message": message}
-    optional: dict[str, st.SearchStrategy[Any]] = {"usage": usages()}
-    if empty:
-        required["usage"] = usages()  # the usage-only message (selection.md §2.2)
-        del optional["usage"]
-    if interrupted is None:
-        optional["interrupted"] = st.booleans()
-    else:
-        required["interrupted"] = st.just(interrupted)
-    return st.fixed_dictionaries(required, optional=optional).map(
-        lambda data: _event("assistant/message", data))
+    usage = usages() if empty else _maybe(usages())
+    flag = st.booleans() if interrupted is None else st.just(interrupted)
+    return st.builds(
+        lambda blocks, used, cut, extra: _message(blocks, usage=used, interrupted=cut, extra=extra),
+        content, usage, flag, st.sampled_from(_MESSAGE_EXTRAS))
 
 
 @cache
 def _unknown_event_drafts() -> st.SearchStrategy[Event]:
     looks_like_a_message = st.builds(
-        lambda blocks: {"message": {"role": "assistant", "content": blocks}},
+        lambda blocks: {"turn": 1, "step": 0, "message": {
+            "id": "msg_x", "role": "assistant", "content": blocks, "source": dict(_MODEL_SOURCE)}},
         st.lists(_text_blocks(), min_size=1, max_size=1),
     )
     data = st.one_of(json_objects(), looks_like_a_message)
     return st.builds(_event, st.sampled_from(UNKNOWN_EVENT_TYPES), data)
+
+
+@cache
+def _splice_drafts() -> st.SearchStrategy[Event]:
+    return st.one_of(
+        st.sampled_from(("next-turn", "next-step")).map(_claim),
+        st.booleans().map(_cancellation),
+        st.builds(_insertion),
+    )
 
 
 @cache
@@ -344,31 +453,56 @@ def _event_drafts() -> st.SearchStrategy[Event]:
         _message_drafts(),
         chunks().map(_chunk),
         _message_drafts(empty=True),
-        _tool_result_blocks().map(lambda block: _event("tool/result", {"content": block})),
-        _tool_call_blocks().map(lambda block: _event("tool/call", {"content": block})),
+        _tool_result_blocks().map(_tool_result),
+        _tool_call_blocks().map(_tool_call),
         st.builds(_turn_end, st.integers(0, 3), _reason_kinds()),
-        st.builds(lambda n: _event("turn/start", {"turn": n}), st.integers(0, 3)),
-        st.builds(lambda kind, n: _event(kind, {"step": n}),
-                  st.sampled_from(("step/start", "step/end")), st.integers(0, 3)),
-        st.lists(st.one_of(_text_blocks(), _tool_result_blocks()), min_size=1, max_size=2).map(
+        st.builds(_turn_start, st.integers(0, 3)),
+        st.builds(lambda make, turn, step: make(turn, step),
+                  st.sampled_from((_step_start, _step_end)), st.integers(0, 3), st.integers(0, 3)),
+        st.lists(st.one_of(_text_blocks(), _image_blocks()), min_size=1, max_size=2).map(
             _user_message),
+        _splice_drafts(),
         _unknown_event_drafts(),
     )
 
 
+def _in_turn(event: Event, turn: int, step: int | None = None) -> Event:
+    """``event`` (copied) as an event of ``turn`` (and ``step``), when its type carries them."""
+    if event["type"] not in _STEP_EVENTS:
+        return event
+    data = {**event["data"], "turn": turn}
+    if step is not None:
+        data["step"] = step
+    return {**event, "data": data}
+
+
 def _with_envelope(event: Event, seq: int, extra: Mapping[str, Any]) -> Event:
-    return {
-        **_copied(event), "seq": seq,
-        "time": (_BASE_TIME + timedelta(milliseconds=250 * seq))
-        .isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-        **extra,
-    }
+    numbered = {**_copied(event), "seq": seq, "time": BASE_TIME + 1000 * seq, **extra}
+    data = numbered["data"]
+    # Identities: every message gets its own id (selection.md §2.2, §2.4).
+    if numbered["type"] in ("assistant/message", "tool/result") and isinstance(
+            data.get("message"), dict) and data["message"].get("id") == "":
+        data["message"]["id"] = f"msg_{seq}"
+    elif numbered["type"] == "user/message" and data.get("id") == "":
+        data["id"] = f"usr_{seq}"
+    elif numbered["type"] == "agent/inbox/spliced":
+        for number, message in enumerate(data.get("inserted", [])):
+            if message.get("id") == "":
+                message["id"] = f"usr_{seq}_{number}"
+    return numbered
+
+
+#: Envelope members beyond the four of selection.md §2.1: the optional ones the spec names and one
+#: it does not. None of them changes an answer.
+_ENVELOPE_EXTRAS: tuple[dict[str, Any], ...] = (
+    {}, {}, {"ignorable": True}, {"x-host": "worker-3"},
+)
 
 
 def _numbered(draw: st.DrawFn, drafts: list[Event]) -> list[Event]:
-    """Give a log its envelope: seq in log order, times, and sometimes an extra key."""
+    """Give a log its envelope: seq in log order, times, ids, and sometimes extra members."""
     first = draw(st.integers(0, 2))
-    extra = draw(st.sampled_from(({}, {"sessionId": "ses_01"})))
+    extra = draw(st.sampled_from(_ENVELOPE_EXTRAS))
     return [_with_envelope(event, first + i, extra) for i, event in enumerate(drafts)]
 
 
@@ -404,7 +538,7 @@ def _streamed_block(
         deltas = [_chunk({"type": delta, "index": index, "text": piece}) for piece in pieces]
     else:
         block = draw(_tool_call_blocks())
-        encoded = json.dumps(block["arguments"], ensure_ascii=False)
+        encoded = block["arguments"]
         cut = draw(st.integers(0, len(encoded)))
         deltas = [
             _chunk({"type": "tool-call-delta", "index": index, "id": block["id"],
@@ -460,16 +594,15 @@ def _step(draw: st.DrawFn, kinds: Sequence[str], ending: str) -> list[Event]:
         if draw(st.booleans()):
             for block in blocks:
                 if block["type"] == "tool-call":
-                    events.append(_event("tool/call", {"content": block}))
+                    events.append(_tool_call(block))
                     result = draw(_tool_result_blocks())
-                    events.append(_event("tool/result", {"content": {
-                        **result, "toolCallId": block["id"]}}))
+                    events.append(_tool_result({**result, "toolCallId": block["id"]}))
     elif ending == "empty-message":
         events.append(_message([], usage=draw(usages())))
     elif ending == "interrupted":
         events.append(_message(_kept_prefix(blocks, events), interrupted=True))
     if framed:
-        events = [_event("step/start", {"step": 0}), *events, _event("step/end", {"step": 0})]
+        events = [_step_start(0), *events, _step_end(0)]
     return events
 
 
@@ -518,17 +651,21 @@ def _trailing() -> st.SearchStrategy[list[Event]]:
     """Events after the interesting part: unknown types, step ends, usage chunks (or none)."""
     return st.lists(st.one_of(
         _unknown_event_drafts(),
-        st.just(_event("step/end", {"step": 1})),
+        st.just(_step_end(0, 1)),
         usages().map(lambda usage: _chunk({"type": "usage", "usage": usage})),
     ), max_size=2)
 
 
-def _turn(draw: st.DrawFn, steps: list[list[Event]], kind: str | None, number: int = 0) -> list[
+def _turn(draw: st.DrawFn, steps: list[list[Event]], kind: str | None, number: int = 1) -> list[
         Event]:
-    """Wrap steps in an optional turn/start and a turn/end of ``kind`` (None: no turn/end)."""
-    events = [e for step in steps for e in step]
+    """Wrap steps in an optional turn/start and a turn/end of ``kind`` (None: no turn/end).
+
+    The events of the n-th non-empty step become events of turn ``number``, step n.
+    """
+    events = [_in_turn(e, number, index)
+              for index, step in enumerate(step for step in steps if step) for e in step]
     if _likely(draw):
-        events = [_event("turn/start", {"turn": number}), *events]
+        events = [_turn_start(number), *events]
     if kind is not None:
         events.append(_turn_end(number, kind))
     return events
@@ -549,12 +686,14 @@ def _essential_events() -> dict[str, st.SearchStrategy[Event]]:
         "interrupted": st.lists(content_blocks(("text", "reasoning")), min_size=1, max_size=2).map(
             lambda blocks: _message(blocks, interrupted=True)),
         "interrupted-empty": st.builds(lambda: _message([], interrupted=True)),
+        "undecodable": st.lists(content_blocks(("unknown", "text")), min_size=1, max_size=2).map(
+            lambda blocks: _message(blocks, extra={"providerMessageId": "resp_9"})),
         "reasoning-delta": delta("reasoning-delta"),
         "tool-call-delta": delta("tool-call-delta", "argumentsDelta").map(
-            lambda event: {**event, "data": {"chunk": {**event["data"]["chunk"], "id": "call_1"}}}),
-        "tool-result": st.lists(_text_blocks(), min_size=1, max_size=2).map(lambda blocks: _event(
-            "tool/result", {"content": {"type": "tool-result", "toolCallId": "call_1",
-                                        "content": blocks}})),
+            lambda event: {**event, "data": {**event["data"],
+                                             "chunk": {**event["data"]["chunk"], "id": "call_1"}}}),
+        "tool-result": st.lists(_text_blocks(), min_size=1, max_size=2).map(lambda blocks: (
+            _tool_result({"type": "tool-result", "toolCallId": "call_1", "content": blocks}))),
         "unknown-event": _unknown_event_drafts(),
         "unknown-chunk": delta("x-vendor-delta"),  # an unknown chunk type that carries text
     }
@@ -564,6 +703,7 @@ def _essential_events() -> dict[str, st.SearchStrategy[Event]]:
 #: with the most of each a log holds.
 _COMPETING: tuple[tuple[str, int], ...] = (
     ("answer", 2), ("text-delta", 3), ("usage-only", 2), ("textless", 2), ("interrupted", 2),
+    ("undecodable", 1),
 )
 #: Kinds met when no message has content (§3.3, §3.4): what the fallback must and must not count.
 _FALLBACK: tuple[tuple[str, int], ...] = (
@@ -680,7 +820,7 @@ def _tool_round_trip(draw: st.DrawFn) -> list[Event]:
     calls = _maybe_step(draw, _kinds("tool-call", "text"),
                         ("stream-only", "message", "empty-message", "cut"))
     results = [
-        _event("tool/result", {"content": {**result, "content": texts}})
+        _tool_result({**result, "content": texts})
         for result, texts in draw(_some(_pair(_tool_result_blocks(), _some(_text_blocks(), 1, 2)),
                                         0, 2))
     ]
@@ -717,7 +857,7 @@ def _many_turns(draw: st.DrawFn) -> list[Event]:
             for _ in range(draw(st.integers(0, 2)))
         ]
         kind = draw(_maybe(_reason_kinds()))
-        events += _turn(draw, steps, kind, number)
+        events += _turn(draw, steps, kind, number + 1)
     return events + draw(_trailing())
 
 
@@ -795,63 +935,291 @@ def fold_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[d
     return st.fixed_dictionaries({"pushes": _pushes()})
 
 
-#: How a settle input's run ends (selection.md §5.1, §5.2), each as likely as the others: the
-#: regions where the stop-reason mapping and cancellation can go wrong, one each, so that every
-#: one of them is met within a hundred examples. ``as-logged`` keeps the log's own turn/end.
-_RUN_ENDS: tuple[tuple[str, bool | None], ...] = (
-    ("as-logged", None),
-    ("completed", False),
-    ("completed", True),
-    ("max-tokens", False),
-    ("blocked", False),
-    ("aborted", False),
-    ("other", False),
-    ("unfinished", True),
+# -- settle inputs (selection.md §5, §7) -----------------------------------------------------------
+# The settle families: each generates the logs one wrong reading of §5 gets wrong, in both modes.
+
+#: Kinds a turn that ends before its first step may have: rejected (blocked), cancelled (aborted),
+#: failed (error), rewritten away (completed), closed on reload (interrupted) or not known yet.
+_UNSTEPPED_ENDS: tuple[str, ...] = (
+    "blocked", "completed", "aborted", "error", "blocked", "completed", "interrupted", "paused",
 )
-#: Kinds that settle as 'error' (selection.md §5.1), the named ones twice as often as unknown
-#: ones, and no turn/end at all (None).
-_OTHER_ENDS: tuple[str | None, ...] = (
-    "interrupted", "error", "interrupted", "error", *UNKNOWN_REASON_KINDS, None,
+#: Kinds a stepped turn ends with, the ones whose mappings differ between the paths first.
+_STEPPED_ENDS: tuple[str, ...] = (
+    "completed", "max-tokens", "aborted", "error", "interrupted", "blocked", "completed",
+    "max-tokens", "interrupted", "error", "aborted", "completed", "paused", "Completed",
 )
 _DIAGNOSTICS = ("exit code 137", "context window exceeded\nafter 3 retries", "\ud800 😀")
 
 
+_KEEP = st.sampled_from((False, *[True] * 15))  # shrinks to False: the event goes
+
+
 @cache
 def _diagnostics() -> st.SearchStrategy[str | None]:
-    return st.one_of(st.none(), st.just(""), st.sampled_from(_DIAGNOSTICS), text_pieces())
+    # Absent, empty (its line is still shown, §5.6) and non-empty, each about a third of the time.
+    return st.one_of(st.none(), st.just(""),
+                     st.one_of(st.sampled_from(_DIAGNOSTICS), text_pieces()))
+
+
+#: The mode of a request: absent (one-shot), continuable, or an explicit one-shot.
+_MODES = st.sampled_from((None, "continuable", "one-shot", "continuable"))
+#: The same, for families whose logs matter most on the continuable path.
+_MOSTLY_CONTINUABLE = st.sampled_from((None, "continuable", "continuable", "continuable"))
+#: A one-shot run is cancelled a third of the time: its mapping is read without the override.
+_CANCELLED = st.sampled_from((False, True, False))
+
+
+def _request(draw: st.DrawFn, drafts: list[Event], *, thinned: bool = True,
+             modes: st.SearchStrategy[str | None] = _MODES) -> dict[str, Any]:
+    """A settle request over ``drafts``: one-shot (``mode`` absent or explicit) or continuable.
+
+    When ``thinned``, each event is kept unless its own draw says no: rarely while generating (an
+    event gone now and then is one more irregular log), and event by event while shrinking, so
+    a counterexample sheds the scaffolding its family built around the events that matter.
+    """
+    if thinned:
+        drafts = [event for event in drafts if draw(_KEEP)]
+    events = _numbered(draw, drafts)
+    mode = draw(modes)
+    if mode == "continuable":
+        return {"events": events, "mode": "continuable"}
+    request: dict[str, Any] = {"events": events}
+    if mode is not None:
+        request["mode"] = mode
+    request["cancelled"] = draw(_CANCELLED)
+    diagnostic = draw(_diagnostics())
+    if diagnostic is not None:
+        request["diagnostic"] = diagnostic
+    return request
+
+
+@cache
+def _answers() -> st.SearchStrategy[list[Block]]:
+    """The content of a step's message: an answer, textless blocks, or the usage-only []."""
+    return st.one_of(
+        st.lists(_text_blocks(), min_size=1, max_size=2),
+        st.just([]),
+        st.lists(content_blocks(("reasoning", "tool-call", "unknown", "text")), min_size=1,
+                 max_size=2),
+    )
+
+
+def _model_step(draw: st.DrawFn, turn: int, step: int) -> list[Event]:
+    """One model step of ``turn``: step/start, maybe streamed text, maybe a message, step/end.
+
+    The step/start is what makes its turn account for work (§5.1); what follows it may be cut
+    anywhere.
+    """
+    events = [_step_start(turn, step)]
+    if draw(st.booleans()):
+        events.append(_in_turn(_chunk({"type": "text-delta", "index": 0,
+                                       "text": draw(text_pieces())}), turn, step))
+    if _likely(draw):
+        events.append(_in_turn(_message(draw(_answers()), usage=draw(_maybe(usages())),
+                                        interrupted=not _likely(draw)), turn, step))
+    if _likely(draw):
+        events.append(_step_end(turn, step))
+    return events
+
+
+def _unstepped_turn(draw: st.DrawFn, turn: int, kinds: Sequence[str] = _UNSTEPPED_ENDS,
+                    claim: bool | None = None) -> list[Event]:
+    """A turn that opens and closes before any step: claimed or not (§5.1)."""
+    claimed = draw(st.booleans()) if claim is None else claim
+    return [_turn_start(turn), *([_claim()] if claimed else []),
+            _turn_end(turn, draw(st.sampled_from(kinds)))]
+
+
+def _stepped_turn(draw: st.DrawFn, turn: int, kind: str | None = None) -> list[Event]:
+    """A turn that claims its input (usually), runs 1-2 steps and ends with ``kind``."""
+    events = [_turn_start(turn)]
+    if _likely(draw):
+        events.append(_claim())
+    for step in range(draw(st.integers(1, 2))):
+        events += _model_step(draw, turn, step)
+        if not _likely(draw):
+            events.append(_claim("next-step"))  # a steering message claimed at a step boundary
+    events.append(_turn_end(turn, kind or draw(st.sampled_from(_STEPPED_ENDS))))
+    return events
 
 
 @st.composite
-def _settle_input(draw: st.DrawFn) -> dict[str, Any]:
-    # The run's end is drawn before the log: it then varies independently of the log's shape.
-    end, cancelled = draw(st.sampled_from(_RUN_ENDS))
-    if end == "other":
-        last = draw(st.sampled_from(_OTHER_ENDS))
-    elif end == "unfinished":
-        last = draw(st.sampled_from(("max-tokens", "blocked", "aborted", *_OTHER_ENDS)))
-    else:
-        last = end
-    # Earlier turn/end events of any kind: only the last one counts (§5.1).
-    earlier = draw(_some(_reason_kinds(), 0, 2)) if last is not None else []
+def _irregular_turns(draw: st.DrawFn) -> dict[str, Any]:
+    """Turn, step and inbox events in any order over turns 1 and 2: repeated turn numbers,
+    turn/end without turn/start, step/start outside the open turn, splices outside any turn
+    (§5.1). Short, so that a counterexample is the two or three events that matter."""
+    return _request(draw, draw(_some(_irregular_events(), 0, 6)), thinned=False)
+
+
+@cache
+def _irregular_events() -> st.SearchStrategy[Event]:
+    turns = st.sampled_from((1, 2))
+    return st.one_of(
+        st.builds(_step_start, turns),
+        st.builds(_turn_end, turns, _reason_kinds()),
+        st.just(_claim()),
+        st.builds(_turn_start, turns),
+        st.booleans().map(_cancellation),
+        st.builds(_insertion),
+        st.lists(_text_blocks(), min_size=1, max_size=1).map(lambda blocks: _in_turn(
+            _message(blocks), 1)),
+    )
+
+
+@st.composite
+def _stepped_then_unstepped(draw: st.DrawFn) -> dict[str, Any]:
+    """A stepped turn, then balanced turns that never reach a step (§5.1): the later turn/end
+    events account for work only when claimed and not completed."""
+    first = draw(st.integers(1, 2))
+    events = [_insertion()] if draw(st.booleans()) else []
+    events += _stepped_turn(draw, first)
+    for turn in range(first + 1, first + 1 + draw(st.integers(1, 2))):
+        if draw(st.booleans()):
+            events.append(_insertion())
+        events += _unstepped_turn(draw, turn)
+    if not _likely(draw):
+        events.append(_cancellation(draw(st.booleans())))
+    return _request(draw, events)
+
+
+@st.composite
+def _claimed_unstepped(draw: st.DrawFn) -> dict[str, Any]:
+    """Turns that claim their input and end before the first step: rejected (blocked), cancelled,
+    failed or rewritten away (completed), maybe after a stepped turn (§5.1)."""
+    events = _stepped_turn(draw, 1) if draw(st.booleans()) else []
+    for _ in range(draw(st.integers(1, 2))):
+        turn = draw(st.integers(1, 3))  # may repeat an earlier turn's number
+        events += _unstepped_turn(draw, turn, claim=_likely(draw))
+    return _request(draw, events)
+
+
+@st.composite
+def _cancelled_work(draw: st.DrawFn) -> dict[str, Any]:
+    """A run with inbox cancellations at any point: before its first turn, between turns, after
+    the end; with a replacement or none (§5.1 settle.dropped-unrun); and claims at any point,
+    inside a turn or outside all."""
+    turns: list[list[Event]] = []
+    for turn in range(1, 1 + draw(st.integers(1, 2))):
+        # Dropped work is read only after a clean end or none (§5.3): mostly completed turns.
+        kind = draw(st.sampled_from(("completed", "completed", None)))
+        turns.append(_stepped_turn(draw, turn, kind) if _likely(draw)
+                     else _unstepped_turn(draw, turn))
+    for _ in range(draw(st.integers(1, 2))):
+        at = draw(st.sampled_from(range(len(turns) + 1)))  # before a turn, or after the last
+        splice = draw(st.sampled_from(("cancel", "replace", "cancel", "claim")))
+        turns.insert(at, [_claim() if splice == "claim" else _cancellation(splice == "replace")])
+    if not _likely(draw):
+        inside = draw(st.sampled_from(range(len(turns))))  # a cancellation inside a turn
+        turns[inside] = [*turns[inside][:1], _cancellation(), *turns[inside][1:]]
+    events = [event for part in turns for event in part]
+    if draw(st.booleans()):
+        events.append(_insertion())
+    return _request(draw, events, modes=_MOSTLY_CONTINUABLE)
+
+
+#: Ends whose reading differs between the paths (§5.3): interrupted, no end, completed with and
+#: without dropped work, kinds nobody knows; and the rest, for the mappings they share.
+_PATH_ENDS: tuple[str | None, ...] = (
+    "interrupted", None, "completed", "interrupted", "error", "max-tokens", "paused", "blocked",
+    "aborted", "completed", "interrupted", "max-tokens", None, "max-tokens", "max-tokens",
+)
+
+
+@st.composite
+def _path_differences(draw: st.DrawFn) -> dict[str, Any]:
+    """One stepped turn ending where the two paths part (§5.2, §5.3), maybe with no turn/end,
+    maybe followed by a cancellation: the same kinds of log on both paths."""
+    kind = draw(st.sampled_from(_PATH_ENDS))
+    events = _stepped_turn(draw, 1, kind or "completed")
+    if kind is None:
+        events = events[:-1]  # torn down before the loop recorded its end
+    if not _likely(draw):
+        events.append(_cancellation(draw(st.booleans())))
+    return _request(draw, events)
+
+
+def _agent_loop_run(draw: st.DrawFn) -> list[Event]:
+    """A run as the agent loop writes it, cut at any point and maybe cancelled afterwards."""
+    events = [_insertion()]
+    for turn in range(1, 1 + draw(st.integers(1, 3))):
+        if not _likely(draw):
+            events.append(_cancellation(draw(st.booleans())))
+        events += (_stepped_turn(draw, turn) if _likely(draw) else
+                   _unstepped_turn(draw, turn, claim=_likely(draw)))
+        if draw(st.booleans()):
+            events.append(_insertion())
+    if draw(st.booleans()):
+        events = events[:draw(st.integers(0, len(events)))]  # torn down mid-run
+    ending = draw(st.sampled_from((None, None, "cancel", "replace")))
+    if ending is not None:
+        events.append(_cancellation(ending == "replace"))
+    return events
+
+
+@st.composite
+def _agent_loop_runs(draw: st.DrawFn) -> dict[str, Any]:
+    """Runs as the agent loop writes them (§2, §5.1), cut and cancelled anywhere."""
+    return _request(draw, _agent_loop_run(draw))
+
+
+#: How an output-heavy log ends: its own turn/end events, one stepped accounting end of a kind,
+#: or none at all.
+_OUTPUT_ENDS: tuple[str | None, ...] = (
+    "as-logged", "completed", "completed", "max-tokens", "blocked", "aborted", "error",
+    "interrupted", None, "paused", "completed", "max-tokens", "max-tokens",
+)
+
+
+@st.composite
+def _outputs(draw: st.DrawFn) -> dict[str, Any]:
+    """The selection's log shapes (§3) as runs that end every way (§5.4-§5.6)."""
     drafts = draw(_log_drafts())
+    end = draw(st.sampled_from(_OUTPUT_ENDS))
     if end != "as-logged":
-        drafts = [event for event in drafts if event["type"] != "turn/end"]
-        ends = [*earlier, last] if last is not None else []
-        drafts += [_turn_end(turn, kind) for turn, kind in enumerate(ends)]
-    settle: dict[str, Any] = {
-        "events": _numbered(draw, drafts),
-        "cancelled": draw(st.booleans()) if cancelled is None else cancelled,
-    }
-    # The diagnostic is absent, empty (no diagnostic line either) or says something.
-    diagnostic = draw(_diagnostics())
-    if diagnostic is not None:
-        settle["diagnostic"] = diagnostic
-    return settle
+        drafts = [e for e in drafts if e["type"] != "turn/end"]
+        if end is not None:
+            # A step/start of turn 1 makes the end account for work, wherever it sits.
+            drafts = [_step_start(1), *drafts, _turn_end(1, end)]
+    return _request(draw, drafts)
+
+
+#: The rules each settle family is built to reach (every family reaches the catch-all
+#: ``settle.agrees``; tests/unit/test_where.py holds every rule to at least one family).
+SETTLE_FAMILY_AIMS: dict[str, tuple[str, ...]] = {
+    "irregular-turns": ("settle.accounting-turn", "settle.dropped-unrun",
+                        "settle.one-shot-reason", "settle.continuable-reason"),
+    "stepped-then-unstepped": ("settle.accounting-turn", "settle.one-shot-reason",
+                               "settle.continuable-reason"),
+    "claimed-unstepped": ("settle.accounting-turn", "settle.one-shot-reason",
+                          "settle.continuable-reason", "settle.cancelled"),
+    "cancelled-work": ("settle.dropped-unrun", "settle.continuable-reason", "settle.cancelled"),
+    "path-differences": ("settle.one-shot-reason", "settle.continuable-reason",
+                         "settle.cancelled", "settle.tool-result"),
+    "agent-loop-runs": (),
+    "outputs": ("settle.output", "settle.last-assistant", "settle.tool-result",
+                "settle.one-shot-reason", "settle.cancelled"),
+}
+
+
+def settle_families(capabilities: Capabilities | None = None) -> tuple[Family, ...]:
+    """The kinds of ``settle`` input a run covers, simplest first, and their shares."""
+    strategies: tuple[tuple[str, int, st.SearchStrategy[dict[str, Any]]], ...] = (
+        ("irregular-turns", 3, _irregular_turns()),
+        ("stepped-then-unstepped", 2, _stepped_then_unstepped()),
+        ("claimed-unstepped", 2, _claimed_unstepped()),
+        ("cancelled-work", 3, _cancelled_work()),
+        ("path-differences", 3, _path_differences()),
+        ("agent-loop-runs", 2, _agent_loop_runs()),
+        ("outputs", 4, _outputs()),
+    )
+    return tuple(Family(name, weight, strategy, SETTLE_FAMILY_AIMS[name])
+                 for name, weight, strategy in strategies)
 
 
 def settle_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[dict[str, Any]]:
-    """Inputs of the ``settle`` operation: a log, ``cancelled``, and maybe a ``diagnostic``."""
-    return _settle_input()
+    """Inputs of the ``settle`` operation, drawn from every family of :func:`settle_families`:
+    a log and ``mode``; for a one-shot run ``cancelled`` and maybe a ``diagnostic``."""
+    return st.one_of([family.strategy for family in settle_families(capabilities)])
 
 
 # -- observations for hypothesis.target ------------------------------------------------------------

@@ -11,17 +11,25 @@ from .._model import VectorSource
 JSON = Any
 
 # -- session events (spec/selection.md §2) --------------------------------------------------------
+# Events are written in the shape the agent loop writes them (§2): a numeric time, turn and step
+# on the events of a step, message ids and sources. Events of a step belong to turn 1, step 0
+# unless a vector says otherwise.
 
 Event = tuple[str, JSON]
 
+#: ``time`` of the first event: 2026-01-01T00:00:00Z in Unix epoch milliseconds.
+BASE_TIME = 1767225600000
+SOURCE = {"kind": "model", "provider": "deepseek", "model": "deepseek-chat"}
+
 
 def _log(*events: Event) -> list[JSON]:
-    """Session events with envelopes: ``seq`` counts from 0, one second apart."""
-    return [
-        {"type": kind, "seq": seq, "time": f"2025-01-01T00:{seq // 60:02d}:{seq % 60:02d}Z",
-         "data": data}
-        for seq, (kind, data) in enumerate(events)
-    ]
+    """Session events with envelopes: ``seq`` counts from 0, one second apart; message ids."""
+    log = []
+    for seq, (kind, data) in enumerate(events):
+        if kind == "assistant/message" and data["message"].get("id") == "":
+            data = {**data, "message": {**data["message"], "id": f"msg_a{seq}"}}
+        log.append({"type": kind, "seq": seq, "time": BASE_TIME + 1000 * seq, "data": data})
+    return log
 
 
 def _text(text: str) -> JSON:
@@ -37,20 +45,22 @@ def _image() -> JSON:
 
 
 def _tool_call(call_id: str = "call_1", name: str = "search") -> JSON:
-    return {"type": "tool-call", "id": call_id, "name": name, "arguments": {"query": "weather"}}
+    return {"type": "tool-call", "id": call_id, "name": name, "arguments": '{"query": "weather"}'}
 
 
-def _message(*blocks: JSON, usage: bool = False, interrupted: bool | None = None) -> Event:
-    data: dict[str, JSON] = {"message": {"role": "assistant", "content": list(blocks)}}
+def _message(*blocks: JSON, usage: bool = False, interrupted: bool = False, turn: int = 1,
+             step: int = 0) -> Event:
+    data: dict[str, JSON] = {"turn": turn, "step": step, "message": {
+        "id": "", "role": "assistant", "content": list(blocks), "source": SOURCE}}
     if usage:
-        data["usage"] = {"inputTokens": 120, "outputTokens": 0}
-    if interrupted is not None:
-        data["interrupted"] = interrupted
+        data["usage"] = {"inputTokens": 120, "outputTokens": 4096}
+    if interrupted:
+        data["interrupted"] = True
     return ("assistant/message", data)
 
 
-def _chunk(chunk: JSON) -> Event:
-    return ("assistant/chunk", {"chunk": chunk})
+def _chunk(chunk: JSON, turn: int = 1, step: int = 0) -> Event:
+    return ("assistant/chunk", {"turn": turn, "step": step, "chunk": chunk})
 
 
 def _delta(text: str, index: int = 0) -> Event:
@@ -70,27 +80,74 @@ def _turn_start(turn: int = 1) -> Event:
     return ("turn/start", {"turn": turn})
 
 
+def _step_start(turn: int = 1, step: int = 0) -> Event:
+    return ("step/start", {"turn": turn, "step": step})
+
+
+def _step_end(turn: int = 1, step: int = 0) -> Event:
+    return ("step/end", {"turn": turn, "step": step})
+
+
+def _reason(kind: str) -> JSON:
+    if kind == "aborted":
+        return {"kind": kind, "reason": {"kind": "user"}}
+    if kind == "error":
+        return {"kind": kind, "error": {"message": "upstream 500", "code": "PROVIDER_ERROR"}}
+    return {"kind": kind}
+
+
 def _turn_end(kind: str, turn: int = 1) -> Event:
-    return ("turn/end", {"turn": turn, "reason": {"kind": kind}})
+    return ("turn/end", {"turn": turn, "reason": _reason(kind)})
+
+
+def _user_value(text: str, ident: str = "usr_1") -> JSON:
+    return {"id": ident, "role": "user", "content": [_text(text)], "source": {"kind": "user"}}
+
+
+def _claim() -> Event:
+    """The loop claiming the pending input of its open turn (§2.4)."""
+    return ("agent/inbox/spliced", {"target": "next-turn", "start": 0, "removedCount": 1,
+                                    "inserted": []})
+
+
+def _cancel(replacement: str | None = None) -> Event:
+    """Pending input cancelled; with ``replacement``, replaced by a new message (§2.4)."""
+    inserted = [_user_value(replacement, "usr_r")] if replacement is not None else []
+    return ("agent/inbox/spliced", {"target": "next-turn", "start": 0, "removedCount": 1,
+                                    "inserted": inserted, "outcome": "canceled"})
+
+
+def _insert(text: str = "one more thing") -> Event:
+    return ("agent/inbox/spliced", {"target": "next-turn", "start": 0,
+                                    "inserted": [_user_value(text, "usr_i")]})
 
 
 def _tool_result(text: str) -> Event:
-    return ("tool/result", {"content": {"type": "tool-result", "toolCallId": "call_1",
-                                        "content": [_text(text)]}})
+    return ("tool/result", {"turn": 1, "step": 0, "message": {
+        "id": "msg_t1", "role": "user",
+        "content": [{"type": "tool-result", "toolCallId": "call_1", "content": [_text(text)]}],
+        "source": {"kind": "tool", "callId": "call_1"}}})
 
 
 def _user(text: str) -> Event:
-    return ("user/message", {"message": {"role": "user", "content": [_text(text)]}})
+    return ("user/message", _user_value(text))
 
 
 def _streamed_turn(*pieces: str, kind: str = "completed") -> tuple[Event, ...]:
-    """A turn that streamed ``pieces`` as text deltas and then ended with ``kind``."""
+    """A turn that streamed ``pieces`` as text deltas in one step and then ended with ``kind``."""
     return (
-        _turn_start(),
+        _turn_start(), _step_start(),
         _chunk({"type": "block-start", "index": 0, "blockType": "text"}),
         *(_delta(piece) for piece in pieces),
         _turn_end(kind),
     )
+
+
+def _stepped(*events: Event, kind: str = "completed", turn: int = 1,
+             claimed: bool = True) -> tuple[Event, ...]:
+    """One turn as the loop writes it: turn/start, its claim, one step holding ``events``."""
+    return (_turn_start(turn), *((_claim(),) if claimed else ()), _step_start(turn), *events,
+            _step_end(turn), _turn_end(kind, turn))
 
 
 def _select(*events: Event) -> JSON:
@@ -104,6 +161,11 @@ def _settle(*events: Event, cancelled: bool = False, diagnostic: str | None = No
     return request
 
 
+def _epoch(*events: Event) -> JSON:
+    """A continuable settle request: one epoch's log (§5.3)."""
+    return {"events": _log(*events), "mode": "continuable"}
+
+
 def _fold(*pushes: Event | str) -> JSON:
     """A fold input: a string is pushed as raw text, an event as an event (seq in push order)."""
     out: list[JSON] = []
@@ -111,7 +173,7 @@ def _fold(*pushes: Event | str) -> JSON:
         if isinstance(push, str):
             out.append({"text": push})
         else:
-            out.append({"event": _log(*[("_", None)] * seq, push)[seq]})
+            out.append({"event": _log(*[("_", {})] * seq, push)[seq]})
     return {"pushes": out}
 
 
@@ -151,6 +213,15 @@ def select_sources() -> Iterator[VectorSource]:
                        _select(_message(_reasoning("why"), _image(),
                                         {"type": "text", "text": "a", "cacheHint": {"ttl": 5}},
                                         {"type": "citation", "url": "https://example.org"})))
+    yield VectorSource(rule, "unknown-block-message-counts", "a message whose only block is of "
+                       "a type this version does not know is still the last non-empty message",
+                       _select(_message(_text("A")),
+                               _message({"type": "citation", "url": "https://example.com/a"})))
+    yield VectorSource(rule, "unknown-members-kept", "members a block carries beyond the pinned "
+                       "ones are returned with it",
+                       _select(_message({"type": "text", "text": "A", "cacheControl": {"ttl": 60}},
+                                        {"type": "tool-call", "id": "call_1", "name": "x",
+                                         "arguments": "{\"q\": ", "partial": True})))
 
     rule = "select.text-fallback"
     yield VectorSource(rule, "concatenated-in-order", "without a message, every text delta is "
@@ -215,86 +286,184 @@ _ANSWER = _message(_text("The answer."))
 
 
 def settle_sources() -> Iterator[VectorSource]:
-    rule = "settle.stop-reason"
+    yield from _consumed_work_sources()
+    yield from _stop_reason_sources()
+    yield from _contract_sources()
+
+
+def _consumed_work_sources() -> Iterator[VectorSource]:
+    rule = "settle.accounting-turn"
+    yield VectorSource(rule, "unstepped-turn-after-end", "a turn that opens and closes without a "
+                       "step or a claim accounts for no work: the end stays the stepped turn's "
+                       "max-tokens", _settle(*_stepped(_ANSWER, kind="max-tokens"),
+                                             _turn_start(2), _turn_end("completed", 2)))
+    yield VectorSource(rule, "unstepped-turn-after-end-continuable", "the same log as one epoch: "
+                       "the later completed turn/end does not replace the end",
+                       _epoch(*_stepped(_ANSWER, kind="max-tokens"), _turn_start(2),
+                              _turn_end("completed", 2)))
+    yield VectorSource(rule, "claimed-blocked", "a turn that claimed its input and was rejected "
+                       "before its first step accounts for that input: refusal",
+                       _settle(_turn_start(), _claim(), _turn_end("blocked")))
+    yield VectorSource(rule, "claimed-aborted", "a claimed turn cancelled before its first step "
+                       "accounts for work: aborted", _epoch(_turn_start(), _claim(),
+                                                            _turn_end("aborted")))
+    yield VectorSource(rule, "claimed-error", "a claimed turn that failed before its first step "
+                       "accounts for work: error, on the continuable path too",
+                       _epoch(*_stepped(_ANSWER), _turn_start(2), _claim(), _turn_end("error", 2)))
+    yield VectorSource(rule, "claimed-completed-counts-nothing", "a claimed turn that completed "
+                       "without a step accounts for nothing: the earlier max-tokens end stays",
+                       _settle(*_stepped(_ANSWER, kind="max-tokens"), _turn_start(2), _claim(),
+                               _turn_end("completed", 2)))
+    yield VectorSource(rule, "claimed-completed-only", "a run whose only turn claimed and "
+                       "completed without a step has no end: error one-shot",
+                       _settle(_turn_start(), _claim(), _turn_end("completed")))
+    yield VectorSource(rule, "claim-outside-turn", "a claim outside any turn marks nothing: the "
+                       "blocked turn after it accounts for no work",
+                       _settle(_claim(), _turn_start(), _turn_end("blocked")))
+    yield VectorSource(rule, "repeated-turn-number", "a repeated turn number inherits the stepped "
+                       "mark left by the earlier turn/start of that number",
+                       _settle(_turn_start(), _step_start(), _turn_start(), _turn_end("blocked")))
+    yield VectorSource(rule, "claim-outlives-stepped-end", "a turn stepped and claimed uses its "
+                       "stepped mark; the claim stays for the next turn/end of its number",
+                       _settle(*_stepped(_ANSWER, kind="completed"), _turn_end("blocked")))
+    yield VectorSource(rule, "turn-end-without-start", "a turn/end without turn/start still "
+                       "consumes its number's marks; a step/start of a turn not open marks it",
+                       _settle(_step_start(2), _turn_end("max-tokens", 2)))
+
+    rule = "settle.dropped-unrun"
+    yield VectorSource(rule, "dropped-after-end", "a follow-up cancelled out of the inbox after "
+                       "the end, with nothing inserted, drops work: the epoch is aborted",
+                       _epoch(*_stepped(_message(_text("Draft ready.")), kind="completed"),
+                              _cancel()))
+    yield VectorSource(rule, "replacement-keeps-pending", "a cancellation that inserts a "
+                       "replacement keeps the work pending: completed",
+                       _epoch(*_stepped(_ANSWER), _cancel("do this instead")))
+    yield VectorSource(rule, "cleared-by-later-end", "a drop before the end is that end's to "
+                       "report: the accounting turn/end clears it",
+                       _epoch(_cancel(), *_stepped(_ANSWER)))
+    yield VectorSource(rule, "not-cleared-by-unstepped-end", "a turn/end that accounts for no "
+                       "work does not clear dropped unrun",
+                       _epoch(*_stepped(_ANSWER), _cancel(), _turn_start(2),
+                              _turn_end("completed", 2)))
+    yield VectorSource(rule, "dropped-without-end", "without an end, a cancellation with nothing "
+                       "inserted drops work from the start: aborted",
+                       _epoch(_insert(), _cancel()))
+    yield VectorSource(rule, "insertion-consumes-nothing", "an insertion without removedCount "
+                       "neither claims nor drops: completed", _epoch(_insert(), _turn_start(),
+                                                                     _insert(),
+                                                                     _turn_end("blocked")))
+    yield VectorSource(rule, "one-shot-ignores-drops", "the one-shot path does not read dropped "
+                       "work: a completed run stays completed",
+                       _settle(*_stepped(_ANSWER), _cancel()))
+
+
+def _stop_reason_sources() -> Iterator[VectorSource]:
+    rule = "settle.one-shot-reason"
     for kind, reason in (("completed", "completed"), ("max-tokens", "max-tokens"),
                          ("aborted", "aborted"), ("blocked", "refusal"), ("error", "error"),
                          ("interrupted", "error")):
-        yield VectorSource(rule, f"kind-{kind}", f"a last turn/end of kind {kind} stops with "
-                           f"{reason}", _settle(_turn_start(), _ANSWER, _turn_end(kind)))
+        yield VectorSource(rule, f"kind-{kind}", f"a one-shot end of kind {kind} stops with "
+                           f"{reason}", _settle(*_stepped(_ANSWER, kind=kind)))
     yield VectorSource(rule, "unknown-kind", "a kind nobody has seen yet stops with error",
-                       _settle(_ANSWER, _turn_end("context-overflow")))
-    yield VectorSource(rule, "no-turn-end", "a log without turn/end stops with error",
-                       _settle(_turn_start(), _ANSWER))
-    yield VectorSource(rule, "last-turn-end-wins", "only the last turn/end counts (error then "
-                       "completed)", _settle(_turn_end("error", 1), _ANSWER,
-                                             _turn_end("completed", 2)))
-    yield VectorSource(rule, "last-turn-end-loses", "only the last turn/end counts (completed "
-                       "then max-tokens)", _settle(_ANSWER, _turn_end("completed", 1),
-                                                   _turn_end("max-tokens", 2)))
+                       _settle(*_stepped(_ANSWER, kind="context-overflow")))
+    yield VectorSource(rule, "no-end", "a one-shot log without an end stops with error",
+                       _settle(_turn_start(), _step_start(), _ANSWER))
+    yield VectorSource(rule, "explicit-mode", "\"mode\": \"one-shot\" is the same as no mode",
+                       {**_settle(*_stepped(_ANSWER, kind="interrupted")), "mode": "one-shot"})
 
     rule = "settle.cancelled"
-    yield VectorSource(rule, "completed-stays", "a cancelled run whose last turn completed stays "
-                       "completed", _settle(_ANSWER, _turn_end("completed"), cancelled=True))
-    yield VectorSource(rule, "chunks-only", "a cancelled run with streamed chunks only is "
-                       "aborted and reports the partial text",
-                       _settle(_turn_start(), _delta("partial "), _delta("answer"),
+    yield VectorSource(rule, "completed-stays", "a cancelled run whose end completed stays "
+                       "completed", _settle(*_stepped(_ANSWER), cancelled=True))
+    yield VectorSource(rule, "no-end-becomes-aborted", "a cancelled run torn down before its "
+                       "end is aborted and reports the partial text",
+                       _settle(_turn_start(), _step_start(), _delta("partial "), _delta("answer"),
                                cancelled=True))
     yield VectorSource(rule, "error-becomes-aborted", "a cancelled run that ended in error is "
-                       "aborted", _settle(_ANSWER, _turn_end("error"), cancelled=True))
+                       "aborted", _settle(*_stepped(_ANSWER, kind="error"), cancelled=True))
     yield VectorSource(rule, "max-tokens-becomes-aborted", "a cancelled run that hit its token "
                        "limit is aborted",
-                       _settle(_ANSWER, _turn_end("max-tokens"), cancelled=True,
+                       _settle(*_stepped(_ANSWER, kind="max-tokens"), cancelled=True,
                                diagnostic="parent cancelled"))
-    yield VectorSource(rule, "blocked-becomes-aborted", "a cancelled run that was refused is "
-                       "aborted", _settle(_turn_end("blocked"), cancelled=True))
+    yield VectorSource(rule, "refusal-becomes-aborted", "a cancelled run that was refused is "
+                       "aborted", _settle(_turn_start(), _claim(), _turn_end("blocked"),
+                                          cancelled=True))
 
+    rule = "settle.continuable-reason"
+    for kind, reason in (("max-tokens", "max-tokens"), ("aborted", "aborted"),
+                         ("interrupted", "aborted"), ("error", "error"), ("blocked", "refusal"),
+                         ("completed", "completed"), ("paused", "error")):
+        yield VectorSource(rule, f"kind-{kind}", f"a continuable end of kind {kind} stops with "
+                           f"{reason}", _epoch(*_stepped(_ANSWER, kind=kind)))
+    yield VectorSource(rule, "no-end-completed", "an epoch without an end and without dropped "
+                       "work is completed", _epoch(_turn_start(), _step_start(), _ANSWER))
+    yield VectorSource(rule, "failure-beats-later-cancel", "a recorded failure wins over a later "
+                       "cancellation", _epoch(*_stepped(_ANSWER, kind="error"), _cancel()))
+    yield VectorSource(rule, "interrupted-without-message", "a turn a backend closed as "
+                       "interrupted is aborted, with its streamed text",
+                       _epoch(_turn_start(4), _step_start(4), _chunk(
+                           {"type": "text-delta", "index": 0, "text": "Half of the rep"}, 4),
+                           _turn_end("interrupted", 4)))
+
+
+def _contract_sources() -> Iterator[VectorSource]:
     rule = "settle.output"
     yield VectorSource(rule, "none-is-empty-list", "without a selection result.output is []",
-                       _settle(_turn_end("completed")))
+                       _settle(*_stepped()))
     yield VectorSource(rule, "selection", "result.output is the selection, here streamed text",
                        _settle(*_streamed_turn("stream", "ed")))
+    yield VectorSource(rule, "none-is-empty-list-continuable", "an epoch without a selection "
+                       "has result.output [] too", _epoch(*_stepped(_message(usage=True))))
 
     rule = "settle.last-assistant"
     yield VectorSource(rule, "absent-when-none", "end.lastAssistantMessage is absent (not []) "
                        "when there is no selection",
-                       _settle(_message(usage=True), _turn_end("max-tokens")))
+                       _settle(*_stepped(_message(usage=True), kind="max-tokens")))
     yield VectorSource(rule, "present-is-selection", "end.lastAssistantMessage is the selection "
                        "of an interrupted message",
-                       _settle(_message(_text("cut"), interrupted=True), _turn_end("interrupted"),
-                               cancelled=True))
+                       _settle(*_stepped(_message(_text("cut"), interrupted=True),
+                                         kind="aborted"), cancelled=True))
     yield VectorSource(rule, "absent-empty-text", "empty text deltas give no selection: the key "
-                       "is absent", _settle(_delta(""), _turn_end("completed")))
+                       "is absent", _epoch(*_stepped(_delta(""))))
 
     rule = "settle.tool-result"
     yield VectorSource(rule, "completed-joins-text", "a completed run's text is its text blocks "
                        "joined with nothing; reasoning and images are left out",
-                       _settle(_message(_text("one "), _reasoning("hidden"), _image(),
-                                        _text("two")), _turn_end("completed")))
+                       _settle(*_stepped(_message(_text("one "), _reasoning("hidden"), _image(),
+                                                  _text("two")))))
     yield VectorSource(rule, "completed-no-output", "a completed run without output is not an "
-                       "error and has empty text", _settle(_turn_end("completed")))
+                       "error and has empty text", _settle(*_stepped()))
+    yield VectorSource(rule, "completed-hides-diagnostic", "a diagnostic given for a completed "
+                       "run is not shown", _settle(*_stepped(_ANSWER), diagnostic="retried once"))
     yield VectorSource(rule, "error-diagnostic-partial", "an error carries the headline, the "
                        "diagnostic and the partial output, in that order",
-                       _settle(_delta("so far"), _turn_end("error"), diagnostic="HTTP 500"))
-    yield VectorSource(rule, "empty-diagnostic-omitted", "an empty diagnostic adds no line",
-                       _settle(_ANSWER, _turn_end("error"), diagnostic=""))
+                       _settle(_turn_start(), _step_start(), _delta("so far"),
+                               _turn_end("error"), diagnostic="HTTP 500"))
+    yield VectorSource(rule, "empty-diagnostic-line", "an empty diagnostic still adds its line: "
+                       "presence decides, not content",
+                       _settle(*_stepped(_ANSWER, kind="error"), diagnostic=""))
+    yield VectorSource(rule, "empty-diagnostic-empty-log", "an empty log with an empty "
+                       "diagnostic: the headline and the empty Diagnostic line",
+                       _settle(diagnostic=""))
     yield VectorSource(rule, "max-tokens-headline", "a run that hit its token limit has its own "
                        "headline and no partial line without text",
-                       _settle(_message(_reasoning("r")), _turn_end("max-tokens")))
+                       _settle(*_stepped(_message(_reasoning("r")), kind="max-tokens")))
     yield VectorSource(rule, "refusal-headline", "a refused run has its own headline",
-                       _settle(_turn_end("blocked"), diagnostic="policy"))
+                       _settle(_turn_start(), _claim(), _turn_end("blocked"),
+                               diagnostic="policy"))
     yield VectorSource(rule, "aborted-headline", "a cancelled run has its own headline and the "
                        "streamed text as partial output",
                        _settle(_delta("line 1\nline 2"), cancelled=True))
+    yield VectorSource(rule, "continuable-has-none", "a continuable answer has no toolResult",
+                       _epoch(*_stepped(_ANSWER, kind="error")))
 
     rule = "settle.agrees"
     yield VectorSource(rule, "tool-call-only-completed", "a completed run whose output is a tool "
                        "call has empty tool-result text",
-                       _settle(_message(_tool_call()), _turn_end("completed")))
+                       _settle(*_stepped(_message(_tool_call()))))
     yield VectorSource(rule, "noise-ignored", "unknown events, user messages and tool results "
                        "change nothing", _settle(_user("q"), ("mystery", {"x": 1}),
-                                                 _tool_result("t"), _ANSWER,
-                                                 _turn_end("completed")))
+                                                 *_stepped(_tool_result("t"), _ANSWER)))
     yield VectorSource(rule, "empty-log", "an empty log settles as error without output",
                        _settle())
-
-
+    yield VectorSource(rule, "empty-epoch", "an empty epoch settles as completed without output",
+                       _epoch())

@@ -97,6 +97,26 @@ func runOp(op string, input any, fitStrategy string) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		mode, hasMode := request.Get("mode")
+		if !hasMode {
+			mode = "one-shot"
+		}
+		if mode != "one-shot" && mode != "continuable" {
+			return nil, &InvalidInput{Value: mode, Path: "$.mode",
+				Reason: `is not a settlement path; it must be "one-shot" or "continuable" (selection.md §7)`,
+				Fix:    `Send "mode": "one-shot" (or leave it out) for a one-shot run, "mode": "continuable" for one epoch of a continuable activation.`}
+		}
+		if mode == "continuable" {
+			// A continuable epoch has no cancellation flag and no tool result: its log records both.
+			for _, name := range []string{"cancelled", "diagnostic"} {
+				if value, ok := request.Get(name); ok {
+					return nil, &InvalidInput{Value: value, Path: "$." + name,
+						Reason: "is a one-shot member; a continuable epoch has no cancellation flag and no delegation tool result (selection.md §5.3, §7)",
+						Fix:    `Leave "` + name + `" out with "mode": "continuable", or settle the run as one-shot.`}
+				}
+			}
+			return settleRun(events, true, false, nil)
+		}
 		cancelled, err := requireBool(member(request, "cancelled"), "$.cancelled", expected{"cancelled (selection.md §7)", "Send true or false."})
 		if err != nil {
 			return nil, err
@@ -109,7 +129,7 @@ func runOp(op string, input any, fitStrategy string) (any, error) {
 			}
 			diagnostic = &text
 		}
-		return settleRun(events, cancelled, diagnostic)
+		return settleRun(events, false, cancelled, diagnostic)
 	case "classify":
 		return classifyEvent(member(request, "event"))
 	case "project":

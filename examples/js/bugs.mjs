@@ -35,8 +35,20 @@ export const BUGS = Object.freeze({
   "utf16-tail": "the tail is counted in UTF-16 code units (may split a surrogate pair)",
   // selection.md §5.4: lastAssistantMessage is [] instead of absent when there is no output.
   "empty-array-last-assistant": "end.lastAssistantMessage is [] instead of absent when there is no output",
-  // selection.md §5.2: a cancelled run reports "aborted" even when its last turn completed.
+  // selection.md §5.2: a cancelled run reports "aborted" even when its end completed.
   "cancelled-completed-wrong": "a cancelled run stops with 'aborted' even when it completed",
+  // selection.md §5.1: every turn/end becomes the end, even one whose turn never reached a step.
+  "last-turn-end-wins": "the end is the last turn/end, even one that accounts for no work",
+  // selection.md §5.1: inbox claims are not read, so a claimed turn blocked before a step is no end.
+  "claims-ignored": "claims are ignored: only stepped turns account for work",
+  // selection.md §5.1: dropped unrun, once set, is never cleared by a later accounting turn/end.
+  "drops-never-cleared": "dropped unrun is never cleared by a later accounting turn/end",
+  // selection.md §5.2: a blocked end maps to "error" instead of "refusal".
+  "blocked-is-error": "a blocked end stops with 'error' instead of 'refusal'",
+  // selection.md §5.3: one table for both paths: an interrupted epoch stops with "error".
+  "one-mapping": "the continuable path maps interrupted to 'error', as the one-shot path does",
+  // selection.md §5.6: the Diagnostic line is added only for a non-empty diagnostic.
+  "empty-diagnostic-dropped": "the Diagnostic line is left out when the diagnostic is \"\"",
   // budget.md §4, §5.5: tailChars(value, max) as value.slice(-(max - 1)) keeps the whole value
   // for max <= 1 (slice(-0)), so an exhausted budget restores every later field at full size.
   "zero-allowance-whole": "a cut with an allowance of 0 or 1 keeps the whole value",

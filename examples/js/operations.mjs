@@ -43,9 +43,41 @@ export function runOp(op, input, fitStrategy = "halving") {
     case "fold":
       return foldResults(requireList(request.pushes, "$.pushes"));
     case "settle": {
-      const cancelled = optionalBoolean(request, "cancelled");
-      const diagnostic = request.diagnostic;
-      if (diagnostic !== undefined && diagnostic !== null && typeof diagnostic !== "string") {
+      // selection.md §7: "mode" picks the settlement path; one-shot when left out.
+      const mode = Object.hasOwn(request, "mode") ? request.mode : "one-shot";
+      if (mode !== "one-shot" && mode !== "continuable") {
+        throw new InvalidInput({
+          value: mode,
+          path: "$.mode",
+          reason: 'is not a settlement path; it must be "one-shot" or "continuable" (selection.md §7)',
+          fix: 'Send "mode": "one-shot" (or leave it out) for a one-shot run, "mode": "continuable" for one epoch of a continuable activation.',
+        });
+      }
+      if (mode === "continuable") {
+        // A continuable epoch has no cancellation flag and no tool result: its log records both.
+        for (const key of ["cancelled", "diagnostic"]) {
+          if (Object.hasOwn(request, key)) {
+            throw new InvalidInput({
+              value: request[key],
+              path: `$.${key}`,
+              reason: "is a one-shot member; a continuable epoch has no cancellation flag and no delegation tool result (selection.md §5.3, §7)",
+              fix: `Leave "${key}" out with "mode": "continuable", or settle the run as one-shot.`,
+            });
+          }
+        }
+        return settleRun(requireList(request.events, "$.events"), { mode });
+      }
+      if (typeof request.cancelled !== "boolean") {
+        throw new InvalidInput({
+          value: request.cancelled,
+          path: "$.cancelled",
+          reason: "is not a boolean; a one-shot settle requires it (selection.md §7)",
+          fix: 'Send "cancelled": true when the run was cancelled, false otherwise.',
+        });
+      }
+      // A given diagnostic, even "", adds its line (§5.6); a left-out one is undefined.
+      const diagnostic = Object.hasOwn(request, "diagnostic") ? request.diagnostic : undefined;
+      if (diagnostic !== undefined && typeof diagnostic !== "string") {
         throw new InvalidInput({
           value: diagnostic,
           path: "$.diagnostic",
@@ -53,7 +85,7 @@ export function runOp(op, input, fitStrategy = "halving") {
           fix: "Send the diagnostic as a string, or leave it out.",
         });
       }
-      return settleRun(requireList(request.events, "$.events"), { cancelled, diagnostic });
+      return settleRun(requireList(request.events, "$.events"), { mode, cancelled: request.cancelled, diagnostic });
     }
     case "classify":
       return classifyEvent(requireObject(request.event, "$.event"));

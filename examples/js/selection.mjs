@@ -147,11 +147,20 @@ export function foldResults(pushes) {
   return results;
 }
 
-// §5.1: the last turn/end's kind decides; every kind not listed, and no turn/end, is an error.
-const STOP_REASONS = new Map([
+// §5.2: the end's kind → the one-shot stop reason; every kind not listed, and no end, is an error.
+const ONE_SHOT_REASONS = new Map([
   ["completed", "completed"],
   ["max-tokens", "max-tokens"],
   ["aborted", "aborted"],
+  ["blocked", "refusal"],
+]);
+
+// §5.3: the end's kind → the continuable stop reason; completed and no end depend on dropped work.
+const CONTINUABLE_REASONS = new Map([
+  ["max-tokens", "max-tokens"],
+  ["aborted", "aborted"],
+  ["interrupted", "aborted"],
+  ["error", "error"],
   ["blocked", "refusal"],
 ]);
 
@@ -162,18 +171,95 @@ const HEADLINES = new Map([
   ["refusal", "subagent declined the task"],
 ]);
 
-function stopReasonOf(events, path = "$.events") {
-  let kind = null;
-  events.forEach((event, index) => {
-    const at = `${path}[${index}]`;
-    if (eventType(event, at) !== "turn/end") return;
-    const reason = requireObject(eventData(event, at).reason, `${at}.data.reason`, "the reason of a turn/end", 'Send {"turn": <int>, "reason": {"kind": "<string>"}} (selection.md §2.4).');
-    kind = requireString(reason.kind, `${at}.data.reason.kind`, "the kind of a turn/end reason", 'Send a string kind such as "completed" or "max-tokens" (selection.md §2.4).');
-  });
-  return STOP_REASONS.get(kind) ?? "error";
+/** `data.turn` of a turn or step event: the key of its marks (§5.1). */
+function turnNumber(event, path) {
+  const value = eventData(event, path).turn;
+  if (!Number.isInteger(value)) {
+    throw new InvalidInput({
+      value,
+      path: `${path}.data.turn`,
+      reason: "is not an integer, but the turn number of a turn or step event must be one (selection.md §6)",
+      fix: 'Send the turn the event belongs to as an integer: {"turn": 1, ...} (selection.md §2.4).',
+    });
+  }
+  return value;
 }
 
-/** The text of an output's text blocks joined with "" (reasoning and images excluded, §5.5). */
+function turnEndKind(event, path) {
+  const reason = requireObject(eventData(event, path).reason, `${path}.data.reason`, "the reason of a turn/end", 'Send {"turn": <int>, "reason": {"kind": "<string>"}} (selection.md §2.4).');
+  return requireString(reason.kind, `${path}.data.reason.kind`, "the kind of a turn/end reason", 'Send a string kind such as "completed" or "max-tokens" (selection.md §2.4).');
+}
+
+/**
+ * The log's account of consumed work, in one pass (§5.1): the kind of the end (the last turn/end
+ * that accounts for work, or null) and whether work was dropped unrun after it. Marks are keyed
+ * by turn number and removed only by a turn/end of that number.
+ */
+export function consumedWork(events, path = "$.events") {
+  const stepped = new Set();
+  const claimed = new Set();
+  let open = null;
+  let endKind = null;
+  let droppedUnrun = false;
+  requireList(events, path, "a session log", "Send the events as a list (selection.md §2.1).").forEach((event, index) => {
+    const at = `${path}[${index}]`;
+    switch (eventType(event, at)) {
+      case "turn/start":
+        open = turnNumber(event, at);
+        break;
+      case "step/start":
+        stepped.add(turnNumber(event, at)); // the step's own turn, open or not
+        break;
+      case "agent/inbox/spliced": {
+        const data = eventData(event, at);
+        if (!Object.hasOwn(data, "removedCount")) break; // an insertion consumes nothing
+        if (data.outcome === "canceled") {
+          const inserted = requireList(data.inserted, `${at}.data.inserted`, "the inserted messages of a splice", "Send the messages the splice inserted as a list, [] for none (selection.md §2.4).");
+          // Only a cancellation that leaves nothing behind drops work; a replacement keeps it.
+          droppedUnrun = droppedUnrun || inserted.length === 0;
+        } else if (open !== null && !bug("claims-ignored")) {
+          claimed.add(open); // a claim outside any turn is ignored
+        }
+        break;
+      }
+      case "turn/end": {
+        const turn = turnNumber(event, at);
+        const kind = turnEndKind(event, at);
+        open = null;
+        let accounts = false;
+        if (stepped.delete(turn)) accounts = true; // a claim mark of the turn stays
+        else if (claimed.delete(turn)) accounts = kind !== "completed";
+        if (accounts || bug("last-turn-end-wins")) {
+          endKind = kind;
+          // Drops before this end are its own to report.
+          if (!bug("drops-never-cleared")) droppedUnrun = false;
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  });
+  return { endKind, droppedUnrun };
+}
+
+/** §5.2: the one-shot stop reason; dropped work is not read, the cancelled flag is. */
+function oneShotStopReason({ endKind }, cancelled) {
+  const recorded = (endKind !== null && !(endKind === "blocked" && bug("blocked-is-error")) && ONE_SHOT_REASONS.get(endKind)) || "error";
+  // A cancelled run that did not complete was aborted; a completed one stays completed.
+  if (cancelled && (recorded !== "completed" || bug("cancelled-completed-wrong"))) return "aborted";
+  return recorded;
+}
+
+/** §5.3: the continuable stop reason of one epoch. */
+function continuableStopReason({ endKind, droppedUnrun }) {
+  if (endKind === null || endKind === "completed") return droppedUnrun ? "aborted" : "completed";
+  if (endKind === "interrupted" && bug("one-mapping")) return "error";
+  if (endKind === "blocked" && bug("blocked-is-error")) return "error";
+  return CONTINUABLE_REASONS.get(endKind) ?? "error";
+}
+
+/** The text of an output's text blocks joined with "" (reasoning and images excluded, §5.6). */
 function outputText(output, path) {
   let text = "";
   (output ?? []).forEach((block, index) => {
@@ -186,28 +272,33 @@ function outputText(output, path) {
   return text;
 }
 
-/** The settle op: result, lifecycle event and delegation tool result of one run (§5). */
-export function settleRun(events, { cancelled = false, diagnostic = null } = {}) {
+/** The delegation tool's result of a one-shot run (§5.6); `diagnostic` is undefined when absent. */
+function delegationToolResult(stopReason, output, diagnostic) {
+  const text = outputText(output, "$");
+  if (stopReason === "completed") return { isError: false, text };
+  // The failure first, then the diagnostic whenever one was given (even ""), then the partial text.
+  let message = `Error: ${HEADLINES.get(stopReason) ?? `subagent run ended abnormally (${stopReason})`}`;
+  if (diagnostic !== undefined && !(diagnostic === "" && bug("empty-diagnostic-dropped"))) message += `\nDiagnostic: ${diagnostic}`;
+  if (text !== "") message += `\nPartial output before the run ended:\n${text}`;
+  return { isError: true, text: message };
+}
+
+/**
+ * The settle op (§5): `mode` is "one-shot" (the default) or "continuable". A one-shot answer has
+ * result, end and toolResult; a continuable one has result and end. `diagnostic` is undefined when
+ * the request left it out.
+ */
+export function settleRun(events, { mode = "one-shot", cancelled = false, diagnostic = undefined } = {}) {
   const output = selectOutput(events);
-  let stopReason = stopReasonOf(events);
-  // A cancelled run that did not complete was aborted; a completed one stays completed (§5.2).
-  if (cancelled && (stopReason !== "completed" || bug("cancelled-completed-wrong"))) stopReason = "aborted";
+  const work = consumedWork(events);
+  const stopReason = mode === "continuable" ? continuableStopReason(work) : oneShotStopReason(work, cancelled);
 
   const end = { stopReason };
-  // Absent, never [], when there is no output (§5.4).
+  // Absent, never [], when there is no output (§5.5).
   if (output !== null) end.lastAssistantMessage = output;
   else if (bug("empty-array-last-assistant")) end.lastAssistantMessage = [];
 
-  const text = outputText(output, "$");
-  let toolResult;
-  if (stopReason === "completed") {
-    toolResult = { isError: false, text };
-  } else {
-    // The failure first, then what the parent can use (§5.5).
-    let message = `Error: ${HEADLINES.get(stopReason) ?? `subagent run ended abnormally (${stopReason})`}`;
-    if (typeof diagnostic === "string" && diagnostic !== "") message += `\nDiagnostic: ${diagnostic}`;
-    if (text !== "") message += `\nPartial output before the run ended:\n${text}`;
-    toolResult = { isError: true, text: message };
-  }
-  return { result: { output: output ?? [], stopReason }, end, toolResult };
+  const settled = { result: { output: output ?? [], stopReason }, end };
+  if (mode !== "continuable") settled.toolResult = delegationToolResult(stopReason, output, diagnostic);
+  return settled;
 }

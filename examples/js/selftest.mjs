@@ -25,10 +25,17 @@ function check(name, body) {
 
 // -- builders ------------------------------------------------------------------------------------
 let seq = 0;
-const ev = (type, data) => ({ type, seq: ++seq, time: "2026-01-01T00:00:00Z", data });
-const message = (content, extra = {}) => ev("assistant/message", { message: { role: "assistant", content }, ...extra });
-const delta = (text) => ev("assistant/chunk", { chunk: { type: "text-delta", index: 0, text } });
-const turnEnd = (kind) => ev("turn/end", { turn: 1, reason: { kind } });
+const ev = (type, data) => ({ type, seq: ++seq, time: 1767225600000 + seq, data });
+const source = { kind: "model", provider: "deepseek", model: "deepseek-chat" };
+const message = (content, extra = {}) =>
+  ev("assistant/message", { turn: 1, step: 0, message: { id: `msg_${seq}`, role: "assistant", content, source }, ...extra });
+const delta = (text) => ev("assistant/chunk", { turn: 1, step: 0, chunk: { type: "text-delta", index: 0, text } });
+const turnStart = (turn = 1) => ev("turn/start", { turn });
+const stepStart = (turn = 1) => ev("step/start", { turn, step: 0 });
+const turnEnd = (kind, turn = 1) => ev("turn/end", { turn, reason: { kind } });
+// A turn that entered a step, then ended with `kind`: it accounts for work (selection.md §5.1).
+const steppedEnd = (kind, turn = 1) => [turnStart(turn), stepStart(turn), turnEnd(kind, turn)];
+const spliced = (data) => ev("agent/inbox/spliced", { target: "next-turn", start: 0, inserted: [], ...data });
 const text = (t) => ({ type: "text", text: t });
 const reasoning = (t) => ({ type: "reasoning", text: t });
 const update = (partialResult, extra = {}) => ({
@@ -75,7 +82,8 @@ check("fold answers one collect per push plus one, equal to the batch rule at ev
 
 // -- settle --------------------------------------------------------------------------------------
 check("max-tokens keeps its stop reason and hands the partial text to the parent", () => {
-  const events = [delta("half an answer"), message([]), turnEnd("max-tokens")];
+  // The later turn never reached a step: it accounts for no work, so the end stays max-tokens.
+  const events = [turnStart(), stepStart(), delta("half an answer"), message([]), turnEnd("max-tokens"), turnStart(2), turnEnd("completed", 2)];
   assert.deepEqual(runOp("settle", { events, cancelled: false, diagnostic: "budget" }), {
     result: { output: [text("half an answer")], stopReason: "max-tokens" },
     end: { stopReason: "max-tokens", lastAssistantMessage: [text("half an answer")] },
@@ -86,10 +94,12 @@ check("max-tokens keeps its stop reason and hands the partial text to the parent
         "\nPartial output before the run ended:\nhalf an answer",
     },
   });
+  assert.equal(runOp("settle", { events: [], cancelled: false, diagnostic: "" }).toolResult.text, "Error: subagent run failed\nDiagnostic: ");
 });
 
 check("no output: result.output is [], lastAssistantMessage is absent", () => {
-  const settled = runOp("settle", { events: [ev("turn/end", { turn: 1, reason: { kind: "blocked" } })], cancelled: false });
+  const events = [turnStart(), spliced({ removedCount: 1 }), turnEnd("blocked")];
+  const settled = runOp("settle", { events, cancelled: false });
   assert.deepEqual(settled, {
     result: { output: [], stopReason: "refusal" },
     end: { stopReason: "refusal" },
@@ -100,12 +110,41 @@ check("no output: result.output is [], lastAssistantMessage is absent", () => {
 });
 
 check("cancellation turns any non-completed stop into aborted, never a completed one", () => {
-  const done = [message([text("a"), reasoning("r"), text("b")]), turnEnd("completed")];
+  const done = [turnStart(), stepStart(), message([text("a"), reasoning("r"), text("b")]), turnEnd("completed")];
   assert.deepEqual(runOp("settle", { events: done, cancelled: true }).toolResult, { isError: false, text: "ab" });
-  assert.equal(runOp("settle", { events: [turnEnd("interrupted")], cancelled: true }).result.stopReason, "aborted");
-  assert.equal(runOp("settle", { events: [turnEnd("toString")], cancelled: false }).result.stopReason, "error");
+  assert.equal(runOp("settle", { events: steppedEnd("interrupted"), cancelled: true }).result.stopReason, "aborted");
+  assert.equal(runOp("settle", { events: steppedEnd("toString"), cancelled: false }).result.stopReason, "error");
   plantBugs("cancelled-completed-wrong");
   assert.equal(runOp("settle", { events: done, cancelled: true }).result.stopReason, "aborted");
+});
+
+check("a continuable epoch reads dropped work and maps interrupted to aborted; it has no tool result", () => {
+  const done = [turnStart(), stepStart(), message([text("a")]), turnEnd("completed")];
+  assert.deepEqual(runOp("settle", { events: done, mode: "continuable" }), {
+    result: { output: [text("a")], stopReason: "completed" },
+    end: { stopReason: "completed", lastAssistantMessage: [text("a")] },
+  });
+  const dropped = [...done, spliced({ removedCount: 1, outcome: "canceled" })];
+  assert.equal(runOp("settle", { events: dropped, mode: "continuable" }).result.stopReason, "aborted");
+  assert.equal(runOp("settle", { events: dropped, cancelled: false }).result.stopReason, "completed");
+  assert.equal(runOp("settle", { events: steppedEnd("interrupted"), mode: "continuable" }).result.stopReason, "aborted");
+  assert.equal(runOp("settle", { events: [], mode: "continuable" }).result.stopReason, "completed");
+  assert.throws(() => runOp("settle", { events: [], mode: "continuable", cancelled: false }), /\$\.cancelled/);
+  assert.throws(() => runOp("settle", { events: [], mode: "later", cancelled: false }), /\$\.mode/);
+  assert.throws(() => runOp("settle", { events: [] }), /\$\.cancelled/);
+});
+
+check("consumed work: marks are keyed by turn number and claims count only inside a turn", () => {
+  const claim = spliced({ removedCount: 1 });
+  // A claim outside any turn is ignored; a claimed, completed turn accounts for nothing.
+  assert.equal(runOp("settle", { events: [claim, turnStart(), turnEnd("blocked")], cancelled: false }).result.stopReason, "error");
+  assert.equal(runOp("settle", { events: [turnStart(), claim, turnEnd("completed")], cancelled: false }).result.stopReason, "error");
+  // A stepped and claimed turn leaves its claim for the next turn/end of its number.
+  const stale = [turnStart(), claim, stepStart(), turnEnd("completed"), turnStart(), turnEnd("aborted")];
+  assert.equal(runOp("settle", { events: stale, mode: "continuable" }).result.stopReason, "aborted");
+  // A turn/end without a turn/start still uses its number's step mark.
+  assert.equal(runOp("settle", { events: [stepStart(3), turnEnd("error", 3)], cancelled: false }).result.stopReason, "error");
+  assert.equal(runOp("settle", { events: [stepStart(3), turnEnd("max-tokens", 3)], cancelled: false }).result.stopReason, "max-tokens");
 });
 
 // -- wire ----------------------------------------------------------------------------------------

@@ -12,6 +12,14 @@ from __future__ import annotations
 import copy
 from typing import Any, ClassVar
 
+from eventproof.reference._settle import (
+    ConsumedWork,
+    consumed_work,
+    continuable_stop_reason,
+    delegation_tool_result,
+    one_shot_stop_reason,
+)
+
 from miniatures import Miniature
 
 PARTIAL_OUTPUT = "\nPartial output before the run ended:\n"
@@ -150,7 +158,8 @@ class CountsToolResults(Miniature):
         pieces = []
         for event in events:
             if _is(event, "tool/result"):
-                pieces += _text_blocks(event["data"]["content"]["content"])
+                for block in event["data"]["message"]["content"]:
+                    pieces += _text_blocks(block.get("content", []))
             elif _is(event, "assistant/chunk") and event["data"]["chunk"]["type"] == "text-delta":
                 pieces.append(event["data"]["chunk"]["text"])
         return _as_output("".join(pieces))
@@ -221,6 +230,53 @@ class SelectJoinsWithNewlines(Miniature):
         return _as_output(_streamed(events, joiner="\n"))
 
 
+#: The block types and members a port that decodes into fixed structures knows (selection.md §2.5).
+_PINNED_BLOCKS: dict[str, tuple[str, ...]] = {
+    "text": ("type", "text"), "reasoning": ("type", "text"), "image": ("type", "attachment"),
+    "tool-call": ("type", "id", "name", "arguments"),
+    "tool-result": ("type", "toolCallId", "content", "isError"),
+}
+_PINNED_MESSAGE = ("id", "role", "content", "source")
+
+
+def _decodes(event: dict[str, Any]) -> bool:
+    """Whether a strict decoder accepts an assistant/message: known block types, known members."""
+    message = event["data"]["message"]
+    if set(message) - set(_PINNED_MESSAGE):
+        return False
+    return all(isinstance(block, dict) and block.get("type") in _PINNED_BLOCKS
+               and not set(block) - set(_PINNED_BLOCKS[block["type"]])
+               for block in message["content"])
+
+
+class DropsUndecodableMessages(Miniature):
+    """A port that decodes messages into fixed structures and silently skips the ones that fail:
+    an unknown block type or an unknown member drops the whole message. ``select.last-message``.
+    """
+
+    name = "drops-undecodable-messages"
+
+    def select(self, input: Any) -> Any:
+        kept = [e for e in input["events"] if not (_is(e, "assistant/message") and not _decodes(e))]
+        return self.reference.run("select", {"events": kept})
+
+
+class RebuildsBlocks(Miniature):
+    """A port that rebuilds each block from the members it knows: unknown members are lost.
+
+    Caught by ``select.last-message`` (content is returned as given).
+    """
+
+    name = "rebuilds-blocks"
+
+    def select(self, input: Any) -> Any:
+        output = self.reference.run("select", input)
+        if output is None:
+            return None
+        return [{key: block[key] for key in _PINNED_BLOCKS.get(block.get("type"), ("type",))
+                 if key in block} if isinstance(block, dict) else block for block in output]
+
+
 class CrashesOnUnknownTypes(Miniature):
     """``select`` raises on an event type it does not know (they must be ignored).
 
@@ -230,7 +286,7 @@ class CrashesOnUnknownTypes(Miniature):
     name = "crashes-on-unknown-types"
     KNOWN: ClassVar[frozenset[str]] = frozenset({
         "assistant/message", "assistant/chunk", "tool/result", "tool/call", "turn/start",
-        "turn/end", "step/start", "step/end", "user/message",
+        "turn/end", "step/start", "step/end", "user/message", "agent/inbox/spliced",
     })
 
     def select(self, input: Any) -> Any:
@@ -295,18 +351,171 @@ class FoldOmitsInitialCollect(Miniature):
 
 # -- settle (selection.md §5) -------------------------------------------------------------------
 
-def _turn_end(kind: str) -> dict[str, Any]:
-    return {"type": "turn/end", "seq": 0, "time": "", "data": {"turn": 0, "reason": {"kind": kind}}}
+def _continuable(input: Any) -> bool:
+    return bool(input.get("mode") == "continuable")
 
 
-def _with_kinds(input: Any, renamed: dict[str, str]) -> dict[str, Any]:
-    """The input with turn/end reason kinds renamed (the events are copied, never mutated)."""
+def _with_kinds(input: Any, renamed: dict[str, str], *, continuable: bool | None = None) -> Any:
+    """The input with turn/end reason kinds renamed (the events are copied, never mutated);
+    only on one path when ``continuable`` says which."""
+    if continuable is not None and _continuable(input) != continuable:
+        return input
     changed = copy.deepcopy(input)
     for event in changed["events"]:
         if _is(event, "turn/end"):
             kind = event["data"]["reason"]["kind"]
             event["data"]["reason"]["kind"] = renamed.get(kind, kind)
     return changed
+
+
+def _restated(input: Any, answer: dict[str, Any], stop_reason: str) -> dict[str, Any]:
+    """``answer`` with another stop reason, its tool result rebuilt to match (§5.5, §5.6)."""
+    answer["result"]["stopReason"] = answer["end"]["stopReason"] = stop_reason
+    if "toolResult" in answer:
+        answer["toolResult"] = delegation_tool_result(
+            stop_reason, answer["end"].get("lastAssistantMessage"), input.get("diagnostic"))
+    return answer
+
+
+class _WrongAccount(Miniature):
+    """Settles with the reference's mappings, but from a wrong account of consumed work."""
+
+    claims: ClassVar[bool] = True
+    count_completed_claims: ClassVar[bool] = False
+    last_wins: ClassVar[bool] = False
+    clear_drops: ClassVar[bool] = True
+
+    def account(self, events: list[Any]) -> ConsumedWork:
+        stepped: set[Any] = set()
+        claimed: set[Any] = set()
+        open_turn: Any = None
+        end: str | None = None
+        dropped = False
+        for event in events:
+            data = event.get("data", {})
+            if _is(event, "turn/start"):
+                open_turn = data["turn"]
+            elif _is(event, "step/start"):
+                stepped.add(data["turn"])
+            elif _is(event, "agent/inbox/spliced") and "removedCount" in data:
+                if data.get("outcome") == "canceled":
+                    dropped = dropped or not data["inserted"]
+                elif open_turn is not None and self.claims:
+                    claimed.add(open_turn)
+            elif _is(event, "turn/end"):
+                kind, turn, open_turn = data["reason"]["kind"], data["turn"], None
+                if self.last_wins:
+                    accounts = True
+                elif turn in stepped:
+                    stepped.discard(turn)
+                    accounts = True
+                elif turn in claimed:
+                    claimed.discard(turn)
+                    accounts = self.count_completed_claims or kind != "completed"
+                else:
+                    accounts = False
+                if accounts:
+                    end = kind
+                    dropped = dropped and not self.clear_drops
+        return ConsumedWork(end_kind=end, dropped_unrun=dropped)
+
+    def settle(self, input: Any) -> Any:
+        answer: dict[str, Any] = self.reference.run("settle", input)
+        work = self.account(input["events"])
+        reason = (continuable_stop_reason(work) if _continuable(input)
+                  else one_shot_stop_reason(work, cancelled=input["cancelled"]))
+        return _restated(input, answer, reason)
+
+
+class LastTurnEndWins(_WrongAccount):
+    """The stop reason comes from the last turn/end of the log, even one whose turn never reached
+    a step and accounts for no work. Caught by ``settle.accounting-turn``."""
+
+    name = "last-turn-end-wins"
+    last_wins = True
+
+
+class ClaimsIgnored(_WrongAccount):
+    """Inbox claims are not read: only stepped turns account for work, so a claimed turn
+    rejected before its first step reads as no end. ``settle.accounting-turn``."""
+
+    name = "claims-ignored"
+    claims = False
+
+
+class ClaimedCompletedCounted(_WrongAccount):
+    """A claimed turn that ended completed without a step is counted as accounting for work.
+
+    Caught by ``settle.accounting-turn``.
+    """
+
+    name = "claimed-completed-counted"
+    count_completed_claims = True
+
+
+class DroppedUnrunNeverCleared(_WrongAccount):
+    """Once a cancellation dropped work, an epoch stays aborted: a later accounting turn/end
+    never clears the flag. Caught by ``settle.dropped-unrun``."""
+
+    name = "dropped-unrun-never-cleared"
+    clear_drops = False
+
+
+class FirstTurnEndDecides(Miniature):
+    """The first turn/end decides the stop reason: later ones are dropped from the log.
+
+    Caught by ``settle.accounting-turn``.
+    """
+
+    name = "first-turn-end-decides"
+
+    def settle(self, input: Any) -> Any:
+        seen = False
+        kept = []
+        for event in input["events"]:
+            if _is(event, "turn/end"):
+                if seen:
+                    continue
+                seen = True
+            kept.append(event)
+        return self.reference.run("settle", {**input, "events": kept})
+
+
+class InterruptedAbortedOneShot(Miniature):
+    """One mapping for both paths: a one-shot run whose end is interrupted stops with
+    'aborted', as an epoch does. Caught by ``settle.one-shot-reason``."""
+
+    name = "interrupted-aborted-one-shot"
+
+    def settle(self, input: Any) -> Any:
+        return self.reference.run("settle", _with_kinds(input, {"interrupted": "aborted"},
+                                                        continuable=False))
+
+
+class InterruptedErrorContinuable(Miniature):
+    """One mapping for both paths: an epoch whose end is interrupted stops with 'error', as a
+    one-shot run does. Caught by ``settle.continuable-reason``."""
+
+    name = "interrupted-error-continuable"
+
+    def settle(self, input: Any) -> Any:
+        return self.reference.run("settle", _with_kinds(input, {"interrupted": "error"},
+                                                        continuable=True))
+
+
+class ContinuableNoEndIsError(Miniature):
+    """An epoch without an end stops with 'error', as a one-shot run does (the paths merged).
+
+    Caught by ``settle.continuable-reason``.
+    """
+
+    name = "continuable-no-end-is-error"
+
+    def settle(self, input: Any) -> Any:
+        answer = self.reference.run("settle", input)
+        if _continuable(input) and consumed_work(input["events"]).end_kind is None:
+            return _restated(input, answer, "error")
+        return answer
 
 
 class LifecycleEmptyList(Miniature):
@@ -368,27 +577,36 @@ class ResultOutputUnfiltered(Miniature):
 
 
 class IgnoresCancellation(Miniature):
-    """A cancelled run keeps the stop reason of its log (e.g. 'error'). ``settle.cancelled``."""
+    """A cancelled one-shot run keeps its recorded stop reason (e.g. 'error').
+
+    Caught by ``settle.cancelled``.
+    """
 
     name = "ignores-cancellation"
 
     def settle(self, input: Any) -> Any:
+        if _continuable(input):
+            return self.reference.run("settle", input)
         return self.reference.run("settle", {**input, "cancelled": False})
 
 
 class CancellationOverridesCompleted(Miniature):
-    """A cancelled run stops with 'aborted' even when it completed. ``settle.cancelled``."""
+    """A cancelled one-shot run stops with 'aborted' even when its end completed.
+
+    Caught by ``settle.cancelled``.
+    """
 
     name = "cancellation-overrides-completed"
 
     def settle(self, input: Any) -> Any:
-        if input["cancelled"]:
-            input = {**input, "events": [*input["events"], _turn_end("aborted")]}
-        return self.reference.run("settle", input)
+        answer: dict[str, Any] = self.reference.run("settle", input)
+        if not _continuable(input) and input["cancelled"]:
+            return _restated(input, answer, "aborted")
+        return answer
 
 
 class BlockedIsError(Miniature):
-    """A blocked turn settles as 'error' instead of 'refusal'. ``settle.stop-reason``."""
+    """A blocked end settles as 'error' instead of 'refusal'. ``settle.one-shot-reason``."""
 
     name = "blocked-is-error"
 
@@ -399,30 +617,13 @@ class BlockedIsError(Miniature):
 class MaxTokensIsError(Miniature):
     """A max-tokens run settles as 'error': it loses its actual stop reason (seed).
 
-    Caught by ``settle.stop-reason``.
+    Caught by ``settle.one-shot-reason``.
     """
 
     name = "max-tokens-is-error"
 
     def settle(self, input: Any) -> Any:
         return self.reference.run("settle", _with_kinds(input, {"max-tokens": "error"}))
-
-
-class FirstTurnEndDecides(Miniature):
-    """The first turn/end decides the stop reason instead of the last. ``settle.stop-reason``."""
-
-    name = "first-turn-end-decides"
-
-    def settle(self, input: Any) -> Any:
-        seen = False
-        kept = []
-        for event in input["events"]:
-            if _is(event, "turn/end"):
-                if seen:
-                    continue
-                seen = True
-            kept.append(event)
-        return self.reference.run("settle", {**input, "events": kept})
 
 
 class ToolErrorWithoutPartialText(Miniature):
@@ -435,7 +636,7 @@ class ToolErrorWithoutPartialText(Miniature):
 
     def settle(self, input: Any) -> Any:
         answer = self.reference.run("settle", input)
-        if answer["toolResult"]["isError"]:
+        if answer.get("toolResult", {}).get("isError"):
             answer["toolResult"]["text"] = answer["toolResult"]["text"].split(PARTIAL_OUTPUT)[0]
         return answer
 
@@ -450,6 +651,34 @@ class ToolErrorWithoutDiagnostic(Miniature):
             "settle", {key: value for key, value in input.items() if key != "diagnostic"})
 
 
+class EmptyDiagnosticDropped(Miniature):
+    """The Diagnostic line is added only for a non-empty diagnostic (a truthiness test where the
+    contract tests presence). Caught by ``settle.tool-result``."""
+
+    name = "empty-diagnostic-dropped"
+
+    def settle(self, input: Any) -> Any:
+        if input.get("diagnostic") == "":
+            input = {key: value for key, value in input.items() if key != "diagnostic"}
+        return self.reference.run("settle", input)
+
+
+class ContinuableToolResult(Miniature):
+    """A continuable epoch is answered with a delegation tool result, as a one-shot run is.
+
+    Caught by ``settle.tool-result``.
+    """
+
+    name = "continuable-tool-result"
+
+    def settle(self, input: Any) -> Any:
+        answer: dict[str, Any] = self.reference.run("settle", input)
+        if _continuable(input):
+            answer["toolResult"] = delegation_tool_result(
+                answer["result"]["stopReason"], answer["end"].get("lastAssistantMessage"), None)
+        return answer
+
+
 class ToolTextJoinedWithNewlines(Miniature):
     """The tool result joins the output's text blocks with ``"\\n"``. ``settle.tool-result``."""
 
@@ -457,6 +686,8 @@ class ToolTextJoinedWithNewlines(Miniature):
 
     def settle(self, input: Any) -> Any:
         answer = self.reference.run("settle", input)
+        if "toolResult" not in answer:
+            return answer
         blocks = _text_blocks(answer["result"]["output"])
         right, wrong = "".join(blocks), "\n".join(blocks)
         tool = answer["toolResult"]
@@ -477,14 +708,14 @@ class MaxTokensToolResultNotError(Miniature):
 
     def settle(self, input: Any) -> Any:
         answer = self.reference.run("settle", input)
-        if answer["result"]["stopReason"] == "max-tokens":
+        if "toolResult" in answer and answer["result"]["stopReason"] == "max-tokens":
             text = "".join(_text_blocks(answer["result"]["output"]))
             answer["toolResult"] = {"isError": False, "text": text}
         return answer
 
 
 class LifecycleStopReasonBeforeCancellation(Miniature):
-    """The lifecycle event keeps the log's stop reason while the result says 'aborted'.
+    """The lifecycle event keeps the recorded stop reason while the result says 'aborted'.
 
     Caught by ``settle.last-assistant``.
     """
@@ -493,6 +724,8 @@ class LifecycleStopReasonBeforeCancellation(Miniature):
 
     def settle(self, input: Any) -> Any:
         answer = self.reference.run("settle", input)
+        if _continuable(input):
+            return answer
         uncancelled = self.reference.run("settle", {**input, "cancelled": False})
         answer["end"]["stopReason"] = uncancelled["result"]["stopReason"]
         return answer
@@ -528,6 +761,8 @@ MINIATURES: dict[str, tuple[type[Miniature], str]] = {
         (SkipsInterruptedMessages, "select.last-message"),
         (FirstMessageWins, "select.last-message"),
         (SelectJoinsWithNewlines, "select.text-fallback"),
+        (DropsUndecodableMessages, "select.last-message"),
+        (RebuildsBlocks, "select.last-message"),
         (CrashesOnUnknownTypes, "select.agrees"),
         (FoldIgnoresPushText, "fold.prefix"),
         (FoldStartsWithEmptyList, "fold.prefix"),
@@ -539,9 +774,18 @@ MINIATURES: dict[str, tuple[type[Miniature], str]] = {
         (ResultOutputUnfiltered, "settle.output"),
         (IgnoresCancellation, "settle.cancelled"),
         (CancellationOverridesCompleted, "settle.cancelled"),
-        (BlockedIsError, "settle.stop-reason"),
-        (MaxTokensIsError, "settle.stop-reason"),
-        (FirstTurnEndDecides, "settle.stop-reason"),
+        (BlockedIsError, "settle.one-shot-reason"),
+        (MaxTokensIsError, "settle.one-shot-reason"),
+        (InterruptedAbortedOneShot, "settle.one-shot-reason"),
+        (InterruptedErrorContinuable, "settle.continuable-reason"),
+        (ContinuableNoEndIsError, "settle.continuable-reason"),
+        (FirstTurnEndDecides, "settle.accounting-turn"),
+        (LastTurnEndWins, "settle.accounting-turn"),
+        (ClaimsIgnored, "settle.accounting-turn"),
+        (ClaimedCompletedCounted, "settle.accounting-turn"),
+        (DroppedUnrunNeverCleared, "settle.dropped-unrun"),
+        (EmptyDiagnosticDropped, "settle.tool-result"),
+        (ContinuableToolResult, "settle.tool-result"),
         (ToolErrorWithoutPartialText, "settle.tool-result"),
         (ToolErrorWithoutDiagnostic, "settle.tool-result"),
         (ToolTextJoinedWithNewlines, "settle.tool-result"),

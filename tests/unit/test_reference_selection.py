@@ -12,11 +12,14 @@ from eventproof.reference._errors import InvalidInput
 from eventproof.reference._implementation import Reference
 from eventproof.reference._selection import OutputFold, fold_results, select_output
 from eventproof.reference._settle import (
+    ABSENT,
     HEADLINES,
-    apply_cancellation,
+    ConsumedWork,
+    consumed_work,
+    continuable_stop_reason,
     headline_for,
+    one_shot_stop_reason,
     settle_run,
-    stop_reason_of,
     tool_result_text,
 )
 from hypothesis import given
@@ -28,12 +31,19 @@ SPEC = Path(__file__).resolve().parents[2] / "spec" / "selection.md"
 
 
 def event(type_: str, data: Any, seq: int = 0, **extra: Any) -> dict[str, Any]:
-    return {"type": type_, "seq": seq, "time": "2025-01-01T00:00:00Z", "data": data, **extra}
+    return {"type": type_, "seq": seq, "time": 1767225600000 + seq, "data": data, **extra}
 
 
-def message(*content: Any, **data: Any) -> dict[str, Any]:
-    return event("assistant/message",
-                 {"message": {"role": "assistant", "content": list(content)}, **data})
+SOURCE = {"kind": "model", "provider": "deepseek", "model": "deepseek-chat"}
+
+
+def message(*content: Any, turn: int = 1, step: int = 0, **data: Any) -> dict[str, Any]:
+    return event("assistant/message", {
+        "turn": turn, "step": step,
+        "message": {"id": "msg_a1", "role": "assistant", "content": list(content),
+                    "source": dict(SOURCE)},
+        **data,
+    })
 
 
 def usage_only() -> dict[str, Any]:
@@ -42,15 +52,50 @@ def usage_only() -> dict[str, Any]:
 
 
 def chunk(**fields: Any) -> dict[str, Any]:
-    return event("assistant/chunk", {"chunk": fields})
+    return event("assistant/chunk", {"turn": 1, "step": 0, "chunk": fields})
 
 
 def delta(text: str, index: int = 0) -> dict[str, Any]:
     return chunk(type="text-delta", index=index, text=text)
 
 
+def turn_start(turn: int = 1) -> dict[str, Any]:
+    return event("turn/start", {"turn": turn})
+
+
+def step_start(turn: int = 1, step: int = 0) -> dict[str, Any]:
+    return event("step/start", {"turn": turn, "step": step})
+
+
 def turn_end(kind: str, turn: int = 1) -> dict[str, Any]:
-    return event("turn/end", {"turn": turn, "reason": {"kind": kind}})
+    reason: dict[str, Any] = {"kind": kind}
+    if kind == "aborted":
+        reason["reason"] = {"kind": "parent"}
+    if kind == "error":
+        reason["error"] = {"message": "overloaded", "code": "RATE_LIMIT"}
+    return event("turn/end", {"turn": turn, "reason": reason})
+
+
+def user_message(words: str = "Find the call sites.", mid: str = "msg_u1") -> dict[str, Any]:
+    return {"id": mid, "role": "user", "content": [text(words)], "source": {"kind": "user"}}
+
+
+def claim() -> dict[str, Any]:
+    """The loop claiming the next queued prompt as its open turn's input."""
+    return event("agent/inbox/spliced",
+                 {"target": "next-turn", "start": 0, "removedCount": 1, "inserted": []})
+
+
+def cancel(*replacement: dict[str, Any]) -> dict[str, Any]:
+    """A pending prompt cancelled out of the inbox, replaced by ``replacement`` when given."""
+    return event("agent/inbox/spliced", {"target": "next-turn", "start": 0, "removedCount": 1,
+                                         "inserted": list(replacement), "outcome": "canceled"})
+
+
+def enqueue() -> dict[str, Any]:
+    """A prompt put on the inbox: a pure insertion, no removedCount."""
+    return event("agent/inbox/spliced",
+                 {"target": "next-turn", "start": 0, "inserted": [user_message()]})
 
 
 def text(value: str) -> dict[str, Any]:
@@ -61,8 +106,13 @@ def reasoning(value: str) -> dict[str, Any]:
     return {"type": "reasoning", "text": value}
 
 
-TOOL_CALL = {"type": "tool-call", "id": "call_1", "name": "grep", "arguments": {"q": "x"}}
+TOOL_CALL = {"type": "tool-call", "id": "call_1", "name": "grep", "arguments": '{"q": "x"}'}
 TOOL_RESULT = {"type": "tool-result", "toolCallId": "call_1", "content": [text("3 hits")]}
+TOOL_RESULT_EVENT = event("tool/result", {
+    "turn": 1, "step": 0,
+    "message": {"id": "msg_t1", "role": "user", "content": [TOOL_RESULT],
+                "source": {"kind": "tool", "callId": "call_1"}},
+})
 IMAGE = {"type": "image", "attachment": {"mediaType": "image/png", "data": "AA=="}}
 
 
@@ -105,7 +155,7 @@ def test_later_non_empty_message_replaces_earlier() -> None:
 def test_empty_terminal_message_after_max_tokens_keeps_earlier_answer() -> None:
     """The usage-only message after a max-tokens step never hides the earlier answer (§3.2)."""
     log = [
-        event("turn/start", {"turn": 1}),
+        turn_start(),
         delta("Found 3 call sites."),
         message(text("Found 3 call sites.")),
         chunk(type="tool-call-delta", index=0, id="call_7", name="edit", argumentsDelta="{"),
@@ -173,16 +223,21 @@ def test_what_never_contributes() -> None:
         chunk(type="usage", usage={"outputTokens": 3}),
         chunk(type="finish", reason={"kind": "stop"}),
         chunk(type="citation-delta", index=0, text="an unknown chunk type"),
-        event("tool/result", {"content": TOOL_RESULT}),
-        event("tool/call", {"content": TOOL_CALL}),
-        event("user/message", {"message": {"role": "user", "content": [text("question")]}}),
-        event("turn/start", {"turn": 1}),
-        event("step/start", {"step": 0}),
-        event("step/end", {"step": 0}),
+        TOOL_RESULT_EVENT,
+        event("tool/call", {"turn": 1, "step": 0, "callId": "call_1", "name": "grep",
+                            "arguments": '{"q": "x"}'}),
+        event("user/message", user_message("question")),
+        enqueue(),
+        cancel(user_message("replacement", "msg_u2")),
+        turn_start(),
+        step_start(),
+        event("step/end", {"turn": 1, "step": 0}),
         turn_end("completed"),
         event("subagent/heartbeat", {"alive": True}),
         event("assistant/message/v2", {"message": {"role": "assistant",
                                                    "content": [text("unknown type")]}}),
+        event("user/message", {"id": "m", "role": "assistant", "content": [text("mislabelled")],
+                               "source": {"kind": "user"}}),
     ]
     assert select_output(log) is None
 
@@ -274,7 +329,7 @@ _events = st.one_of(
     st.builds(delta, _texts, st.integers(0, 3)),
     st.builds(lambda t: chunk(type="reasoning-delta", index=0, text=t), _texts),
     st.just(chunk(type="tool-call-delta", index=1, id="call_1", argumentsDelta="{")),
-    st.just(event("tool/result", {"content": TOOL_RESULT})),
+    st.just(TOOL_RESULT_EVENT),
     st.builds(turn_end, st.sampled_from(["completed", "max-tokens", "blocked", "x"])),
     st.just(event("subagent/heartbeat", {})),
 )
@@ -315,88 +370,330 @@ def test_selection_matches_the_rule_as_written(events: list[dict[str, Any]]) -> 
     assert select_output(events) == _spec_literal(events)
 
 
-# -- §5 result contract ---------------------------------------------------------------------------
+# -- §5.1 consumed work ---------------------------------------------------------------------------
+
+ONE_SHOT_MAP = {"completed": "completed", "max-tokens": "max-tokens", "aborted": "aborted",
+                "blocked": "refusal", "error": "error", "interrupted": "error", "paused": "error"}
+CONTINUABLE_MAP = {"max-tokens": "max-tokens", "aborted": "aborted", "interrupted": "aborted",
+                   "error": "error", "blocked": "refusal", "paused": "error"}
+KINDS = sorted(ONE_SHOT_MAP)
 
 
-@pytest.mark.parametrize(("kind", "reason"), [
-    ("completed", "completed"),
-    ("max-tokens", "max-tokens"),
-    ("aborted", "aborted"),
-    ("blocked", "refusal"),
-    ("error", "error"),
-    ("interrupted", "error"),
-    ("a-kind-from-the-future", "error"),
+def stepped_turn(kind: str, *content: Any, turn: int = 1) -> list[dict[str, Any]]:
+    """One turn that claimed its prompt, entered a step and ended with ``kind``."""
+    return [turn_start(turn), claim(), step_start(turn), message(*content, turn=turn),
+            event("step/end", {"turn": turn, "step": 0}), turn_end(kind, turn)]
+
+
+def work(*events: dict[str, Any]) -> ConsumedWork:
+    return consumed_work(list(events))
+
+
+def test_no_events_no_end() -> None:
+    """An empty log has no end and dropped nothing (§5.1)."""
+    assert work() == ConsumedWork(end_kind=None, dropped_unrun=False)
+
+
+def test_later_turn_without_step_does_not_replace_the_end() -> None:
+    """A stepped turn ends max-tokens, then a turn that never reached a step ends completed: the
+    end is the max-tokens turn, and one-shot settles max-tokens with the partial output
+    (settle.accounting-turn). Reading the last turn/end would say completed."""
+    log = [*stepped_turn("max-tokens", text("Found 3 call sites.")), usage_only(),
+           turn_start(2), turn_end("completed", 2)]
+    assert consumed_work(log).end_kind == "max-tokens"
+    settled = settle_run(log, cancelled=False)
+    assert settled["result"] == {"output": [text("Found 3 call sites.")],
+                                 "stopReason": "max-tokens"}
+    assert settled["toolResult"]["isError"] is True
+    assert settle_run(log, mode="continuable")["result"]["stopReason"] == "max-tokens"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_stepped_turn_always_accounts(kind: str) -> None:
+    """A turn that entered a step accounts for work whatever its reason (§5.1 step 4)."""
+    assert work(turn_start(), step_start(), turn_end(kind)).end_kind == kind
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_claimed_unstepped_turn_accounts_unless_completed(kind: str) -> None:
+    """A claimed turn without a step accounts for work exactly when it did not complete."""
+    expected = None if kind == "completed" else kind
+    assert work(turn_start(), claim(), turn_end(kind)).end_kind == expected
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_turn_without_claim_or_step_never_accounts(kind: str) -> None:
+    """A turn that neither stepped nor claimed accounts for nothing, even after an enqueue."""
+    assert work(turn_start(), enqueue(), turn_end(kind)).end_kind is None
+    assert work(*stepped_turn("error"), turn_start(2), turn_end(kind, 2)).end_kind == "error"
+
+
+def test_insertion_is_not_a_claim() -> None:
+    """A splice without removedCount consumes nothing, whatever else it carries (§5.1 step 3)."""
+    odd = event("agent/inbox/spliced", {"target": "next-step", "start": 0, "inserted": [],
+                                        "outcome": "canceled"})
+    assert work(turn_start(), odd, turn_end("blocked")) == ConsumedWork(None, False)
+
+
+def test_removed_count_presence_decides_not_its_value() -> None:
+    """Any removedCount member makes the splice a removal (§5.1 step 3)."""
+    zero = event("agent/inbox/spliced",
+                 {"target": "next-turn", "start": 0, "removedCount": 0, "inserted": []})
+    assert work(turn_start(), zero, turn_end("blocked")).end_kind == "blocked"
+
+
+def test_claim_outside_any_turn_is_ignored() -> None:
+    """A claim before any turn/start, or after a turn/end closed the turn, marks nothing."""
+    assert work(claim(), turn_start(), turn_end("blocked")).end_kind is None
+    assert work(turn_start(), turn_end("completed"), claim(), turn_end("blocked")).end_kind is None
+
+
+def test_claim_marks_the_open_turn_not_the_turn_end_number() -> None:
+    """A claim belongs to the open turn; a later turn/start replaces the open turn."""
+    log = [turn_start(1), turn_start(2), claim(), turn_end("blocked", 1)]
+    assert work(*log).end_kind is None
+    assert work(*log, turn_end("aborted", 2)).end_kind == "aborted"
+
+
+def test_step_marks_its_own_turn_even_when_not_open() -> None:
+    """step/start marks data.turn, open or not; a turn/end without turn/start uses the mark."""
+    assert work(step_start(turn=3), turn_end("error", 3)).end_kind == "error"
+    assert work(turn_start(1), step_start(turn=3), turn_end("error", 1)).end_kind is None
+
+
+def test_turn_end_closes_whichever_turn_is_open() -> None:
+    """A turn/end of another number still closes the open turn: a later claim is outside."""
+    log = [turn_start(1), turn_end("completed", 2), claim(), turn_end("aborted", 1)]
+    assert work(*log).end_kind is None
+
+
+def test_marks_outlive_their_turn_and_repeat_by_number() -> None:
+    """Marks are keyed by number and removed only by a turn/end of that number (§5.1)."""
+    # A stepped mark waits for its turn/end across a second turn/start of the same number.
+    assert work(turn_start(), step_start(), turn_start(), turn_end("aborted")).end_kind == "aborted"
+    # A stepped mark is used once: a second turn/end of the number finds nothing.
+    once = [turn_start(), step_start(), turn_end("max-tokens"), turn_start(), turn_end("error")]
+    assert work(*once).end_kind == "max-tokens"
+    # A stepped and claimed turn keeps its claim for the next turn/end of its number.
+    stale = [turn_start(), claim(), step_start(), turn_end("completed"),
+             turn_start(), turn_end("aborted")]
+    assert work(*stale).end_kind == "aborted"
+    # ... but a completed second turn/end uses the stale claim without accounting.
+    used = [*stale[:4], turn_start(), turn_end("completed"), turn_start(), turn_end("aborted")]
+    assert work(*used).end_kind == "completed"
+
+
+def test_cancellation_with_nothing_inserted_drops_work() -> None:
+    """settle.dropped-unrun: an empty cancellation sets it, a replacement does not."""
+    assert work(cancel()).dropped_unrun is True
+    assert work(cancel(user_message("instead", "msg_u2"))).dropped_unrun is False
+    assert work(turn_start(), cancel()).dropped_unrun is True  # inside a turn: still a drop
+
+
+def test_dropped_unrun_is_cleared_only_by_an_accounting_turn() -> None:
+    """Once set, only a later accounting turn/end clears dropped unrun."""
+    dropped = [*stepped_turn("completed", text("a")), cancel()]
+    assert work(*dropped).dropped_unrun is True
+    assert work(*dropped, cancel(user_message("b", "msg_u2"))).dropped_unrun is True
+    assert work(*dropped, turn_start(2), turn_end("completed", 2)).dropped_unrun is True
+    assert work(*dropped, turn_start(2), claim(), turn_end("completed", 2)).dropped_unrun is True
+    assert work(*dropped, *stepped_turn("completed", text("b"), turn=2)).dropped_unrun is False
+    assert work(*dropped, turn_start(2), claim(), turn_end("blocked", 2)) == ConsumedWork(
+        "blocked", False)
+
+
+def test_cancellation_before_the_end_is_reported_by_the_end() -> None:
+    """A drop before the accounting turn closed is that turn's to report (settle.dropped-unrun)."""
+    assert work(turn_start(), cancel(), step_start(), turn_end("completed")) == ConsumedWork(
+        "completed", False)
+
+
+# -- §5.2 one-shot and §5.3 continuable stop reasons -----------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_one_shot_mapping(kind: str) -> None:
+    """The end's kind maps to the one-shot stop reason, in result and end alike (§5.2)."""
+    settled = settle_run(stepped_turn(kind), cancelled=False)
+    assert settled["result"]["stopReason"] == ONE_SHOT_MAP[kind]
+    assert settled["end"]["stopReason"] == ONE_SHOT_MAP[kind]
+
+
+@pytest.mark.parametrize("kind", [k for k in KINDS if k != "completed"])
+def test_continuable_mapping(kind: str) -> None:
+    """The end's kind maps to the continuable stop reason; dropped work cannot override a
+    recorded failure (§5.3)."""
+    for log in (stepped_turn(kind), [*stepped_turn(kind), cancel()]):
+        assert settle_run(log, mode="continuable")["result"]["stopReason"] == CONTINUABLE_MAP[kind]
+
+
+@pytest.mark.parametrize(("log", "reason"), [
+    ([], "completed"),
+    ([cancel()], "aborted"),
+    ([cancel(user_message("instead", "msg_u2"))], "completed"),
+    (stepped_turn("completed"), "completed"),
+    ([*stepped_turn("completed"), cancel()], "aborted"),
+    ([turn_start(), claim(), turn_end("completed")], "completed"),
 ])
-def test_stop_reason_mapping(kind: str, reason: str) -> None:
-    """Each turn/end kind maps to its stop reason, in result and end alike (§5.1)."""
-    settled = settle_run([turn_end(kind)], cancelled=False)
-    assert settled["result"]["stopReason"] == reason
-    assert settled["end"]["stopReason"] == reason
-    assert stop_reason_of([turn_end(kind)]) == reason
+def test_continuable_completed_or_no_end_depends_on_dropped_work(
+    log: list[dict[str, Any]], reason: str,
+) -> None:
+    """completed, and no end, settle completed unless work was dropped unrun (§5.3)."""
+    assert settle_run(log, mode="continuable")["result"]["stopReason"] == reason
+    assert continuable_stop_reason(consumed_work(log)) == reason
 
 
-def test_no_turn_end_is_error() -> None:
-    """A log that never ended a turn settles as error (§5.1)."""
-    assert stop_reason_of([message(text("a"))]) == "error"
+def test_one_shot_ignores_dropped_work_and_no_end_is_error() -> None:
+    """One-shot never reads dropped unrun; without an end it settles error (§5.2)."""
+    assert settle_run([*stepped_turn("completed"), cancel()],
+                      cancelled=False)["result"]["stopReason"] == "completed"
     assert settle_run([], cancelled=False)["result"]["stopReason"] == "error"
+    assert one_shot_stop_reason(ConsumedWork(None, True), cancelled=False) == "error"
 
 
-@pytest.mark.parametrize(("kinds", "reason"), [
-    (["completed", "error"], "error"),
-    (["error", "completed"], "completed"),
-    (["max-tokens", "blocked"], "refusal"),
-])
-def test_last_turn_end_decides(kinds: list[str], reason: str) -> None:
-    """Only the last turn/end counts (§5.1)."""
-    log = [turn_end(kind, turn) for turn, kind in enumerate(kinds)]
-    assert stop_reason_of(log) == reason
-
-
-@pytest.mark.parametrize("kind", ["max-tokens", "aborted", "blocked", "error", "interrupted"])
-def test_cancelled_run_that_did_not_complete_is_aborted(kind: str) -> None:
-    """Cancellation turns every stop reason but completed into aborted (§5.2)."""
-    settled = settle_run([turn_end(kind)], cancelled=True)
+@pytest.mark.parametrize("kind", [k for k in KINDS if k != "completed"])
+def test_cancelled_one_shot_that_did_not_complete_is_aborted(kind: str) -> None:
+    """settle.cancelled: every recorded reason but completed becomes aborted."""
+    settled = settle_run(stepped_turn(kind), cancelled=True)
     assert settled["result"]["stopReason"] == "aborted"
     assert settled["toolResult"]["text"] == "Error: subagent run was cancelled"
 
 
-def test_cancelled_without_turn_end_is_aborted() -> None:
-    """A cancelled run that never ended a turn is aborted, not error (§5.2)."""
-    assert settle_run([delta("x")], cancelled=True)["end"]["stopReason"] == "aborted"
-
-
 def test_cancelled_completed_stays_completed() -> None:
-    """A cancel that arrives after the run completed changes nothing (§5.2)."""
-    log = [message(text("Done.")), turn_end("completed")]
+    """A cancel that arrives after the end completed changes nothing (settle.cancelled)."""
+    log = stepped_turn("completed", text("Done."))
     assert settle_run(log, cancelled=True) == settle_run(log, cancelled=False)
     assert settle_run(log, cancelled=True)["toolResult"] == {"isError": False, "text": "Done."}
-    assert apply_cancellation("completed", cancelled=True) == "completed"
-    assert apply_cancellation("error", cancelled=False) == "error"
 
 
-def test_output_and_last_assistant_message_share_the_selection() -> None:
-    """result.output and end.lastAssistantMessage are both the selection (§5.3, §5.4)."""
-    log = [message(text("a"), reasoning("r")), usage_only(), turn_end("max-tokens")]
-    settled = settle_run(log, cancelled=False)
+def test_paths_differ_on_the_same_log() -> None:
+    """interrupted, no end and dropped work settle differently on the two paths (§5.3)."""
+    interrupted = stepped_turn("interrupted", text("Half"))
+    assert settle_run(interrupted, cancelled=False)["result"]["stopReason"] == "error"
+    assert settle_run(interrupted, mode="continuable")["result"]["stopReason"] == "aborted"
+    assert settle_run([delta("x")], cancelled=False)["end"]["stopReason"] == "error"
+    assert settle_run([delta("x")], mode="continuable")["end"]["stopReason"] == "completed"
+
+
+A_RUN = [enqueue(), turn_start(), claim(), step_start(), delta("Pat"), delta("ched"),
+         message(text("Patched.")), event("step/end", {"turn": 1, "step": 0}),
+         turn_end("completed"), turn_start(2), turn_end("completed", 2)]
+COMPLETED_AT = 8  # the index of the accounting turn/end of A_RUN
+
+
+@pytest.mark.parametrize("cut", range(len(A_RUN) + 1))
+def test_cancellation_at_every_point_of_a_run(cut: int) -> None:
+    """A run cut at every point: one-shot cancelled is aborted until its end completed; a
+    continuable epoch cut there with its queued input dropped is aborted in every case, since the
+    drop comes after the end (§5.2, §5.3)."""
+    prefix = A_RUN[:cut]
+    one_shot = settle_run(prefix, cancelled=True)
+    expected = "completed" if cut > COMPLETED_AT else "aborted"
+    assert one_shot["result"]["stopReason"] == expected
+    continuable = settle_run([*prefix, cancel()], mode="continuable")
+    assert continuable["result"]["stopReason"] == "aborted"
+    replaced = settle_run([*prefix, cancel(user_message("b", "msg_u2"))], mode="continuable")
+    assert replaced["result"]["stopReason"] == "completed"
+    assert "toolResult" not in continuable
+    assert one_shot["result"]["output"] == continuable["result"]["output"]
+
+
+# A literal restatement of §5.1-§5.3 on generated logs with few turn numbers, so that numbers
+# repeat, turn/ends come without turn/starts and splices fall outside turns.
+_turns = st.integers(1, 3)
+_kinds = st.sampled_from(KINDS)
+_work_events = st.one_of(
+    st.builds(turn_start, _turns),
+    st.builds(lambda t: step_start(turn=t), _turns),
+    st.builds(lambda k, t: turn_end(k, t), _kinds, _turns),
+    st.just(claim()), st.just(cancel()), st.just(enqueue()),
+    st.just(cancel(user_message("instead", "msg_u2"))),
+    st.builds(lambda t: delta(t), st.sampled_from(["", "a"])),
+    st.just(message(text("m"))), st.just(usage_only()),
+)
+
+
+def _settle_literal(events: list[dict[str, Any]], mode: str, cancelled: bool) -> str:
+    """§5.1-§5.3 as written, with lists of marks instead of the reference's sets."""
+    stepped: list[int] = []
+    claimed: list[int] = []
+    open_turn: int | None = None
+    end: str | None = None
+    dropped = False
+    for e in events:
+        data = e["data"]
+        if e["type"] == "turn/start":
+            open_turn = data["turn"]
+        elif e["type"] == "step/start" and data["turn"] not in stepped:
+            stepped.append(data["turn"])
+        elif e["type"] == "agent/inbox/spliced" and "removedCount" in data:
+            if data.get("outcome") == "canceled":
+                dropped = dropped or data["inserted"] == []
+            elif open_turn is not None and open_turn not in claimed:
+                claimed.append(open_turn)
+        elif e["type"] == "turn/end":
+            open_turn = None
+            accounts = False
+            if data["turn"] in stepped:
+                stepped.remove(data["turn"])
+                accounts = True
+            elif data["turn"] in claimed:
+                claimed.remove(data["turn"])
+                accounts = data["reason"]["kind"] != "completed"
+            if accounts:
+                end, dropped = data["reason"]["kind"], False
+    if mode == "one-shot":
+        recorded = "error" if end is None else ONE_SHOT_MAP.get(end, "error")
+        return "aborted" if cancelled and recorded != "completed" else recorded
+    if end in (None, "completed"):
+        return "aborted" if dropped else "completed"
+    return CONTINUABLE_MAP[end]
+
+
+@given(st.lists(_work_events, max_size=12), st.booleans())
+def test_stop_reasons_match_the_rules_as_written(
+    events: list[dict[str, Any]], cancelled: bool,
+) -> None:
+    """The reference agrees with a literal restatement of §5.1-§5.3, both paths."""
+    one_shot = settle_run(events, cancelled=cancelled)
+    assert one_shot["result"]["stopReason"] == _settle_literal(events, "one-shot", cancelled)
+    continuable = settle_run(events, mode="continuable")
+    assert continuable["result"]["stopReason"] == _settle_literal(events, "continuable", False)
+    assert continuable["end"] == {**one_shot["end"], "stopReason": continuable["end"]["stopReason"]}
+
+
+# -- §5.4-§5.6 result, lifecycle event, tool result ----------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["one-shot", "continuable"])
+def test_output_and_last_assistant_message_share_the_selection(mode: str) -> None:
+    """result.output and end.lastAssistantMessage are both the selection (§5.4, §5.5)."""
+    log = [*stepped_turn("max-tokens", text("a"), reasoning("r")), usage_only()]
+    flags: dict[str, Any] = {"cancelled": False} if mode == "one-shot" else {}
+    settled = settle_run(log, mode=mode, **flags)
     assert settled["result"]["output"] == [text("a"), reasoning("r")]
     assert settled["end"]["lastAssistantMessage"] == [text("a"), reasoning("r")]
 
 
 def test_absent_last_assistant_message_without_selection() -> None:
-    """Without a selection, output is [] and lastAssistantMessage is absent, not [] (§5.3, §5.4)."""
-    settled = settle_run([usage_only(), turn_end("completed")], cancelled=False)
-    assert settled == {
+    """Without a selection, output is [] and lastAssistantMessage is absent, not [] (§5.4, §5.5),
+    on both paths; only the one-shot answer has a tool result (§5.6)."""
+    log = [turn_start(), step_start(), usage_only(), turn_end("completed")]
+    assert settle_run(log, cancelled=False) == {
         "result": {"output": [], "stopReason": "completed"},
         "end": {"stopReason": "completed"},
         "toolResult": {"isError": False, "text": ""},
     }
-    assert "lastAssistantMessage" not in settled["end"]
+    assert settle_run(log, mode="continuable") == {
+        "result": {"output": [], "stopReason": "completed"},
+        "end": {"stopReason": "completed"},
+    }
 
 
 def test_completed_tool_result_joins_text_blocks_only() -> None:
-    """A completed run's tool text is its text blocks joined with "", nothing else (§5.5)."""
-    log = [message(reasoning("r"), text("Patched "), IMAGE, TOOL_CALL, text("both.")),
-           turn_end("completed")]
+    """A completed run's tool text is its text blocks joined with "", nothing else (§5.6)."""
+    log = stepped_turn("completed", reasoning("r"), text("Patched "), IMAGE, TOOL_CALL,
+                       text("both."))
     settled = settle_run(log, cancelled=False, diagnostic="ignored when completed")
     assert settled["toolResult"] == {"isError": False, "text": "Patched both."}
 
@@ -408,45 +705,59 @@ def test_completed_tool_result_joins_text_blocks_only() -> None:
     ("blocked", "subagent declined the task"),
 ])
 def test_headline_per_stop_reason(kind: str, headline: str) -> None:
-    """Each non-completed stop reason has its fixed headline (§5.5)."""
-    settled = settle_run([turn_end(kind)], cancelled=False)
+    """Each non-completed stop reason has its fixed headline (§5.6)."""
+    settled = settle_run([turn_start(), step_start(), turn_end(kind)], cancelled=False)
     assert settled["toolResult"] == {"isError": True, "text": "Error: " + headline}
 
 
 def test_reserved_headline_names_the_reason() -> None:
-    """A stop reason without a headline gets the reserved form naming it (§5.5)."""
+    """A stop reason without a headline gets the reserved form naming it (§5.6)."""
     assert headline_for("paused") == "subagent run ended abnormally (paused)"
     assert set(HEADLINES) == {"aborted", "error", "max-tokens", "refusal"}
 
 
 @pytest.mark.parametrize(("diagnostic", "partial", "expected"), [
-    (None, False, "Error: subagent run failed"),
-    ("", False, "Error: subagent run failed"),
+    (ABSENT, False, "Error: subagent run failed"),
+    ("", False, "Error: subagent run failed\nDiagnostic: "),
     ("boom", False, "Error: subagent run failed\nDiagnostic: boom"),
-    (None, True, "Error: subagent run failed\nPartial output before the run ended:\nHel"),
-    ("", True, "Error: subagent run failed\nPartial output before the run ended:\nHel"),
+    (ABSENT, True, "Error: subagent run failed\nPartial output before the run ended:\nHel"),
+    ("", True,
+     "Error: subagent run failed\nDiagnostic: \nPartial output before the run ended:\nHel"),
     ("boom", True,
      "Error: subagent run failed\nDiagnostic: boom\nPartial output before the run ended:\nHel"),
 ])
-def test_error_text_lines(diagnostic: str | None, partial: bool, expected: str) -> None:
-    """The diagnostic line appears only for a non-empty diagnostic, the partial-output line only
-    for non-empty text, in that order (§5.5)."""
+def test_error_text_lines(diagnostic: Any, partial: bool, expected: str) -> None:
+    """The diagnostic line appears whenever a diagnostic is given, even "", the partial-output
+    line only for non-empty text, in that order (settle.tool-result)."""
     log = [delta("Hel")] if partial else []
     settled = settle_run(log, cancelled=False, diagnostic=diagnostic)
     assert settled["toolResult"] == {"isError": True, "text": expected}
 
 
 def test_reasoning_only_partial_output_adds_no_line() -> None:
-    """Partial output without text blocks adds no partial-output line (§5.5)."""
+    """Partial output without text blocks adds no partial-output line (§5.6)."""
     settled = settle_run([message(reasoning("r"))], cancelled=False)
     assert settled["toolResult"]["text"] == "Error: subagent run failed"
     assert settled["end"]["lastAssistantMessage"] == [reasoning("r")]
 
 
 def test_tool_result_text_of_nothing_is_empty() -> None:
-    """No selection gives the empty text (§5.5)."""
+    """No selection gives the empty text (§5.6)."""
     assert tool_result_text(None) == ""
     assert tool_result_text([]) == ""
+
+
+def test_dispatch_reads_mode_and_absent_members() -> None:
+    """The settle request: no mode is one-shot; a left-out diagnostic adds no line while a given
+    "" does; a continuable request answers without a tool result (§7)."""
+    reference = Reference()
+    log = [delta("x")]
+    assert reference.run("settle", {"events": log, "cancelled": False}) == settle_run(
+        log, mode="one-shot", cancelled=False)
+    with_empty = reference.run("settle", {"events": log, "cancelled": False, "diagnostic": ""})
+    assert with_empty["toolResult"]["text"].startswith("Error: subagent run failed\nDiagnostic: ")
+    assert set(reference.run("settle", {"events": log, "mode": "continuable"})) == {
+        "result", "end"}
 
 
 # -- the spec's worked examples -------------------------------------------------------------------
@@ -530,13 +841,32 @@ def test_direct_fold_paths_default_to_the_root() -> None:
 
 @pytest.mark.parametrize(("kwargs", "path", "fix_words"), [
     ({"events": [], "cancelled": "no"}, "$.cancelled", "true"),
+    ({"events": []}, "$.cancelled", "true"),
     ({"events": [], "cancelled": False, "diagnostic": 3}, "$.diagnostic", "string"),
+    ({"events": [], "cancelled": False, "diagnostic": None}, "$.diagnostic", "leave the key out"),
+    ({"events": [], "mode": "batch", "cancelled": False}, "$.mode", '"continuable"'),
+    ({"events": [], "mode": None, "cancelled": False}, "$.mode", "leave it out"),
+    ({"events": [], "mode": "continuable", "cancelled": True}, "$.cancelled", "Leave"),
+    ({"events": [], "mode": "continuable", "cancelled": False}, "$.cancelled", "Leave"),
+    ({"events": [], "mode": "continuable", "diagnostic": ""}, "$.diagnostic", "Leave"),
     ({"events": [event("turn/end", {"turn": 1})], "cancelled": False},
      "$.events[0].data.reason", '"reason"'),
     ({"events": [event("turn/end", {"turn": 1, "reason": {"kind": None}}), turn_end("completed")],
       "cancelled": False},
      "$.events[0].data.reason.kind", "string kind"),
     ({"events": [event("turn/end", None)], "cancelled": False}, "$.events[0].data", '"data"'),
+    ({"events": [event("turn/end", {"reason": {"kind": "completed"}})], "cancelled": False},
+     "$.events[0].data.turn", "integer"),
+    ({"events": [event("turn/start", {"turn": "1"})], "cancelled": False},
+     "$.events[0].data.turn", "integer"),
+    ({"events": [event("step/start", {"turn": True, "step": 0})], "mode": "continuable"},
+     "$.events[0].data.turn", "integer"),
+    ({"events": [turn_start(), event("step/start", {"turn": 1.5, "step": 0})],
+      "cancelled": False}, "$.events[1].data.turn", "integer"),
+    ({"events": [event("agent/inbox/spliced", [])], "cancelled": False},
+     "$.events[0].data", '"data"'),
+    ({"events": [event("agent/inbox/spliced", {"removedCount": 1, "outcome": "canceled"})],
+      "mode": "continuable"}, "$.events[0].data.inserted", "[] for none"),
     ({"events": [message(text("a"), "b")], "cancelled": False},
      "$.events[0].data.message.content[1]", "objects"),
     ({"events": [message(), message(reasoning("r"), {"type": "text", "text": 1})],
@@ -548,6 +878,14 @@ def test_settle_invalid_input_names_path_and_fix(
 ) -> None:
     """Each malformed value settle reads raises InvalidInput naming its path and the fix (§6)."""
     raises_invalid(lambda: settle_run(**kwargs), path, fix_words)
+    raises_invalid(lambda: Reference().run("settle", kwargs), path, fix_words)
+
+
+def test_integral_float_turn_numbers_are_the_same_turn() -> None:
+    """1.0 and 1 name one turn, as they do in every JSON reader (§6)."""
+    log = [turn_start(), event("step/start", {"turn": 1.0, "step": 0}), turn_end("max-tokens")]
+    assert consumed_work(log).end_kind == "max-tokens"
+    assert repr(ABSENT) == "<absent>"
 
 
 def test_unknown_types_never_raise() -> None:

@@ -67,24 +67,37 @@ def test_settle_output_with_empty_last_assistant_message_is_invalid() -> None:
 
 
 def _event(type_: str, data: Any, seq: int = 0) -> dict[str, Any]:
-    return {"type": type_, "seq": seq, "time": "2025-01-01T00:00:00Z", "data": data}
+    return {"type": type_, "seq": seq, "time": 1767225600000 + seq, "data": data}
 
 
 def _message(*content: Any) -> dict[str, Any]:
-    return _event("assistant/message", {"message": {"role": "assistant", "content": list(content)}})
+    return _event("assistant/message", {
+        "turn": 1, "step": 0,
+        "message": {"id": "msg_1", "role": "assistant", "content": list(content),
+                    "source": {"kind": "model", "provider": "deepseek", "model": "deepseek-chat"}},
+    })
 
 
 def _delta(text: str) -> dict[str, Any]:
-    return _event("assistant/chunk", {"chunk": {"type": "text-delta", "index": 0, "text": text}})
+    return _event("assistant/chunk", {"turn": 1, "step": 0,
+                                      "chunk": {"type": "text-delta", "index": 0, "text": text}})
 
 
 def _turn_end(kind: str) -> dict[str, Any]:
-    return _event("turn/end", {"turn": 1, "reason": {"kind": kind}})
+    reason: dict[str, Any] = {"kind": kind}
+    if kind == "aborted":
+        reason["reason"] = {"kind": "parent"}
+    return _event("turn/end", {"turn": 1, "reason": reason})
+
+
+_STEP = _event("step/start", {"turn": 1, "step": 0})
+_CANCEL = _event("agent/inbox/spliced", {"target": "next-turn", "start": 0, "removedCount": 1,
+                                         "inserted": [], "outcome": "canceled"})
 
 
 _LOGS: dict[str, list[dict[str, Any]]] = {
     "empty": [],
-    "usage-only": [_message(), _turn_end("max-tokens")],
+    "usage-only": [_STEP, _message(), _turn_end("max-tokens")],
     "message-then-empty": [
         _message({"type": "text", "text": "Found it."}), _message(), _turn_end("max-tokens"),
     ],
@@ -93,11 +106,13 @@ _LOGS: dict[str, list[dict[str, Any]]] = {
     "completed-mixed": [
         _delta("draft"),
         _message({"type": "reasoning", "text": "r"}, {"type": "text", "text": "Done."},
-                 {"type": "tool-call", "id": "c", "name": "n", "arguments": {}}),
+                 {"type": "tool-call", "id": "c", "name": "n", "arguments": "{}"}),
         _event("subagent/heartbeat", {}),
         _turn_end("completed"),
     ],
-    "unknown-kind": [_delta("x"), _turn_end("a-kind-from-the-future")],
+    "unknown-kind": [_delta("x"), _STEP, _turn_end("a-kind-from-the-future")],
+    "dropped-after-completed": [_STEP, _message({"type": "text", "text": "a"}),
+                                _turn_end("completed"), _CANCEL],
 }
 
 
@@ -113,19 +128,20 @@ def test_reference_select_and_fold_outputs_conform(log: list[dict[str, Any]]) ->
 
 
 @pytest.mark.parametrize("log", list(_LOGS.values()), ids=list(_LOGS))
-@pytest.mark.parametrize("cancelled", [False, True])
-@pytest.mark.parametrize("diagnostic", [None, "", "boom"])
-def test_reference_settle_outputs_conform(
-    log: list[dict[str, Any]], cancelled: bool, diagnostic: str | None,
-) -> None:
-    """On hand-built logs, the settle input and the reference's output match op-settle.json."""
-    request: dict[str, Any] = {"events": log, "cancelled": cancelled}
-    if diagnostic is not None:
-        request["diagnostic"] = diagnostic
+@pytest.mark.parametrize("flags", [
+    {"cancelled": False}, {"cancelled": True}, {"cancelled": False, "diagnostic": ""},
+    {"cancelled": True, "diagnostic": "boom"}, {"mode": "one-shot", "cancelled": False},
+    {"mode": "continuable"},
+])
+def test_reference_settle_outputs_conform(log: list[dict[str, Any]], flags: dict[str, Any]) -> None:
+    """On hand-built logs, the settle input and the reference's output match op-settle.json, in
+    both modes: a one-shot answer has a tool result, a continuable one has none."""
+    request: dict[str, Any] = {"events": log, **flags}
     assert schema_issues(request, "op-settle.json#/$defs/input") == []
-    output = settle_run(log, cancelled=cancelled, diagnostic=diagnostic)
+    output = settle_run(log, **flags)
     assert schema_issues(output, "op-settle.json#/$defs/output") == []
     assert schema_issues({"input": request, "output": output}, "op-settle.json") == []
+    assert ("toolResult" in output) == (flags.get("mode") != "continuable")
 
 
 _EXAMPLE = re.compile(r"Input \(`(\w+)`\):\s*```json\n(.*?)```\s*Output:\s*```json\n(.*?)```", re.S)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Mapping
 from functools import cache
 from itertools import pairwise
@@ -22,6 +23,7 @@ from eventproof.conformance.selection.strategies import (
     session_events,
     session_logs,
 )
+from eventproof.reference._settle import consumed_work
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -153,7 +155,7 @@ def tool_results(events: list[Any]) -> bool:
 
 def unknown_event_types(events: list[Any]) -> bool:
     known = {"assistant/message", "assistant/chunk", "tool/result", "tool/call", "turn/start",
-             "turn/end", "step/start", "step/end", "user/message"}
+             "turn/end", "step/start", "step/end", "user/message", "agent/inbox/spliced"}
     return any(e["type"] not in known for e in events)
 
 
@@ -193,12 +195,29 @@ def textless_message_beats_text(events: list[Any]) -> bool:
         _texts(events))
 
 
+def unknown_block_types(events: list[Any]) -> bool:
+    known = {"text", "reasoning", "image", "tool-call", "tool-result"}
+    return any(block.get("type") not in known for e in events for block in (_content(e) or []))
+
+
+def extra_block_members(events: list[Any]) -> bool:
+    pinned = {"type", "text", "attachment", "id", "name", "arguments", "toolCallId", "content",
+              "isError"}
+    return any(set(block) - pinned for e in events for block in (_content(e) or []))
+
+
+def raw_tool_arguments(events: list[Any]) -> bool:
+    return any(e["type"] == "tool/call" and isinstance(e["data"]["arguments"], str)
+               for e in events)
+
+
 LOG_SHAPES: dict[str, Callable[[list[Any]], bool]] = {
     f.__name__: f for f in (
         empty_message_last_after_text, only_chunks, reasoning_only_message_then_text,
         stream_cut_mid_block, interrupted_prefix, interleaved_indexes, tool_results,
         unknown_event_types, unknown_chunk_types, user_messages, many_turns, empty_text_delta,
         astral_text, control_characters, lone_surrogates, textless_message_beats_text,
+        unknown_block_types, extra_block_members, raw_tool_arguments,
     )
 }
 
@@ -214,35 +233,93 @@ def _kinds(op_input: Mapping[str, Any]) -> list[str]:
     return [e["data"]["reason"]["kind"] for e in op_input["events"] if e["type"] == "turn/end"]
 
 
-def _last_kind(op_input: Mapping[str, Any]) -> str | None:
+def _end(op_input: Mapping[str, Any]) -> str | None:
+    """The kind of the end (selection.md §5.1), as the reference folds it."""
+    return consumed_work(op_input["events"]).end_kind
+
+
+def _one_shot(op_input: Mapping[str, Any]) -> bool:
+    return op_input.get("mode", "one-shot") == "one-shot"
+
+
+def _cancellations(op_input: Mapping[str, Any], replaced: bool) -> bool:
+    return any(e["type"] == "agent/inbox/spliced" and e["data"].get("outcome") == "canceled"
+               and bool(e["data"]["inserted"]) == replaced for e in op_input["events"])
+
+
+def _turns(op_input: Mapping[str, Any], kind: str) -> list[Any]:
+    return [e["data"]["turn"] for e in op_input["events"] if e["type"] == kind]
+
+
+def _unstepped_turn_end(claimed: bool, kinds: tuple[str, ...]) -> Callable[
+        [Mapping[str, Any]], bool]:
+    """A turn/end closing a turn opened right before it, claimed or not, of one of ``kinds``."""
+    def found(op_input: Mapping[str, Any]) -> bool:
+        events = op_input["events"]
+        for i, event in enumerate(events):
+            if event["type"] != "turn/end" or event["data"]["reason"]["kind"] not in kinds:
+                continue
+            body = events[max(0, i - 2):i]
+            types = [e["type"] for e in body]
+            if claimed and types == ["turn/start", "agent/inbox/spliced"] and (
+                    "outcome" not in body[1]["data"]):
+                return True
+            if not claimed and types[-1:] == ["turn/start"]:
+                return True
+        return False
+    return found
+
+
+def _end_is_not_last_turn_end(op_input: Mapping[str, Any]) -> bool:
     kinds = _kinds(op_input)
-    return kinds[-1] if kinds else None
+    return bool(kinds) and _end(op_input) != kinds[-1]
 
 
-def _has_kind(kind: str) -> Callable[[Mapping[str, Any]], bool]:
-    return lambda op_input: kind in _kinds(op_input)
-
-
-def _last_uncancelled(kind: str) -> Callable[[Mapping[str, Any]], bool]:
-    return lambda op_input: _last_kind(op_input) == kind and not op_input["cancelled"]
+def _claim_outside_a_turn(op_input: Mapping[str, Any]) -> bool:
+    open_turn = False
+    for event in op_input["events"]:
+        if event["type"] == "turn/start":
+            open_turn = True
+        elif event["type"] == "turn/end":
+            open_turn = False
+        elif (event["type"] == "agent/inbox/spliced" and "removedCount" in event["data"]
+              and "outcome" not in event["data"] and not open_turn):
+            return True
+    return False
 
 
 SETTLE_SHAPES: dict[str, Callable[[Mapping[str, Any]], bool]] = {
-    **{f"a turn/end of kind {kind}": _has_kind(kind) for kind in REASON_KINDS},
-    "a turn/end of an unknown kind": lambda op_input: bool(
-        set(_kinds(op_input)) - set(REASON_KINDS)),
-    **{f"last turn/end {kind}, not cancelled": _last_uncancelled(kind)
-       for kind in ("completed", "max-tokens", "blocked", "aborted")},
-    "last turn/end maps to error, not cancelled": lambda op_input: not op_input["cancelled"] and (
-        _last_kind(op_input) not in (None, "completed", "max-tokens", "blocked", "aborted")),
-    "no turn/end": lambda op_input: _last_kind(op_input) is None,
-    "two turn/end events": lambda op_input: sum(
-        e["type"] == "turn/end" for e in op_input["events"]) >= 2,
-    "cancelled after completing": lambda op_input: op_input["cancelled"] and _last_kind(
-        op_input) == "completed",
-    "cancelled without completing": lambda op_input: op_input["cancelled"] and _last_kind(
-        op_input) != "completed",
-    "no diagnostic": lambda op_input: "diagnostic" not in op_input,
+    **{f"an end of kind {kind}, {mode}": (
+        lambda op_input, kind=kind, mode=mode: _end(op_input) == kind
+        and _one_shot(op_input) == (mode == "one-shot"))
+       for kind in REASON_KINDS for mode in ("one-shot", "continuable")},
+    "an end of an unknown kind": lambda op_input: _end(op_input) not in (None, *REASON_KINDS),
+    "no end, one-shot": lambda op_input: _end(op_input) is None and _one_shot(op_input),
+    "no end, continuable": lambda op_input: _end(op_input) is None and not _one_shot(op_input),
+    "the end is not the last turn/end": _end_is_not_last_turn_end,
+    "a claimed turn blocked before its first step": _unstepped_turn_end(True, ("blocked",)),
+    "a claimed turn cancelled or failed before its first step": _unstepped_turn_end(
+        True, ("aborted", "error")),
+    "a claimed turn completed without a step": _unstepped_turn_end(True, ("completed",)),
+    "an unclaimed turn without a step": _unstepped_turn_end(
+        False, ("completed", "blocked", "aborted")),
+    "a cancellation without replacement": lambda op_input: _cancellations(op_input, False),
+    "a cancellation with a replacement": lambda op_input: _cancellations(op_input, True),
+    "work dropped unrun, continuable": lambda op_input: not _one_shot(op_input) and consumed_work(
+        op_input["events"]).dropped_unrun,
+    "a drop cleared by a later end": lambda op_input: _cancellations(op_input, False) and not (
+        consumed_work(op_input["events"]).dropped_unrun),
+    "a repeated turn number": lambda op_input: any(
+        count > 1 for count in Counter(_turns(op_input, "turn/start")).values()),
+    "a turn/end without turn/start": lambda op_input: bool(
+        set(_turns(op_input, "turn/end")) - set(_turns(op_input, "turn/start"))),
+    "a claim outside any turn": _claim_outside_a_turn,
+    "explicit one-shot mode": lambda op_input: op_input.get("mode") == "one-shot",
+    "cancelled after completing": lambda op_input: _one_shot(op_input) and op_input[
+        "cancelled"] and _end(op_input) == "completed",
+    "cancelled without completing": lambda op_input: _one_shot(op_input) and op_input[
+        "cancelled"] and _end(op_input) != "completed",
+    "no diagnostic": lambda op_input: _one_shot(op_input) and "diagnostic" not in op_input,
     "empty diagnostic": lambda op_input: op_input.get("diagnostic") == "",
     "a diagnostic": lambda op_input: bool(op_input.get("diagnostic")),
 }
@@ -250,7 +327,8 @@ SETTLE_SHAPES: dict[str, Callable[[Mapping[str, Any]], bool]] = {
 
 @pytest.mark.parametrize("shape", list(SETTLE_SHAPES))
 def test_settle_inputs_cover_each_ending(shape: str) -> None:
-    """Each way a run ends (kinds, cancellation, diagnostic) appears at least 3 times in 300."""
+    """Each way a run ends (every kind on both paths, the turns that account for no work,
+    cancellations, irregular logs, diagnostics) appears at least 3 times in 300."""
     hits = sum(bool(SETTLE_SHAPES[shape](op_input)) for op_input in sample("settle"))
     assert hits >= 3, f"{shape}: {hits} of {SAMPLE}"
 

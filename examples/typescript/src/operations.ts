@@ -32,13 +32,36 @@ export function runOp(op: Json | undefined, input: Json | undefined, fitStrategy
       );
     case "settle": {
       const events = requireList(member(request, "events"), "$.events", LOG);
+      const mode = hasMember(request, "mode") ? member(request, "mode") : "one-shot";
+      if (mode !== "one-shot" && mode !== "continuable") {
+        throw new InvalidInput({
+          value: mode,
+          path: "$.mode",
+          reason: 'is not a settlement path; it must be "one-shot" or "continuable" (selection.md §7)',
+          fix: 'Send "mode": "one-shot" (or leave it out) for a one-shot run, "mode": "continuable" for one epoch of a continuable activation.',
+        });
+      }
+      if (mode === "continuable") {
+        // A continuable epoch has no cancellation flag and no tool result: its log records both.
+        for (const name of ["cancelled", "diagnostic"]) {
+          if (hasMember(request, name)) {
+            throw new InvalidInput({
+              value: member(request, name) ?? null,
+              path: `$.${name}`,
+              reason: "is a one-shot member; a continuable epoch has no cancellation flag and no delegation tool result (selection.md §5.3, §7)",
+              fix: `Leave "${name}" out with "mode": "continuable", or settle the run as one-shot.`,
+            });
+          }
+        }
+        return settleRun(events, { mode, cancelled: false });
+      }
       const cancelled = requireBoolean(member(request, "cancelled"), "$.cancelled", { what: "cancelled (selection.md §7)", fix: "Send true or false." });
-      if (!hasMember(request, "diagnostic")) return settleRun(events, { cancelled });
+      if (!hasMember(request, "diagnostic")) return settleRun(events, { mode, cancelled });
       const diagnostic = requireString(member(request, "diagnostic"), "$.diagnostic", {
         what: "the diagnostic (selection.md §7)",
         fix: "Send the diagnostic as a string, or leave it out.",
       });
-      return settleRun(events, { cancelled, diagnostic });
+      return settleRun(events, { mode, cancelled, diagnostic });
     }
     case "classify":
       return classifyEvent(member(request, "event"));
