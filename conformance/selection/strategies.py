@@ -941,9 +941,14 @@ def fold_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[d
 #: Kinds a turn that ends before its first step may have: rejected (blocked), cancelled (aborted),
 #: failed (error), rewritten away (completed), closed on reload (interrupted) or not known yet.
 _UNSTEPPED_ENDS: tuple[str, ...] = (
-    "blocked", "completed", "aborted", "error", "blocked", "completed", "interrupted", "paused",
+    "blocked", "completed", "aborted", "error", "blocked", "completed", "aborted", "error",
+    "interrupted", "paused",
 )
 #: Kinds a stepped turn ends with, the ones whose mappings differ between the paths first.
+#: Kinds a claimed turn ends with before its first step: rejected first of all (§5.1).
+_CLAIMED_ENDS: tuple[str, ...] = (
+    "blocked", "blocked", "aborted", "error", "completed", "blocked", "interrupted", "paused",
+)
 _STEPPED_ENDS: tuple[str, ...] = (
     "completed", "max-tokens", "aborted", "error", "interrupted", "blocked", "completed",
     "max-tokens", "interrupted", "error", "aborted", "completed", "paused", "Completed",
@@ -1089,7 +1094,7 @@ def _claimed_unstepped(draw: st.DrawFn) -> dict[str, Any]:
     events = _stepped_turn(draw, 1) if draw(st.booleans()) else []
     for _ in range(draw(st.integers(1, 2))):
         turn = draw(st.integers(1, 3))  # may repeat an earlier turn's number
-        events += _unstepped_turn(draw, turn, claim=_likely(draw))
+        events += _unstepped_turn(draw, turn, _CLAIMED_ENDS, claim=_likely(draw))
     return _request(draw, events)
 
 
@@ -1122,6 +1127,7 @@ def _cancelled_work(draw: st.DrawFn) -> dict[str, Any]:
 _PATH_ENDS: tuple[str | None, ...] = (
     "interrupted", None, "completed", "interrupted", "error", "max-tokens", "paused", "blocked",
     "aborted", "completed", "interrupted", "max-tokens", None, "max-tokens", "max-tokens",
+    "error", "blocked",
 )
 
 

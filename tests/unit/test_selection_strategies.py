@@ -10,11 +10,12 @@ from itertools import pairwise
 from typing import Any
 
 import pytest
-from eventproof.conformance._engine import isolated_constants
+from eventproof.conformance._engine import isolated_constants, split_budget
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._operations import OPERATIONS_BY_NAME
 from eventproof.conformance._schemas import schema_issues
 from eventproof.conformance.selection import OPERATIONS as PROFILE_OPERATIONS
+from eventproof.conformance.selection.checks.settle import account_of
 from eventproof.conformance.selection.strategies import (
     REASON_KINDS,
     assistant_messages,
@@ -27,12 +28,12 @@ from eventproof.reference._settle import consumed_work
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-INPUTS = {op.name: op.inputs for op in PROFILE_OPERATIONS}
-SELECTION_OPS = list(INPUTS)
-
 #: The size of the fixed-seed sample the distribution tests count over.
 SAMPLE = 300
-
+#: The sample of an operation searched by several families: each family gets its share of it.
+FAMILIES_SAMPLE = 600
+INPUTS = {op.name: op.inputs for op in PROFILE_OPERATIONS}
+SELECTION_OPS = list(INPUTS)
 
 
 @pytest.mark.parametrize("op", SELECTION_OPS)
@@ -80,7 +81,16 @@ def test_observations_are_finite_numbers(op: str, data: st.DataObject) -> None:
 
 @cache
 def sample(op: str) -> tuple[Any, ...]:
-    """``SAMPLE`` inputs of ``op``, the same ones on every run (derandomized generation)."""
+    """``SAMPLE`` inputs of ``op``, the same ones on every run (derandomized generation).
+
+    An operation searched by several families is sampled as the engine searches it: each family
+    on its own, with its share of the examples.
+    """
+    families = OPERATIONS_BY_NAME[op].families(Capabilities())
+    if len(families) > 1:
+        return tuple(op_input for family, budget in zip(
+            families, split_budget(FAMILIES_SAMPLE, families), strict=True)
+            for op_input in _drawn(family.strategy, budget, f"{op}:{family.name}"))
     found: list[Any] = []
 
     @settings(max_examples=SAMPLE, database=None, derandomize=True, deadline=None,
@@ -92,6 +102,23 @@ def sample(op: str) -> tuple[Any, ...]:
     with isolated_constants():  # the same sample in every install
         collect()
     return tuple(found)
+
+
+def _drawn(strategy: st.SearchStrategy[Any], count: int, name: str) -> list[Any]:
+    """``count`` derandomized draws of ``strategy``, seeded by ``name``."""
+    found: list[Any] = []
+
+    @settings(max_examples=count, database=None, derandomize=True, deadline=None,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(op_input: Any) -> None:
+        found.append(op_input)
+
+    collect.hypothesis.inner_test._hypothesis_internal_add_digest = (  # type: ignore
+        f"sample:{name}".encode())
+    with isolated_constants():
+        collect()
+    return found
 
 
 def _content(event: Mapping[str, Any]) -> list[Any] | None:
@@ -253,20 +280,12 @@ def _turns(op_input: Mapping[str, Any], kind: str) -> list[Any]:
 
 def _unstepped_turn_end(claimed: bool, kinds: tuple[str, ...]) -> Callable[
         [Mapping[str, Any]], bool]:
-    """A turn/end closing a turn opened right before it, claimed or not, of one of ``kinds``."""
+    """A turn/end of one of ``kinds`` whose turn never reached a step, claimed or not (§5.1)."""
+    mark = "claimed" if claimed else "none"
+
     def found(op_input: Mapping[str, Any]) -> bool:
-        events = op_input["events"]
-        for i, event in enumerate(events):
-            if event["type"] != "turn/end" or event["data"]["reason"]["kind"] not in kinds:
-                continue
-            body = events[max(0, i - 2):i]
-            types = [e["type"] for e in body]
-            if claimed and types == ["turn/start", "agent/inbox/spliced"] and (
-                    "outcome" not in body[1]["data"]):
-                return True
-            if not claimed and types[-1:] == ["turn/start"]:
-                return True
-        return False
+        decisions = account_of(op_input["events"]).decisions.values()
+        return any(d.mark == mark and d.kind in kinds for d in decisions)
     return found
 
 
@@ -328,9 +347,9 @@ SETTLE_SHAPES: dict[str, Callable[[Mapping[str, Any]], bool]] = {
 @pytest.mark.parametrize("shape", list(SETTLE_SHAPES))
 def test_settle_inputs_cover_each_ending(shape: str) -> None:
     """Each way a run ends (every kind on both paths, the turns that account for no work,
-    cancellations, irregular logs, diagnostics) appears at least 3 times in 300."""
+    cancellations, irregular logs, diagnostics) appears at least 3 times in 600."""
     hits = sum(bool(SETTLE_SHAPES[shape](op_input)) for op_input in sample("settle"))
-    assert hits >= 3, f"{shape}: {hits} of {SAMPLE}"
+    assert hits >= 3, f"{shape}: {hits} of {FAMILIES_SAMPLE}"
 
 
 FOLD_SHAPES: dict[str, Callable[[list[Any]], bool]] = {
