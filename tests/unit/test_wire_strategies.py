@@ -187,7 +187,7 @@ def test_assistant_message_events_cover_every_type_and_both_mistakes() -> None:
             seen.add("non-assistant")
         if ame["type"] == "toolcall_start":
             content = ame["partial"]["content"]
-            index = ame["contentIndex"]
+            index = int(ame["contentIndex"])  # 1.0 is the integer 1 (wire.md §1)
             if index >= len(content) or content[index].get("type") != "toolCall":
                 seen.add("no tool call")
 
