@@ -82,6 +82,7 @@ PARTIAL_RESULT_SHAPES = (
     "blocks", "string", "many-blocks", "mixed-blocks", "null", "many-blocks", "number",
     "string", "many-blocks", "array", "no-content", "many-blocks", "blocks", "content-not-array",
     "many-blocks", "string", "non-text-blocks", "split-pair-blocks", "many-blocks", "many-blocks",
+    "many-blocks", "many-blocks",
 )
 #: Ends of the big text block that a next text block may pair with: a high surrogate alone at
 #: the end of one piece (a UTF-16 stream cut between the halves of a pair).
@@ -167,6 +168,15 @@ def member_names() -> st.SearchStrategy[str]:
 
 
 @cache
+def keyed_map_names() -> st.SearchStrategy[str]:
+    """Names of an object keyed by numbers (line numbers, ids, ports): array indices up to the
+    last one, ``"4294967294"``, and the look-alikes around them (§6.4)."""
+    return st.one_of(st.sampled_from(INTEGER_LIKE_KEYS), st.integers(0, 2**32).map(str),
+                     st.sampled_from(("4294967294", "4294967295", "4294967296")),
+                     st.sampled_from(("a", "id", "b")))
+
+
+@cache
 def json_numbers() -> st.SearchStrategy[int | float]:
     """Numbers the spec accepts (|n| <= 2^53-1 for integers, finite floats), awkward ones often."""
     return st.one_of(
@@ -194,6 +204,7 @@ def json_values(*, max_leaves: int = 6) -> st.SearchStrategy[Any]:
         lambda children: st.one_of(
             st.lists(children, max_size=4),
             st.dictionaries(member_names(), children, max_size=4),
+            st.dictionaries(keyed_map_names(), children, min_size=2, max_size=6),
         ),
         max_leaves=max_leaves,
     )
@@ -257,10 +268,11 @@ def usages() -> st.SearchStrategy[dict[str, Any]]:
     (``{}``, what a provider that reports nothing sends), partial, or of another provider's
     shape (the schema only asks for an object; §4.3 copies it whatever it holds)."""
     counts = st.integers(0, 10**9)
-    return st.one_of(_pi_usages(), st.just({}), st.fixed_dictionaries({}, optional={
-        "input_tokens": counts, "output_tokens": counts, "prompt_tokens": counts,
-        "total": st.one_of(counts, st.sampled_from(AWKWARD_FLOATS)), "input": st.none()}),
-        _small_objects())
+    return st.one_of(_pi_usages(), st.just({}), st.one_of(
+        st.fixed_dictionaries({}, optional={
+            "input_tokens": counts, "output_tokens": counts, "prompt_tokens": counts,
+            "total": st.one_of(counts, st.sampled_from(AWKWARD_FLOATS)), "input": st.none()}),
+        _small_objects()))
 
 
 @cache
@@ -399,7 +411,8 @@ def unknown_types() -> st.SearchStrategy[str]:
 @cache
 def _extra_members() -> st.SearchStrategy[dict[str, Any]]:
     """Members an event may carry beyond its known keys (forward compatibility, §2)."""
-    names = st.sampled_from((*INTEGER_LIKE_KEYS, "extra", "meta", "x\u2028y", *COLLIDING_NAMES))
+    names = st.one_of(st.sampled_from((*INTEGER_LIKE_KEYS, "extra", "meta", "x\u2028y")),
+                      st.sampled_from(COLLIDING_NAMES))
     return st.dictionaries(names, json_values(max_leaves=4), min_size=1, max_size=3)
 
 
@@ -482,7 +495,9 @@ def assistant_message_events(
         ame["message" if kind == "done" else "error"] = partial
     else:
         ame["partial"] = partial
-    message = draw(st.one_of(st.just(partial), assistant_messages()))
+    # The message proper often carries usage (copied by the projection, §4.3); the snapshot
+    # only sometimes, so both a present and an absent usage come up.
+    message = draw(st.one_of(st.just(partial), assistant_messages(usage=True)))
     if mistake == "role":
         message = {**draw(st.one_of(user_messages(), tool_result_messages())),
                    **({"usage": draw(usages())} if draw(st.booleans()) else {})}
@@ -506,13 +521,16 @@ def neighbour_blocks() -> st.SearchStrategy[Any]:
             st.sampled_from(("\ude00", "\udc00", "\udfff")), short).map("".join)}),
         st.fixed_dictionaries({"type": st.just("text"), "text": st.one_of(
             json_numbers(), st.none(), st.booleans(), st.just(["a"]), st.just({"text": "a"}))}),
-        st.fixed_dictionaries({
-            "type": st.sampled_from(("image", "thinking", "resource", "Text", "text ", "toolCall")),
-            "text": short}),
-        st.fixed_dictionaries({"text": short}),
-        st.fixed_dictionaries({"type": st.just("image"), "data": st.just("iVBORw0KGgo="),
-                               "mimeType": st.just("image/png")}),
-        st.sampled_from(("raw", 7, None, ["text"])),
+        st.one_of(
+            st.fixed_dictionaries({
+                "type": st.sampled_from(("image", "thinking", "resource", "Text", "text ",
+                                         "toolCall")),
+                "text": short}),
+            st.fixed_dictionaries({"text": short})),
+        st.one_of(
+            st.fixed_dictionaries({"type": st.just("image"), "data": st.just("iVBORw0KGgo="),
+                                   "mimeType": st.just("image/png")}),
+            st.sampled_from(("raw", 7, None, ["text"]))),
     )
 
 
@@ -615,9 +633,10 @@ def awkward_payloads() -> st.SearchStrategy[dict[str, Any]]:
     strings, integral and exponent floats, integer-like member names next to ordinary ones."""
     values = st.one_of(awkward_strings(), st.sampled_from(AWKWARD_FLOATS),
                        st.lists(st.sampled_from(AWKWARD_FLOATS), max_size=3))
-    names = st.one_of(st.sampled_from((*INTEGER_LIKE_KEYS, "a", "name", "\u2028",
-                                       *COLLIDING_NAMES)), awkward_strings())
-    return st.dictionaries(names, values, min_size=1, max_size=6)
+    names = st.one_of(st.sampled_from((*INTEGER_LIKE_KEYS, "a", "name", "\u2028")),
+                      st.sampled_from(COLLIDING_NAMES), awkward_strings())
+    return st.one_of(st.dictionaries(names, values, min_size=1, max_size=6),
+                     st.dictionaries(keyed_map_names(), values, min_size=2, max_size=8))
 
 
 @cache
@@ -728,7 +747,7 @@ def tool_execution_updates(
         if shape == "many-blocks":
             high_end = draw(st.sampled_from(_HIGH_ENDS))
             blocks = [*draw(st.lists(neighbour_blocks(), max_size=2)), holder,
-                      *draw(st.lists(neighbour_blocks(), min_size=1, max_size=4))]
+                      *draw(st.lists(neighbour_blocks(), min_size=2, max_size=6))]
         elif shape == "mixed-blocks":
             blocks = [draw(text_blocks()), {"type": "image", "data": "iVBORw0KGgo="},
                       holder, draw(assistant_blocks())]
@@ -846,8 +865,11 @@ def cut_updates(draw: st.DrawFn, *, max_bytes: int) -> Event:
     else:
         # "many-blocks": other blocks after the text (a short text block among them moves the
         # end of the text past the run, so the cut falls a few code points earlier in it).
-        after = draw(st.lists(neighbour_blocks(), max_size=3)) if shape == "many-blocks" else []
-        event["partialResult"] = {"content": [{"type": "text", "text": text}, *after]}
+        after, high_end = [], ""
+        if shape == "many-blocks":
+            after = draw(st.lists(neighbour_blocks(), min_size=1, max_size=4))
+            high_end = draw(st.sampled_from(_HIGH_ENDS))
+        event["partialResult"] = {"content": [{"type": "text", "text": text + high_end}, *after]}
         if shape == "details":
             event["partialResult"]["details"] = draw(_small_objects())
     return event
