@@ -920,8 +920,10 @@ FAITHFUL_EDGE_NUMBERS: tuple[int | float, ...] = (
     MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER, 9007199254740992.0, 1e21, 1e300, 1.7976931348623157e308,
     -0.0, 5e-324,
 )
-#: Where a number is put: members the projection carries, and members it drops (§4, §7).
-CARRIED_PLACES = ("args", "details", "usage", "assistant-event", "fact")
+#: Where a number is put: members the projection carries, and members it drops (§4, §7). An
+#: update's ``args`` and ``details`` come up most: there the refusal must come before the
+#: backstop, which would drop them (§7, second note).
+CARRIED_PLACES = ("args", "details", "usage", "args", "assistant-event", "details", "fact")
 DROPPED_PLACES = ("partial", "message-content", "turn-end-message", "agent-end-messages")
 
 
@@ -957,7 +959,7 @@ def number_events(draw: st.DrawFn, *, carried: bool, max_bytes: int | None = Non
     """Events holding a number at the edge of what a line carries (wire.md §7), in a member the
     projection carries (``carried``) or in one it drops. Overflowing numbers, integers past
     2^53 - 1 and numbers a line does carry are drawn about equally often. With ``max_bytes``,
-    a ``tool_execution_update`` is over that bound one time in two (its text a repeated unit):
+    a ``tool_execution_update`` is over that bound three times in four (its text a repeated unit):
     the number is judged in the whole event, before the backstop drops ``args`` (§7)."""
     number = draw(st.one_of(
         st.sampled_from([n for n in UNFAITHFUL_NUMBERS if isinstance(n, int)]),
@@ -967,7 +969,8 @@ def number_events(draw: st.DrawFn, *, carried: bool, max_bytes: int | None = Non
     place = draw(st.sampled_from(CARRIED_PLACES if carried else DROPPED_PLACES))
     key = draw(st.sampled_from(("seed", "tokens", "0", "n")))
     event = _place_number(place, key, number, draw(st.sampled_from(("ok", "Hel", ""))))
-    if max_bytes is not None and event["type"] == "tool_execution_update" and draw(st.booleans()):
+    if max_bytes is not None and event["type"] == "tool_execution_update" and draw(
+            st.sampled_from((False, True, True, True))):
         unit = draw(st.sampled_from(("x", "ok\n", "\U0001f600", "\x00")))
         event["partialResult"]["content"][0]["text"] = unit * (
             max_bytes // _escaped_size(unit) + draw(st.integers(1, 50)))
