@@ -485,7 +485,7 @@ def assistant_message_events(
         else:
             content.insert(index, draw(tool_call_blocks()))
     partial["content"] = content
-    if "contentIndex" in ame and draw(st.integers(0, 5)) == 0:
+    if "contentIndex" in ame and draw(st.integers(0, 2)) == 0:
         # An integer spelled as a double (§1: the same integer, as JSON Schema's integer type
         # says; what a port reading numbers as doubles, or a Python float, sends).
         ame["contentIndex"] = float(ame["contentIndex"])
