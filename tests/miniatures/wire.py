@@ -167,6 +167,8 @@ class Pipeline(Miniature):
     def announced(self, ame: dict[str, Any]) -> dict[str, Any]:
         content = ame["partial"]["content"]
         index = ame.get("contentIndex")
+        if isinstance(index, float) and index.is_integer():  # 1.0 is the integer 1 (wire.md §1)
+            index = int(index)
         if not (isinstance(index, int) and 0 <= index < len(content)
                 and isinstance(content[index], dict) and content[index].get("type") == "toolCall"):
             raise ValueError(f"toolcall_start without a toolCall at contentIndex {index!r}")
@@ -635,7 +637,7 @@ class ToolcallStartUnchecked(Pipeline):
 
     def announced(self, ame: dict[str, Any]) -> dict[str, Any]:
         content = ame["partial"]["content"]
-        index = ame["contentIndex"]
+        index = int(ame["contentIndex"])
         block = content[index] if index < len(content) else {}
         return {key: block[source] for key, source in (("id", "id"), ("toolName", "name"))
                 if source in block}

@@ -23,7 +23,7 @@ from eventproof.conformance.wire.strategies import (
     project_families,
     tool_execution_updates,
 )
-from eventproof.reference import DEFAULT_MAX_BYTES, InvalidInput, canonical_bytes
+from eventproof.reference import DEFAULT_MAX_BYTES, InvalidInput, canonical_bytes, well_formed
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -187,7 +187,7 @@ def test_assistant_message_events_cover_every_type_and_both_mistakes() -> None:
             seen.add("non-assistant")
         if ame["type"] == "toolcall_start":
             content = ame["partial"]["content"]
-            index = ame["contentIndex"]
+            index = int(ame["contentIndex"])  # 1.0 is the integer 1 (wire.md §1)
             if index >= len(content) or content[index].get("type") != "toolCall":
                 seen.add("no tool call")
 
@@ -233,3 +233,182 @@ def test_observer_peaks_at_both_edges_of_the_bound() -> None:
         bounded - 3, bounded - 2, bounded - 1]
     assert all(len(score) == 1 for max_bytes, score in scores.items() if max_bytes >= line)
     assert observe_project({"event": {"type": "turn_start"}, "maxBytes": 4096}) == {}
+
+
+def _family_share(name: str) -> tuple[Any, int]:
+    """A project family's strategy and its share of the engine's default budget."""
+    families = project_families(CAPABILITIES)
+    shares = dict(zip([family.name for family in families],
+                      split_budget(ENGINE_BUDGET, families), strict=True))
+    family = next(family for family in families if family.name == name)
+    return family.strategy, shares[name]
+
+
+def test_classify_inputs_hold_near_misses_of_the_frame_types() -> None:
+    """Within the default budget, classify gets unknown types that a loose comparison takes for
+    a frame: another case or white space around a frame's name, and an unknown ``*_update``."""
+    seen: set[str] = set()
+    frames = ("message_update", "tool_execution_update")
+
+    @counted(ENGINE_BUDGET)
+    @given(INPUTS["classify"](CAPABILITIES))
+    def record(op_input: dict[str, Any]) -> None:
+        kind = op_input["event"]["type"]
+        if kind in KNOWN_TYPES:
+            return
+        if kind.strip().lower() in frames:
+            seen.add("case or space")
+        if kind.endswith("_update"):
+            seen.add("other _update")
+
+    with isolated_constants():
+        record()
+    assert seen == {"case or space", "other _update"}
+
+
+def test_message_updates_carry_odd_usages_and_integral_doubles() -> None:
+    """Within the message-updates family's share, a message's usage is ``{}`` and a
+    ``contentIndex`` is spelled as a double (``1.0``)."""
+    seen: set[str] = set()
+    strategy, share = _family_share("message-updates")
+
+    @counted(share)
+    @given(strategy)
+    def record(op_input: dict[str, Any]) -> None:
+        message = op_input["event"]["message"]
+        if message.get("usage") == {}:
+            seen.add("empty usage")
+        if isinstance(op_input["event"]["assistantMessageEvent"].get("contentIndex"), float):
+            seen.add("contentIndex double")
+
+    with isolated_constants():
+        record()
+    assert seen == {"empty usage", "contentIndex double"}
+
+
+def _text_kinds(blocks: list[Any]) -> set[str]:
+    """What extraction (wire.md §5.3) tells apart among the blocks after the first text block."""
+    kinds: set[str] = set()
+    texts = [i for i, b in enumerate(blocks)
+             if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
+    for i, block in enumerate(blocks):
+        if not isinstance(block, dict):
+            continue
+        text = block.get("text")
+        if block.get("type") == "text" and "text" in block and not isinstance(text, str):
+            kinds.add("non-string text")
+        elif block.get("type") != "text" and isinstance(text, str):
+            kinds.add("string text, not a text block")
+        elif i in texts and texts.index(i) > 0:
+            previous = blocks[texts[texts.index(i) - 1]]["text"]
+            kinds.add("two text blocks")
+            if previous and "\ud800" <= previous[-1] <= "\udbff" and text and \
+                    "\udc00" <= text[0] <= "\udfff":
+                kinds.add("pair split across blocks")
+    return kinds
+
+
+def test_updates_over_the_bound_hold_every_kind_of_block() -> None:
+    """Within the near-bound family's share, updates over maxBytes hold, next to their big text
+    block, each kind of block extraction tells apart: a second text block, one completing a
+    surrogate pair, a text block whose text is not a string, another type carrying a string."""
+    seen: set[str] = set()
+    strategy, share = _family_share("near-bound")
+
+    @counted(share)
+    @given(strategy)
+    def record(op_input: dict[str, Any]) -> None:
+        event, partial = op_input["event"], op_input["event"].get("partialResult")
+        if len(canonical_bytes(event)) <= op_input["maxBytes"] or not isinstance(partial, dict):
+            return
+        if isinstance(partial.get("content"), list):
+            seen.update(_text_kinds(partial["content"]))
+
+    with isolated_constants():
+        record()
+    assert seen == {"two text blocks", "pair split across blocks", "non-string text",
+                    "string text, not a text block"}
+
+
+def test_lines_near_the_bound_hold_size_sensitive_values() -> None:
+    """Within the near- and at-bound families' shares, lines of exactly maxBytes or a few bytes
+    under it hold characters and numbers other encoders size differently (U+2028, ``<``,
+    ``-0``, ``30.0``, ``1e-7``): one more byte each and the line is over the bound."""
+    seen: set[Any] = set()
+    for name in ("near-bound", "at-bound"):
+        strategy, share = _family_share(name)
+
+        @counted(share)
+        @given(strategy)
+        def record(op_input: dict[str, Any]) -> None:
+            event = op_input["event"]
+            offset = len(canonical_bytes(event)) - op_input["maxBytes"]
+            if -8 <= offset <= 0:
+                values = event["args"].get("values", [])
+                seen.update(("-0" if isinstance(v, float) and math.copysign(1, v) < 0 and v == 0
+                             else v) for v in values)
+                if offset == 0 and values:
+                    seen.add("at the bound")
+
+        with isolated_constants():
+            record()
+    assert "at the bound" in seen, seen
+    assert seen & {"\u2028", "\u2029", "<", ">", "&", "</script>", "a&b"}, seen
+    assert seen & {"-0", 30.0, 1e-7, 100.0, 1.5e-7}, seen
+
+
+def test_number_family_puts_large_integers_in_updates_over_the_bound() -> None:
+    """Within the numbers family's share, an update whose line would be over maxBytes holds a
+    number a line cannot carry in ``args`` or ``details``, which the bounded form drops (it is
+    answered errored before any bounding, wire.md §7)."""
+    seen: set[str] = set()
+    strategy, share = _family_share("numbers")
+
+    @counted(share)
+    @given(strategy)
+    def record(op_input: dict[str, Any]) -> None:
+        event = op_input["event"]
+        if event["type"] != "tool_execution_update":
+            return
+        dropped = [event["args"], event["partialResult"].get("details")]
+        big = [n for n in _numbers(dropped) if not math.isfinite(n)
+               or (isinstance(n, int) and abs(n) > MAX_SAFE_INTEGER)]
+        size = len(json.dumps(event, ensure_ascii=False).encode())
+        if big and size > op_input["maxBytes"]:
+            seen.add("over")
+
+    with isolated_constants():
+        record()
+    assert seen == {"over"}
+
+
+def test_facts_hold_colliding_and_integer_like_member_names() -> None:
+    """Within the facts family's share, an object holds two names that become one once
+    well-formed (``"\\ud800"`` and ``"\\udc00"``), and one holds ``"4294967295"`` after a name that
+    is not an array index (§6.1, §6.4)."""
+    seen: set[str] = set()
+    strategy, share = _family_share("facts")
+
+    def visit(value: Any) -> None:
+        if isinstance(value, list):
+            for item in value:
+                visit(item)
+        if not isinstance(value, dict):
+            return
+        if len({well_formed(name) for name in value}) < len(value):
+            seen.add("colliding")
+        names = list(value)
+        if "4294967295" in names and any(not n.isascii() or not n.isdigit()
+                                         for n in names[:names.index("4294967295")]):
+            seen.add("4294967295 after a name")
+        for item in value.values():
+            visit(item)
+
+    @counted(share)
+    @given(strategy)
+    def record(op_input: dict[str, Any]) -> None:
+        visit(op_input["event"])
+
+    with isolated_constants():
+        record()
+    assert seen == {"colliding", "4294967295 after a name"}
