@@ -9,7 +9,7 @@ bounded form of the backstop (§5).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from ._backstop import (
     DEFAULT_MAX_BYTES,
@@ -29,7 +29,7 @@ _MESSAGE = f"{_EVENT}.message"
 _MESSAGE_EVENT = f"{_EVENT}.assistantMessageEvent"
 
 
-def _is_mapping(value: Any) -> bool:
+def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
     """``isinstance(value, Mapping)``, a plain dict first (the ABC check costs ten times more)."""
     return type(value) is dict or isinstance(value, Mapping)
 

@@ -59,8 +59,7 @@ def _read_back(line: Any, path: str) -> Any:
                            path[1:]):
         name, index, quoted = part
         key: Any = name or (int(index) if index else json.loads(quoted))
-        if (isinstance(key, int) and isinstance(item, list) and key < len(item)) or (
-                isinstance(key, str) and isinstance(item, Mapping) and key in item):
+        if (isinstance(key, int) and isinstance(item, list) and key < len(item)) or (isinstance(key, str) and isinstance(item, Mapping) and key in item):
             item = item[key]
         else:
             return MISSING
