@@ -58,11 +58,16 @@ def _read_back(line: Any, path: str) -> Any:
     for part in re.findall(r"\.([A-Za-z_$][A-Za-z0-9_$]*)|\[(\d+)\]|\[(\"(?:[^\"\\]|\\.)*\")\]",
                            path[1:]):
         name, index, quoted = part
-        key: Any = name or (int(index) if index else json.loads(quoted))
-        if (isinstance(key, int) and isinstance(item, list) and key < len(item)) or (isinstance(key, str) and isinstance(item, Mapping) and key in item):
-            item = item[key]
+        if index:
+            position = int(index)
+            if not (isinstance(item, list) and position < len(item)):
+                return MISSING
+            item = item[position]
         else:
-            return MISSING
+            member = name or json.loads(quoted)
+            if not (isinstance(item, Mapping) and member in item):
+                return MISSING
+            item = item[member]
     return item
 
 
