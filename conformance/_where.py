@@ -40,7 +40,8 @@ def _checkout() -> Path | None:
 
 def _relative(path: str | Path, root: Path | None) -> str:
     path = Path(path).resolve()
-    for base in filter(None, (root, Path(__file__).resolve().parents[1])):
+    # The installed package first: a virtual environment may sit inside the checkout.
+    for base in filter(None, (Path(__file__).resolve().parents[1], root)):
         try:
             return str(path.relative_to(base))
         except ValueError:

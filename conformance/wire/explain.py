@@ -420,6 +420,8 @@ def project_view(case: Case) -> ProjectView | None:
         event, include, max_bytes = (request.get("event"),
                                      request.get("includeLiveEvents", False),
                                      request.get("maxBytes", DEFAULT_MAX_BYTES))
+        if isinstance(max_bytes, float) and max_bytes.is_integer():
+            max_bytes = int(max_bytes)  # 4096.0 is the integer 4096 (wire.md §1)
         if isinstance(event, Mapping) and isinstance(include, bool) and isinstance(max_bytes, int):
             kind = event.get("type")
             view = ProjectView(

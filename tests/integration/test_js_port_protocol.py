@@ -272,7 +272,18 @@ def fold_input(r: random.Random) -> dict[str, Any]:
 
 
 def settle_input(r: random.Random) -> dict[str, Any]:
-    request: dict[str, Any] = {"events": session_log(r), "cancelled": r.random() < 0.4}
+    events = session_log(r)
+    if r.random() < 0.5:
+        # A turn that reached a model step accounts for work (selection.md §5.1): its end, of
+        # any kind, settles the run, so every mapping (and a cancelled completed run) comes up.
+        turn = r.randint(0, 3)
+        kind = r.choice(["completed", "max-tokens", "aborted", "blocked", "error", "interrupted"])
+        events = [{"type": "turn/start", "data": {"turn": turn}},
+                  {"type": "step/start", "data": {"turn": turn, "step": 0}}, *events,
+                  {"type": "turn/end", "data": {"turn": turn, "reason": {"kind": kind}}}]
+        events = [{**event, "seq": seq, "time": event.get("time", "2026-01-01T00:00:00Z")}
+                  for seq, event in enumerate(events)]
+    request: dict[str, Any] = {"events": events, "cancelled": r.random() < 0.4}
     if r.random() < 0.5:
         request["diagnostic"] = r.choice(["", "exit code 1", text(r)])
     return request
