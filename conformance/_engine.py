@@ -87,6 +87,7 @@ class Invocation:
     seed: int | None = None
     deterministic: bool = True
     allow_untested: bool = False
+    exitfirst: bool = False
 
     def _common(self) -> list[str]:
         impl = shlex.quote(self.impl) if self.impl else "'<your implementation>'"
@@ -109,6 +110,8 @@ class Invocation:
                      else f"--random --seed {self.seed}")
         if self.allow_untested:
             words.append("--allow-untested")
+        if self.exitfirst:
+            words.append("--exitfirst")
         return " ".join(words)
 
     def replay(self, case_file: str | Path) -> str:
@@ -286,6 +289,10 @@ _LIMITED = object()
 MAX_TIME_REASON = "the run reached --max-time"
 #: Why a run that was interrupted (Ctrl-C) stopped.
 INTERRUPTED_REASON = "the run was interrupted"
+#: Why a run asked to stop at its first broken rule (``--exitfirst``) stopped.
+EXITFIRST_REASON = "the run stopped at its first broken rule (--exitfirst)"
+#: Why a run asked to stop once given rules were broken (``stop_after``) stopped.
+STOP_AFTER_REASON = "the run stopped once every rule it was to look for was broken"
 
 
 class _OutOfTime(BaseException):
@@ -352,6 +359,8 @@ class Engine:
         identity: str,
         on_progress: Callable[[str, str], None] | None = None,
         max_time: float | None = None,
+        exitfirst: bool = False,
+        stop_after: frozenset[str] = frozenset(),
     ) -> None:
         self.adapter = adapter
         self.capabilities = capabilities
@@ -368,6 +377,11 @@ class Engine:
         self.ends_at = None if max_time is None else time.monotonic() + max_time
         #: Why the run ended early ("" while it has not).
         self.cut_short = ""
+        #: End the run at the first broken rule, or once every rule of ``stop_after`` is broken.
+        self.exitfirst = exitfirst
+        self.stop_after = stop_after
+        #: The rules broken so far, in every operation.
+        self.broken: set[str] = set()
 
     # -- one request --------------------------------------------------------------------------
     def _ask(self, op: Operation, op_input: Any, state: _OpState,
@@ -577,6 +591,11 @@ class Engine:
             self.on_progress(name, f"{rule.id}: {hit.outcome}")
             if hit.outcome == "crash" and self.adapter.exhausted():
                 self.unavailable = hit.violation.message
+            self.broken.add(rule.id)
+            if self.exitfirst:
+                self.cut_short = state.cut_short = EXITFIRST_REASON
+            elif self.stop_after and self.stop_after <= self.broken:
+                self.cut_short = state.cut_short = STOP_AFTER_REASON
         stopped = self._why_stopped(op, state, found)
         coverage = {rule.id: Coverage(
             judged=state.judged[rule.id], skipped=state.skipped, errored=state.errored,
@@ -701,6 +720,8 @@ def check_implementation(
     allow_untested: bool = False,
     max_time: float | None = None,
     isolate: bool = False,
+    exitfirst: bool = False,
+    stop_after: Iterable[str] = (),
 ) -> RunReport:
     """Check ``impl`` against the reference and return the verdict on every rule.
 
@@ -716,6 +737,12 @@ def check_implementation(
     passes, the search ends, what was not judged is ``untested`` and the report says so
     (:attr:`RunReport.cut_short`). ``isolate`` runs a ``python:`` implementation in a worker
     process behind the protocol (spec/protocol.md §8).
+
+    ``exitfirst`` ends the run at the first broken rule (``--exitfirst``); ``stop_after`` ends it
+    once every rule it lists is broken (a test that only asks whether given rules break need not
+    wait for the final round, which searches every family with nothing left to find). The rounds
+    run until then are the same as a whole run's, so the rules found are too; the rules not yet
+    settled are ``untested`` and :attr:`RunReport.cut_short` says why.
     """
     if not (isinstance(timeout, int | float) and math.isfinite(timeout) and timeout > 0):
         raise HarnessError(f"timeout {timeout!r} is not a positive, finite number of seconds; "
@@ -734,6 +761,11 @@ def check_implementation(
     if unknown:
         raise HarnessError(f"unknown operation(s) {', '.join(map(repr, unknown))}: "
                            f"use one of {', '.join(OPS)}")
+    stop = frozenset(stop_after)
+    strangers = sorted(stop - set(RULES_BY_ID))
+    if strangers:
+        raise HarnessError(f"stop_after names unknown rule(s) {', '.join(map(repr, strangers))}: "
+                           "give rule ids as `eventproof rules` lists them")
     started = time.perf_counter()
     if max_time is None:
         max_time = default_max_time(examples, timeout)
@@ -745,6 +777,7 @@ def check_implementation(
             adapter, capabilities=capabilities, max_examples=examples, run_seed=run_seed,
             deterministic=deterministic, database=db, timeout=timeout,
             identity=handshake.identity_key(), on_progress=on_progress,
+            exitfirst=exitfirst, stop_after=stop,
             max_time=None if math.isinf(max_time) else max(0.0, max_time - (time.perf_counter()
                                                                               - started)),
         )
@@ -762,7 +795,7 @@ def check_implementation(
                 impl=impl if isinstance(impl, str) else None, use_shell=use_shell,
                 ops=None if ops is None else wanted, timeout=timeout, budget=budget,
                 max_examples=max_examples, seed=run_seed, deterministic=deterministic,
-                allow_untested=allow_untested),
+                allow_untested=allow_untested, exitfirst=exitfirst),
         )
     finally:
         adapter.stop()

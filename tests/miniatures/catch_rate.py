@@ -120,7 +120,9 @@ def _check(job: tuple[str, int, str, bool]) -> tuple[str, bool, bool, float, str
     started = time.perf_counter()
     report = check_implementation(target.cls, ops=ops, budget=budget, seed=seed,
                                   deterministic=False,
-                                  timeout=TIMEOUT if target.rule else BLIND_TIMEOUT)
+                                  timeout=TIMEOUT if target.rule else BLIND_TIMEOUT,
+                                  # a miniature's own rule settles it: no need for the last round
+                                  stop_after=[target.rule] if target.rule else ())
     bad = {"fail", "error", "crash", "timeout"}
     if target.rule:
         caught = report.result_for(target.rule).outcome in bad

@@ -62,9 +62,12 @@ EXPLAINED = {
 
 @functools.cache
 def run(name: str) -> RunReport:
-    """The engine's verdict on one miniature's operation (once per test process)."""
+    """The engine's verdict on one miniature's operation (once per test process). The run stops
+    once the rules the test asks about are broken: the rounds until then, and so their verdicts,
+    are those of a whole run."""
     cls, rule = MINIATURES[name]
-    return check_implementation(cls, ops=[RULES_BY_ID[rule].op], timeout=TIMEOUT)
+    return check_implementation(cls, ops=[RULES_BY_ID[rule].op], timeout=TIMEOUT,
+                                stop_after=[rule, *ALSO.get(name, ())])
 
 
 def case_for(impl: Any, op: str, op_input: Any) -> Case:

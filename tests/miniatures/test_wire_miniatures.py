@@ -67,9 +67,11 @@ def _ops(rule: str) -> tuple[str, ...]:
 
 @functools.cache
 def run(name: str) -> RunReport:
-    """The engine's verdict on one miniature (once per test process)."""
+    """The engine's verdict on one miniature (once per test process). The run stops once the
+    miniature's rule is broken: the rounds until then, and so the verdict on that rule, are those
+    of a whole run."""
     cls, rule = MINIATURES[name]
-    return check_implementation(cls, ops=_ops(rule), timeout=TIMEOUT)
+    return check_implementation(cls, ops=_ops(rule), timeout=TIMEOUT, stop_after=[rule])
 
 
 def case_for(impl: Any, op: str, op_input: Any) -> Case:
