@@ -1,4 +1,4 @@
-"""eventproof as a pytest plugin: one test item per rule, one engine run behind them.
+"""eventproof as a pytest plugin: one test item per rule, one engine run per operation.
 
 Installed with eventproof (the ``pytest11`` entry point ``eventproof``; with plugin autoloading
 off, ``-p eventproof``). Without ``--eventproof-impl`` it does nothing at all; with it, the session
@@ -6,21 +6,52 @@ gets one item per rule, with node ids like ``eventproof::select::select.last-mes
 
     pytest --eventproof-impl 'node adapter.js' -k eventproof --junitxml report.xml
 
-The engine (:func:`eventproof.conformance.check_implementation`, the same one ``eventproof run``
-uses) runs once per process, lazily, when the first eventproof item runs, and only for the
-operations whose items are still selected after ``-k``/``-m`` deselection. Each item then reports
-its rule's result: a pass passes; a failure, error, crash or timeout fails with the full
-explanation (rule, spec section, minimal input, expected, actual, diff, seed, replay command) as
-its failure text, so ``--junitxml``, ``-x`` and ``--lf`` work as usual; a skip skips with its
-reason; an expected failure (``--eventproof-expect FILE``) is an xfail; a listed rule that passes
-now (a stale expectation) fails. A broken SHOULD rule is reported as an xfail naming the rule: it
-is visible in the summary but, as with ``eventproof run``, does not decide conformance, so the
-pytest exit status agrees with the CLI's verdict.
+Selecting rules: ``-k``, ``-m``, ``--deselect`` and ``--lf`` work as usual, and a node id as
+pytest prints it can be passed back as an argument to run exactly that item::
 
-pytest-xdist: items are distributed across workers, and each worker runs the engine once for
-itself (the result lives in that process's config). With ``--eventproof-impl`` the work is
-therefore repeated per worker; run with ``-p no:xdist`` (or ``-n 0``) to check the implementation
-once. A derandomized run (the default) gives every worker the same verdict.
+    pytest --eventproof-impl 'node adapter.js' 'eventproof::select::select.last-message'
+
+``eventproof`` names every rule, ``eventproof::<op>`` one operation's rules and
+``eventproof::<op>::<rule id>`` one rule; the ``../eventproof::…`` form pytest prints when it runs
+in a subdirectory of its rootdir, and the ``…@<op>`` suffix ``--dist loadgroup`` adds on older
+pytest versions, are read too. These arguments name no file: when the plugin is configured, it
+takes them out of the arguments pytest will resolve as paths (so they need ``--eventproof-impl``)
+and keeps only the items they name. An unknown operation or rule is a usage error naming the
+closest one. Other arguments collect as usual beside them; a file or directory in the current
+directory that really is called ``eventproof`` keeps its own meaning.
+
+The engine (:func:`eventproof.conformance.check_implementation`, the same one ``eventproof run``
+uses) runs lazily, once per operation and process: the first item of an operation checks that
+operation alone, and its other items read the same verdict. Operations no selected item belongs
+to are never searched. The whole run is bounded as ``eventproof run``'s default ``--max-time``
+bounds it; what the bound cuts off is ``untested``. Each item reports its rule's result: a pass
+passes; a failure, error, crash or timeout fails with the full explanation (rule, spec section,
+minimal input, expected, actual, diff, seed, replay command) as its failure text, so
+``--junitxml``, ``-x`` and ``--lf`` work as usual; a skip skips with its reason; an expected
+failure (``--eventproof-expect FILE``) is an xfail; a listed rule that passes now (a stale
+expectation) fails. A broken SHOULD rule is reported as an xfail naming the rule: it is visible in
+the summary but, as with ``eventproof run``, does not decide conformance, so the pytest exit
+status agrees with the CLI's verdict.
+
+Reports name the rule, not this module: an item's location is ``eventproof`` and its heading
+``<rule id> (<level>, spec/<file> §<section>)``, and a skip reads
+``SKIPPED [1] eventproof::fold::fold.shape: spec/selection.md §4.1: <reason>``. Each item's report
+carries the verdict as user properties (``eventproof.rule``, ``.operation``, ``.level``,
+``.section``, ``.outcome``, ``.conforms``, ``.implementation``, or ``.problem`` when the
+implementation could not be checked); ``--junitxml`` writes them as ``<property>`` elements, and
+the conformance summary at the end of the terminal report (``eventproof: <name> conforms`` and
+the count of each outcome) is made from them.
+
+pytest-xdist: every item is marked ``xdist_group(<op>)``. When ``-n``/``--tx`` distributes the
+tests with no ``--dist`` mode chosen, or with ``--dist loadgroup``, the plugin's scheduler
+(``pytest_xdist_make_scheduler``) sends all the rules of one operation to one worker and
+schedules every other test as loadgroup does, so each operation is checked once in the session,
+by the worker that runs its rules. (It groups by node id: pytest-xdist's own loadgroup rides on a
+node id suffix that pytest 9.2 no longer lets it write.) ``--dist loadscope`` and ``loadfile``
+keep an operation on one worker too; ``--dist load`` and ``worksteal`` split operations across
+workers, each of which checks them again, and the plugin warns. The workers' reports carry their
+properties to the controller, so the summary is the one of a run without xdist, and a
+derandomized run (the default) gives the same verdicts either way.
 
 Failure case files are written under ``<rootdir>/.eventproof/failures/`` as ``eventproof run``
 writes them, so every failure text ends with the ``eventproof replay`` command that re-runs it.
@@ -28,23 +59,36 @@ writes them, so every failure text ends with the ``eventproof replay`` command t
 
 from __future__ import annotations
 
+import contextlib
+import difflib
+import os
 import shlex
-from dataclasses import dataclass, field
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
 if TYPE_CHECKING:
+    from collections.abc import Generator
+
     from ._engine import RunReport
     from ._model import Rule
 
 __all__ = ["EventproofCollector", "OperationCollector", "RuleItem"]
 
+#: The first part of every node id of the plugin (a name, not a path).
+ROOT = "eventproof"
+#: The prefix of the user properties an item's report carries.
+PROPERTY = "eventproof."
+
 
 @dataclass
 class _Run:
-    """The options of this session and, once computed, the verdict (one per process)."""
+    """The options of this session and, once computed, the verdict of each operation (one per
+    process)."""
 
     impl: str
     budget: str
@@ -53,36 +97,64 @@ class _Run:
     use_shell: bool
     expectations: dict[str, str]
     failures_directory: Path
-    report: RunReport | None = None
+    #: The items the session's eventproof arguments name, as (operation, rule id or None); None
+    #: when there are none (every rule is an item).
+    selection: frozenset[tuple[str, str | None]] | None = None
+    reports: dict[str, RunReport] = field(default_factory=dict)
     replay_files: dict[str, Path] = field(default_factory=dict)
-    #: Set when the harness could not check the implementation at all (exit code 2 in the CLI).
+    #: Set when the harness could not use the implementation at all (exit code 2 in the CLI):
+    #: every operation's items fail with it, and no operation is tried again.
     problem: str | None = None
+    #: Set per operation when the harness could not judge that operation's search.
+    op_problems: dict[str, str] = field(default_factory=dict)
+    #: When the whole run's time bound passes (``time.monotonic``), once the first check began.
+    deadline: float | None = None
 
-    def ensure(self, session: pytest.Session) -> None:
-        """Run the engine once, for the operations of the eventproof items still selected."""
-        if self.report is not None or self.problem is not None:
+    def ensure(self, op: str) -> None:
+        """Check ``op`` unless this process already did."""
+        if op in self.reports or op in self.op_problems or self.problem is not None:
             return
-        from ._engine import apply_expectations, check_implementation
+        from ._engine import BUDGETS, apply_expectations, check_implementation, default_max_time
         from ._errors import HarnessError, ProtocolError, UsageError
         from ._replay import save_failures
 
-        ops = sorted({item.rule.op for item in session.items if isinstance(item, RuleItem)})
+        if self.deadline is None:
+            self.deadline = time.monotonic() + default_max_time(BUDGETS[self.budget],
+                                                                self.timeout)
+        # Past the bound the engine still starts, judges nothing and names the rules untested.
+        remaining = max(self.deadline - time.monotonic(), 1e-3)
         try:
             report = check_implementation(
-                self.impl, ops=ops, budget=self.budget, seed=self.seed,
+                self.impl, ops=[op], budget=self.budget, seed=self.seed,
                 deterministic=self.seed is None, timeout=self.timeout, use_shell=self.use_shell,
+                max_time=remaining,
             )
-        except (UsageError, HarnessError, ProtocolError) as error:
+        except (UsageError, ProtocolError) as error:
             self.problem = str(error)
             return
-        self.report = apply_expectations(report, self.expectations)
-        try:
-            self.replay_files = save_failures(self.report, self.failures_directory)
-        except OSError:
-            self.replay_files = {}  # a read-only checkout still gets its verdict
+        except HarnessError as error:
+            self.op_problems[op] = str(error)
+            return
+        report = apply_expectations(report, self.expectations)
+        self.reports[op] = report
+        with contextlib.suppress(OSError):  # a read-only checkout still gets its verdict
+            self.replay_files.update(save_failures(report, self.failures_directory))
+
+    def problem_for(self, op: str) -> str | None:
+        return self.problem if self.problem is not None else self.op_problems.get(op)
+
+    def selects(self, rule: Rule) -> bool:
+        return (self.selection is None or (rule.op, None) in self.selection
+                or (rule.op, rule.id) in self.selection)
 
 
 _RUN = pytest.StashKey[_Run]()
+#: Set on the xdist controller when the plugin's scheduler distributes (no --dist, or loadgroup).
+_SCHEDULES = pytest.StashKey[bool]()
+
+
+def _has_xdist(config: pytest.Config) -> bool:
+    return any(config.pluginmanager.hasplugin(name) for name in ("xdist", "xdist.plugin"))
 
 
 class RuleBroken(Exception):
@@ -109,36 +181,49 @@ class OperationCollector(pytest.Collector):
 
 
 class RuleItem(pytest.Item):
-    """One rule of the spec, judged by the session's single engine run."""
+    """One rule of the spec, judged by its operation's engine run."""
 
     def __init__(self, *, rule: Rule, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rule = rule
         self.add_marker(pytest.mark.eventproof)
+        if _has_xdist(self.config):
+            self.add_marker(pytest.mark.xdist_group(rule.op))
 
     def runtest(self) -> None:
         from ._reports import failure_text
 
         run = self.config.stash[_RUN]
-        run.ensure(self.session)
-        if run.problem is not None:
-            raise RuleBroken(f"eventproof could not check the implementation: {run.problem}")
-        assert run.report is not None
+        rule = self.rule
+        run.ensure(rule.op)
+        self.user_properties.extend([
+            (f"{PROPERTY}rule", rule.id), (f"{PROPERTY}operation", rule.op),
+            (f"{PROPERTY}level", rule.level), (f"{PROPERTY}section", rule.section)])
+        problem = run.problem_for(rule.op)
+        if problem is not None:
+            self.user_properties.append((f"{PROPERTY}problem", problem))
+            raise RuleBroken(f"eventproof could not check the implementation: {problem}")
+        report = run.reports[rule.op]
         try:
-            result = run.report.result_for(self.rule.id)
+            result = report.result_for(rule.id)
         except KeyError:
-            pytest.skip(f"{self.rule.id} was not checked in this run")
+            pytest.skip(f"{rule.id} was not checked in this run")
         outcome = result.outcome
+        # The verdict travels with the report (to --junitxml, and to the xdist controller).
+        self.user_properties.extend([
+            (f"{PROPERTY}outcome", outcome),
+            (f"{PROPERTY}conforms", "yes" if replace(report, results=[result]).conforms
+             else "no"),
+            (f"{PROPERTY}implementation", str(report.implementation.get("name", run.impl)))])
         if outcome == "pass":
             return
         if outcome == "skip":
             pytest.skip(result.note or "the implementation skipped it")
         if outcome == "xfail":
             pytest.xfail(result.note or "listed in the expectations file")
-        text = failure_text(result, replay_file=run.replay_files.get(self.rule.id),
-                            invocation=run.report.invocation,
-                            impl_spec=run.impl)
-        if self.rule.level == "SHOULD" and outcome != "xpass":
+        text = failure_text(result, replay_file=run.replay_files.get(rule.id),
+                            invocation=report.invocation, impl_spec=run.impl)
+        if rule.level == "SHOULD" and outcome != "xpass":
             first = text.splitlines()[1] if len(text.splitlines()) > 1 else text
             pytest.xfail(f"SHOULD rule broken (does not decide conformance): {first}")
         raise RuleBroken(text)
@@ -151,7 +236,77 @@ class RuleItem(pytest.Item):
         return str(super().repr_failure(excinfo, style=style))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, f"eventproof rule {self.rule.id} ({self.rule.section})"
+        # The location of a rule is its node id's root (no file holds it), its name the rule,
+        # its level and its spec section: the heading of a failure in the terminal report. Line
+        # 0, not None: pytest's skip and skipif marks need a line (their report names the rule
+        # instead, see pytest_runtest_makereport).
+        from ._reports import section_label
+
+        return (self.config.rootpath / ROOT, 0,
+                f"{self.rule.id} ({self.rule.level}, {section_label(self.rule.section)})")
+
+
+# -- node ids as arguments ---------------------------------------------------------------------
+
+def _closest(word: str, choices: list[str]) -> str:
+    match = difflib.get_close_matches(word, choices, n=1)
+    return f" Did you mean {match[0]!r}?" if match else ""
+
+
+def _selector(arg: str, config: pytest.Config) -> tuple[str | None, str | None] | None:
+    """What one command-line argument selects as (operation, rule id), None meaning every
+    operation or every rule of it; None when the argument is not an eventproof node id. Raises
+    UsageError for a misspelt one."""
+    from ._operations import OPS, RULES_BY_ID, rules_for
+
+    path, sep, rest = arg.partition("::")
+    here = config.invocation_params.dir
+    if Path(path).name != ROOT or (here / path).exists():
+        return None
+    if path != ROOT and Path(os.path.normpath(here / path)) != config.rootpath / ROOT:
+        return None
+    if not sep:
+        return None, None
+    names = rest.rpartition("@")[0].split("::") if "@" in rest else rest.split("::")
+    op = names[0]
+    if op not in OPS:
+        raise pytest.UsageError(
+            f"{arg}: {op!r} is not an operation; use eventproof::<op>[::<rule id>] with one of "
+            f"{', '.join(OPS)}.{_closest(op, list(OPS))}")
+    if len(names) == 1:
+        return op, None
+    rule_id = "::".join(names[1:])
+    ids = [rule.id for rule in rules_for(op)]
+    if rule_id not in ids:
+        other = RULES_BY_ID.get(rule_id)
+        hint = (f" It is a rule of {other.op!r}: eventproof::{other.op}::{rule_id}."
+                if other is not None else _closest(rule_id, ids))
+        raise pytest.UsageError(
+            f"{arg}: {rule_id!r} is not a rule of {op!r}, whose rules are {', '.join(ids)}."
+            f"{hint}")
+    return op, rule_id
+
+
+def _take_selection(config: pytest.Config) -> frozenset[tuple[str, str | None]] | None:
+    """Take the eventproof node ids out of the session's arguments (pytest would look for files
+    of those names) and return what they select; None when that is every rule."""
+    kept: list[str] = []
+    selection: set[tuple[str, str | None]] = set()
+    every = False
+    for arg in config.args:
+        chosen = _selector(arg, config)
+        if chosen is None:
+            kept.append(arg)
+            continue
+        op, rule_id = chosen
+        if op is None:
+            every = True
+        else:
+            selection.add((op, rule_id))
+    if len(kept) == len(config.args):
+        return None
+    config.args[:] = kept  # with only eventproof ids left out, the session is those items alone
+    return None if every else frozenset(selection)
 
 
 # -- hooks -------------------------------------------------------------------------------------
@@ -181,6 +336,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Start --eventproof-impl through the shell.")
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_cmdline_main(config: pytest.Config) -> Generator[None, Any, Any]:
+    # A wrapper runs before every implementation, so before pytest-xdist turns "-n N and no
+    # --dist" into --dist load: see whether a mode was chosen. With none, or with loadgroup, the
+    # plugin's scheduler distributes.
+    option = config.option
+    if (config.getoption("eventproof_impl") is not None
+            and _has_xdist(config) and not hasattr(config, "workerinput")
+            and (getattr(option, "numprocesses", None) or getattr(option, "tx", None))
+            and not getattr(option, "distload", False)
+            and getattr(option, "dist", "no") in ("no", "loadgroup")):
+        config.stash[_SCHEDULES] = True
+    return (yield)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     impl = config.getoption("eventproof_impl")
     if impl is None:
@@ -205,7 +375,16 @@ def pytest_configure(config: pytest.Config) -> None:
         seed=config.getoption("eventproof_seed"), timeout=config.getoption("eventproof_timeout"),
         use_shell=config.getoption("eventproof_shell"), expectations=expectations,
         failures_directory=config.rootpath / ".eventproof" / "failures",
+        selection=_take_selection(config),
     )
+    config.pluginmanager.register(_Summary(), "eventproof-summary")
+    dist = getattr(config.option, "dist", "no")
+    if dist in ("load", "worksteal") and not config.stash.get(_SCHEDULES, False):
+        config.issue_config_time_warning(pytest.PytestWarning(
+            f"eventproof: --dist {dist} spreads the rules of one operation over several "
+            "workers, and each of them checks that operation again; leave --dist unset (the "
+            "plugin then keeps each operation on one worker) or use --dist loadgroup"),
+            stacklevel=2)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -213,40 +392,114 @@ def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
     # tryfirst: the items exist before -k and -m deselect, so both select rules as usual.
-    if _RUN not in config.stash:
+    run = config.stash.get(_RUN, None)
+    if run is None:
         return
     # An explicit node id: the root is "eventproof", not a child of the session's path, so items
     # read eventproof::<op>::<rule id> (and JUnit classnames eventproof.<op>).
-    root = EventproofCollector.from_parent(session, name="eventproof", nodeid="eventproof")
+    root = EventproofCollector.from_parent(session, name=ROOT, nodeid=ROOT)
     for operation in root.collect():
         assert isinstance(operation, OperationCollector)
-        rules = [item for item in operation.collect() if isinstance(item, pytest.Item)]
+        rules = [item for item in operation.collect()
+                 if isinstance(item, RuleItem) and run.selects(item.rule)]
+        if not rules:
+            continue
         # Report the collection as pytest's own collectors do, so "collected N items" counts them.
+        for item in rules:
+            config.hook.pytest_itemcollected(item=item)
         config.hook.pytest_collectreport(report=pytest.CollectReport(
             operation.nodeid, "passed", None, list(rules)))
         items.extend(rules)
 
 
-def pytest_report_header(config: pytest.Config) -> str | None:
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    # A skip's location is where pytest.skip() was called, a line of this module: name the rule.
+    if (isinstance(item, RuleItem) and report.skipped and not hasattr(report, "wasxfail")
+            and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3):
+        from ._reports import section_label
+
+        reason = str(report.longrepr[2]).removeprefix("Skipped: ")
+        # No line: pytest annotates it as an int, but prints a location without one (None) as
+        # "<node id>: <reason>".
+        report.longrepr = cast("tuple[str, int, str]", (
+            item.nodeid, None, f"{section_label(item.rule.section)}: {reason}"))
+    return report
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """pytest-xdist's scheduler hook, with no --dist or --dist loadgroup: the rules of one
+    operation go to one worker, so the operation is checked once; every other test is scheduled
+    as loadgroup schedules it (alone, or with its xdist_group)."""
+    if not config.stash.get(_SCHEDULES, False):
+        return None
+    # Grouping by node id alone: loadgroup's own grouping rides on a node id suffix the workers
+    # add, which pytest 9.2 no longer lets a plugin write (pytest-xdist issue #1386).
+    from xdist.scheduler import LoadGroupScheduling  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+    class OperationScheduling(LoadGroupScheduling):  # type: ignore[misc,unused-ignore]
+        """Scopes as loadgroup's, except that eventproof::<op> is the scope of its rules."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.startswith(f"{ROOT}::"):
+                return "::".join(nodeid.split("::", 2)[:2])  # eventproof::<op>, no item's id
+            return str(super()._split_scope(nodeid))
+
+    return OperationScheduling(config, log)
+
+
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
     run = config.stash.get(_RUN, None)
     if run is None:
         return None
     how = "derandomized" if run.seed is None else f"seed {run.seed}"
-    return (f"eventproof: checking {shlex.quote(run.impl)} (budget {run.budget}, {how}, "
-            f"timeout {run.timeout:g} s)")
+    lines = [f"eventproof: checking {shlex.quote(run.impl)} (budget {run.budget}, {how}, "
+             f"timeout {run.timeout:g} s)"]
+    if config.stash.get(_SCHEDULES, False):
+        lines.append("eventproof: pytest-xdist gives each operation's rules to one worker")
+    return lines
 
 
-def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    run = config.stash.get(_RUN, None)
-    if run is None or (run.report is None and run.problem is None):
-        return  # nothing ran in this process (e.g. the xdist controller)
-    terminalreporter.write_sep("-", "eventproof")
-    if run.problem is not None:
-        terminalreporter.write_line(f"eventproof: could not check the implementation: "
-                                    f"{run.problem}", red=True)
-        return
-    assert run.report is not None
-    name = run.report.implementation.get("name", run.impl)
-    verdict = "conforms" if run.report.conforms else "does not conform"
-    terminalreporter.write_line(f"eventproof: {name} {verdict}", bold=True,
-                                green=run.report.conforms, red=not run.report.conforms)
+class _Summary:
+    """Collects each rule's verdict from the reports (local or from xdist workers) and writes the
+    conformance summary from them."""
+
+    def __init__(self) -> None:
+        self.verdicts: dict[str, dict[str, str]] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        values = {str(name)[len(PROPERTY):]: str(value) for name, value in report.user_properties
+                  if str(name).startswith(PROPERTY)}
+        if "rule" in values:
+            self.verdicts[values["rule"]] = values  # by rule: --dist each reports one N times
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.verdicts:
+            return  # no eventproof item ran
+        terminalreporter.write_sep("-", "eventproof")
+        verdicts = list(self.verdicts.values())
+        problems = sorted({each["problem"] for each in verdicts if "problem" in each})
+        for problem in problems:
+            terminalreporter.write_line(f"eventproof: could not check the implementation: "
+                                        f"{problem}", red=True)
+        judged = [each for each in verdicts if "outcome" in each]
+        if problems or not judged:
+            return
+        names = ", ".join(sorted({each["implementation"] for each in judged}))
+        conforms = all(each["conforms"] == "yes" for each in judged)
+        verdict = "conforms" if conforms else "does not conform"
+        terminalreporter.write_line(f"eventproof: {names} {verdict}", bold=True,
+                                    green=conforms, red=not conforms)
+        counts = Counter(each["outcome"] for each in judged)
+        order = ("pass", "fail", "error", "crash", "timeout", "xfail",
+                                      "xpass", "skip", "untested")
+        tally = ", ".join(f"{counts[outcome]} {outcome}" for outcome in order if counts[outcome])
+        operations = len({each["operation"] for each in judged})
+        terminalreporter.write_line(f"eventproof: {len(judged)} rule(s) of {operations} "
+                                    f"operation(s): {tally}")
