@@ -208,11 +208,12 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 
     from ._operations import RULES
     from ._protocol import PROTOCOL_VERSION
+    from ._vectors import VECTORS_REPORT_VERSION
     from ._versions import REPORT_VERSION, SUITE_VERSION
 
     click.echo(f"eventproof {version('eventproof')}\nspec {SPEC_VERSION}\n"
                f"suite {SUITE_VERSION} ({len(RULES)} rules)\nprotocol {PROTOCOL_VERSION}\n"
-               f"report {REPORT_VERSION}")
+               f"report {REPORT_VERSION}\nvectors-report {VECTORS_REPORT_VERSION}")
     ctx.exit()
 
 

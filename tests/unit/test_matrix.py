@@ -254,7 +254,8 @@ def test_version_names_every_version() -> None:
     lines = result.output.splitlines()
     assert lines[0].startswith("eventproof ")
     assert [line.split()[0] for line in lines] == ["eventproof", "spec", "suite", "protocol",
-                                                  "report"]
+                                                  "report", "vectors-report"]
+    assert lines[-1] == "vectors-report 1"
     assert f"({len(RULES)} rules)" in lines[2]
 
 
