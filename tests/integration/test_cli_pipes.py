@@ -244,3 +244,29 @@ def test_vectors_output_pipes(tmp_path: Path) -> None:
     assert piped.returncode == 1
     assert json.loads(piped.stdout)["conforms"] is False
     assert "does not conform" in piped.stderr
+
+
+def test_every_command_writes_no_escape_code_with_no_color(tmp_path: Path) -> None:
+    """rules, run, replay and report, errors included, write plain text for NO_COLOR,
+    TERM=dumb and --no-color even when colour is forced."""
+    state = tmp_path / "state"
+    report = tmp_path / "bad.json"
+    made = run("run", *SEARCH, "--ops", "select", "--impl", UNFILTERED, "--json", str(report),
+               "--state-dir", str(state), PYTHONPATH=str(TESTS))
+    assert made.returncode == 1, made.stdout + made.stderr
+    commands = [
+        (0, ("rules",)),
+        (0, ("rules", "--where", "select.last-message")),
+        (1, ("replay", "--state-dir", str(state), "--impl", UNFILTERED)),
+        (0, ("report", "--html", str(tmp_path / "site"), str(report))),
+        (2, ("report", "--html", str(tmp_path / "site"), str(tmp_path / "missing.json"))),
+        (1, ("report", "--merge", str(tmp_path / "merged.json"), str(report))),
+        (1, ("run", *QUICK, "--ops", "select", "--impl", REFERENCE, "--impl", UNFILTERED,
+             "--state-dir", str(state))),
+    ]
+    for code, command in commands:
+        for prefix, env in (((), {"NO_COLOR": "1"}), ((), {"TERM": "dumb"}),
+                            (("--no-color",), {})):
+            result = run(*prefix, *command, FORCE_COLOR="1", PYTHONPATH=str(TESTS), **env)
+            assert result.returncode == code, (command, result.stdout + result.stderr)
+            assert "\x1b[" not in result.stdout + result.stderr, (command, env, prefix)
