@@ -379,12 +379,16 @@ def run(
             if not selected:
                 _fail(f"--shard {shard}: this slice holds no operation (there are only "
                       f"{len(wanted or OPS)}); use fewer slices")
+    specs = list(impls) or [_default_impl(fit)]
+    if len(specs) > 1 and not is_deterministic and seed is None:
+        import random
+
+        seed = random.getrandbits(32)  # one random seed for every implementation of the run
     settings = _RunSettings(
         ops=selected, jobs=jobs, budget=budget, max_examples=max_examples, seed=seed,
         deterministic=is_deterministic, timeout=timeout, use_shell=use_shell,
         state_dir=state_dir, allow_untested=allow_untested, max_time=max_time,
         isolate=isolate, progress=not no_progress and jobs == 1)
-    specs = list(impls) or [_default_impl(fit)]
     checked: list[_Checked] = []
     for index, spec in enumerate(specs, start=1):
         if len(specs) > 1:
@@ -424,7 +428,8 @@ def run(
                     console)
     if len(specs) > 1:
         _summarize(checked, console, skipped=specs[len(checked):])
-    elif not impls:
+    elif not impls and not any(entry.report is not None and entry.report.cut_short
+                               for entry in checked):
         _first_run_hint(console)
     reports = [entry.report for entry in checked if entry.report is not None]
     for report in reports:
@@ -464,7 +469,6 @@ class _Checked:
     spec: str
     report: RunReport | None
     json_file: Path | None = None
-    failures: Path | None = None
 
 
 def _check(spec: str, settings: _RunSettings) -> RunReport:
@@ -508,7 +512,6 @@ def _report_one(entry: _Checked, earlier: list[_Checked], settings: _RunSettings
     slug = slugs(named)[-1]
     failures = settings.state_dir / "failures" if not same else (
         settings.state_dir / slug / "failures")
-    entry.failures = failures
     files: dict[str, Path] = {}
     _write("--state-dir", failures,
            lambda: files.update(_replay.save_failures(report, failures)))
