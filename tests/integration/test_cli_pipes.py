@@ -270,3 +270,15 @@ def test_every_command_writes_no_escape_code_with_no_color(tmp_path: Path) -> No
             result = run(*prefix, *command, FORCE_COLOR="1", PYTHONPATH=str(TESTS), **env)
             assert result.returncode == code, (command, result.stdout + result.stderr)
             assert "\x1b[" not in result.stdout + result.stderr, (command, env, prefix)
+
+
+def test_several_implementations_share_one_random_seed(tmp_path: Path) -> None:
+    """A random run without --seed draws one seed for every implementation it checks."""
+    result = run("run", "--budget", "quick", "--random", "--ops", "classify", "--no-progress",
+                 "--impl", REFERENCE, "--impl", REFERENCE, "--reports", str(tmp_path / "r"),
+                 "--state-dir", str(tmp_path / "state"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    seeds = {json.loads(path.read_text("utf-8"))["seed"]
+             for path in (tmp_path / "r").glob("*.json")}
+    assert len(seeds) == 1
+    assert isinstance(seeds.pop(), int)
