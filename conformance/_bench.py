@@ -26,7 +26,7 @@ from typing import Any, Final, NoReturn
 
 import click
 from eventproof.reference import DEFAULT_MAX_BYTES
-from rich.console import Console, JustifyMethod
+from rich.console import JustifyMethod
 from rich.table import Table
 
 from ._model import FIT_STRATEGIES
@@ -191,7 +191,9 @@ def _reference_answer(fit: str) -> Answer:
 
 
 def _fail(message: str) -> NoReturn:
-    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {message}")
+    from .cli import _console
+
+    _console(stderr=True).print(f"[bold red]error:[/] {message}")
     sys.exit(2)
 
 
@@ -271,8 +273,9 @@ def bench(impl: str | None, fit: str, stream: str, events: int, batch: int, roun
     """Measure events/s and MB/s of IMPL's project answers beside the reference and no-ops."""
     from ._adapters import SubprocessAdapter, adapter_for
     from ._workloads import build_stream, json_size
+    from .cli import _console
 
-    console = Console(highlight=False)
+    console = _console()
 
     def build() -> list[Any]:
         return build_stream(stream, events=events, seed=seed, scale=scale)

@@ -151,6 +151,11 @@ class RuleResult:
     coverage: Coverage | None = None
     #: The rule whose failure this one follows from ("same cause"), or "" when it stands alone.
     cause: str = ""
+    #: Seconds of the operation's check that settled this rule: for a rule broken by a search
+    #: round, that round (shrinking included); for the rules the last round settled together,
+    #: an equal share of that round and of the book-keeping after it. The rules of an operation
+    #: add up to the time spent checking it (see :func:`_settle_seconds`).
+    seconds: float = 0.0
 
 
 @dataclass
@@ -573,11 +578,14 @@ class Engine:
         if name not in self.capabilities.ops:
             return [RuleResult(rule, "skip", note=f"the implementation does not declare '{name}'")
                     for rule in rules]
+        checking_started = time.perf_counter()  # timing: see _settle_seconds
+        round_seconds: dict[str, float] = {}
         state = _OpState(timeout=self.timeout, cut_short=self.cut_short)
         families = op.families(self.capabilities)
         found: dict[str, RuleResult] = {}
         while len(found) < len(rules) and self.unavailable is None and not state.cut_short:
             self.on_progress(name, f"searching ({len(found)} rule(s) broken so far)")
+            round_started = time.perf_counter()
             hit = self._search(op, families, frozenset(found), state)
             if hit is None:
                 break
@@ -588,6 +596,7 @@ class Engine:
                 message=hit.violation.message, seed=self.run_seed, stderr=hit.stderr,
                 kind=hit.violation.kind,
             ))
+            round_seconds[rule.id] = time.perf_counter() - round_started
             self.on_progress(name, f"{rule.id}: {hit.outcome}")
             if hit.outcome == "crash" and self.adapter.exhausted():
                 self.unavailable = hit.violation.message
@@ -627,7 +636,7 @@ class Engine:
             else:
                 results.append(RuleResult(rule, "pass", note=limit_note,
                                           coverage=coverage[rule.id]))
-        return results
+        return _settle_seconds(results, round_seconds, time.perf_counter() - checking_started)
 
     def _explain_catch_alls(self, op: Operation, state: _OpState,
                             found: dict[str, RuleResult]) -> None:
@@ -703,6 +712,26 @@ class Engine:
             lead = (f"only {judged} answer(s) judged it, and the last search round judged under "
                     f"half of its budget in {', '.join(map(repr, state.starved))}")
         return lead + (": " + "; ".join(causes) if causes else "")
+
+
+def _settle_seconds(results: list[RuleResult], round_seconds: Mapping[str, float],
+                    total: float) -> list[RuleResult]:
+    """Give each result of one operation the seconds that settled it, adding up to ``total``.
+
+    A rule broken by a search round gets that round (``round_seconds``). What is left of
+    ``total`` (the last round, which found nothing new and judged every remaining rule at once,
+    and the book-keeping after it) is shared equally among the rules no round of their own
+    settled; when every rule had its own round, it goes to the last of them.
+    """
+    rest = [result.rule.id for result in results if result.rule.id not in round_seconds]
+    remainder = max(0.0, total - sum(round_seconds.values()))
+    seconds = dict(round_seconds)
+    if rest:
+        seconds.update(dict.fromkeys(rest, remainder / len(rest)))
+    elif round_seconds:
+        last = list(round_seconds)[-1]
+        seconds[last] += remainder
+    return [replace(result, seconds=seconds.get(result.rule.id, 0.0)) for result in results]
 
 
 def check_implementation(

@@ -46,7 +46,7 @@ from ._reports import (
     section_url,
 )
 
-__all__ = ["MatrixError", "badge", "load_report", "matrix_html", "write_matrix"]
+__all__ = ["MatrixError", "badge", "load_report", "matrix_html", "slugs", "write_matrix"]
 
 #: A cell of a rule the report does not list (the operation was not run).
 NOT_RUN = "none"
@@ -145,19 +145,28 @@ def _slug(name: str) -> str:
     return slug or "implementation"
 
 
-def _columns(reports: Sequence[tuple[Path, dict[str, Any]]]) -> list[_Column]:
-    columns: list[_Column] = []
+def slugs(names: Iterable[str]) -> list[str]:
+    """A file-name-safe name for each implementation name, in order, each one distinct: the
+    second ``my-port`` is ``my-port-2``. Badges (``badges/<slug>.json``) and the reports of
+    ``eventproof run --reports DIR`` are named so."""
     taken: set[str] = set()
-    for index, (source, report) in enumerate(reports):
-        column = _Column(index=index, slug="", source=source, report=report)
-        base = _slug(column.name)
+    named = []
+    for name in names:
+        base = _slug(name)
         slug, number = base, 2
         while slug in taken:
             slug, number = f"{base}-{number}", number + 1
         taken.add(slug)
+        named.append(slug)
+    return named
+
+
+def _columns(reports: Sequence[tuple[Path, dict[str, Any]]]) -> list[_Column]:
+    columns = [_Column(index=index, slug="", source=source, report=report)
+               for index, (source, report) in enumerate(reports)]
+    for column, slug in zip(columns, slugs(column.name for column in columns), strict=True):
         column.slug = slug
-        column.results = {str(result["id"]): result for result in report["results"]}
-        columns.append(column)
+        column.results = {str(result["id"]): result for result in column.report["results"]}
     return columns
 
 

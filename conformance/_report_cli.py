@@ -32,8 +32,9 @@ def report(reports: tuple[Path, ...], html_dir: Path | None, merge_path: Path | 
     them. The page needs no network and opens from file://.
     """
     from ._matrix import MatrixError, write_matrix
+    from .cli import _console
 
-    console = Console(highlight=False)
+    console = _console()
     if (html_dir is None) == (merge_path is None):
         raise click.UsageError("give --html DIR (the matrix page) or --merge OUT.json (join the "
                                "slices of a sharded run)")
@@ -44,9 +45,7 @@ def report(reports: tuple[Path, ...], html_dir: Path | None, merge_path: Path | 
     try:
         written = write_matrix(html_dir, reports, title=title)
     except MatrixError as error:
-        Console(stderr=True, highlight=False).print(
-            f"[bold red]error:[/] {escape(str(error))}", soft_wrap=True)
-        sys.exit(2)
+        _die(str(error))
     console.print(f"wrote {written[0]} ({len(reports)} report(s)) and "
                   f"{len(written) - 1} badge(s) under {written[0].parent / 'badges'}",
                   markup=False, soft_wrap=True)
@@ -87,6 +86,7 @@ def _merge(reports: tuple[Path, ...], out: Path, console: Console) -> None:
 
 
 def _die(message: str) -> NoReturn:
-    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {escape(message)}",
-                                                soft_wrap=True)
+    from .cli import _console
+
+    _console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     sys.exit(2)

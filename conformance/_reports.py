@@ -249,7 +249,8 @@ def _capabilities_document(capabilities: Capabilities) -> dict[str, Any]:
             "loneSurrogates": capabilities.lone_surrogates}
 
 
-def _result_document(result: RuleResult, replay_file: str | Path | None) -> dict[str, Any]:
+def _result_document(result: RuleResult, replay_file: str | Path | None,
+                     timings: bool = False) -> dict[str, Any]:
     rule = result.rule
     document: dict[str, Any] = {
         "id": rule.id, "level": rule.level, "profile": rule.profile, "op": rule.op,
@@ -258,6 +259,8 @@ def _result_document(result: RuleResult, replay_file: str | Path | None) -> dict
     }
     if result.cause:
         document["cause"] = result.cause
+    if timings:
+        document["seconds"] = _seconds(result.seconds)
     if result.coverage is not None:
         coverage = result.coverage
         document["coverage"] = {
@@ -278,13 +281,21 @@ def _result_document(result: RuleResult, replay_file: str | Path | None) -> dict
     return document
 
 
+def _seconds(value: float) -> float:
+    """Seconds as every report writes them: milliseconds, never negative."""
+    return round(max(value, 0.0), 3)
+
+
 def report_document(
-    report: RunReport, *, replay_files: Mapping[str, str | Path] | None = None
+    report: RunReport, *, replay_files: Mapping[str, str | Path] | None = None,
+    timings: bool = False,
 ) -> dict[str, Any]:
     """The versioned JSON report of a run (``schemas/report.json``).
 
     ``replay_files`` maps rule ids to the case files :func:`~._replay.save_failures` wrote, so a
-    reader can go from a failure to the file that replays it.
+    reader can go from a failure to the file that replays it. With ``timings`` every result
+    carries ``seconds`` (:attr:`RuleResult.seconds`); without, the report of a deterministic run
+    differs from one run to the next only in ``durationSeconds``.
     """
     files = replay_files or {}
     return {
@@ -297,7 +308,7 @@ def report_document(
         "budget": report.budget,
         "seed": report.seed,
         "deterministic": report.deterministic,
-        "durationSeconds": round(max(report.duration, 0.0), 3),
+        "durationSeconds": _seconds(report.duration),
         "calls": report.calls,
         "totals": totals(report),
         "judgedRules": report.judged_rules,
@@ -305,7 +316,7 @@ def report_document(
         **({"rerun": report.invocation.rerun()} if report.invocation is not None else {}),
         "allowUntested": report.allow_untested,
         "conforms": report.conforms,
-        "results": [_result_document(result, files.get(result.rule.id))
+        "results": [_result_document(result, files.get(result.rule.id), timings)
                     for result in report.results],
     }
 
@@ -316,11 +327,11 @@ def _spec_version() -> str:
 
 def write_json(
     report: RunReport, path: str | os.PathLike[str], *,
-    replay_files: Mapping[str, str | Path] | None = None,
+    replay_files: Mapping[str, str | Path] | None = None, timings: bool = False,
 ) -> None:
     """Write :func:`report_document` as UTF-8 JSON to ``path`` (parent directories created)."""
-    _write_text(path, dumps_json(report_document(report, replay_files=replay_files), indent=2)
-                + "\n")
+    _write_text(path, dumps_json(report_document(report, replay_files=replay_files,
+                                                 timings=timings), indent=2) + "\n")
 
 
 # -- the plain-text explanation of one result (JUnit, the pytest plugin) -----------------------
@@ -423,7 +434,8 @@ def _testcase(result: RuleResult, replay_file: str | Path | None,
               impl_spec: str | None, allow_untested: bool = False,
               invocation: Invocation | None = None) -> ET.Element:
     rule = result.rule
-    case = ET.Element("testcase", classname=f"eventproof.{rule.op}", name=rule.id, time="0")
+    case = ET.Element("testcase", classname=f"eventproof.{rule.op}", name=rule.id,
+                      time=f"{_seconds(result.seconds):.3f}")
     outcome = result.outcome
     text = _xml_safe(failure_text(result, replay_file=replay_file, impl_spec=impl_spec,
                                   invocation=invocation))
@@ -452,7 +464,12 @@ def junit_tree(
     report: RunReport, *, replay_files: Mapping[str, str | Path] | None = None,
     impl_spec: str | None = None,
 ) -> ET.ElementTree[ET.Element]:
-    """The JUnit XML document: one ``<testsuite>`` per operation, one ``<testcase>`` per rule."""
+    """The JUnit XML document: one ``<testsuite>`` per operation, one ``<testcase>`` per rule.
+
+    ``time`` is in seconds: a testcase's is :attr:`RuleResult.seconds` (the search round that
+    settled the rule), a testsuite's the sum of its testcases' (the time spent checking the
+    operation), the root's the whole run's (handshake and start-up included).
+    """
     files = replay_files or {}
     failing = {"fail", "xpass"} | (set() if report.allow_untested else {"untested"})
     skipping = {"skip", "xfail"} | ({"untested"} if report.allow_untested else set())
@@ -463,16 +480,18 @@ def junit_tree(
         failures=str(sum(o in failing for o in outcomes)),
         errors=str(sum(o in errors for o in outcomes)),
         skipped=str(sum(o in skipping for o in outcomes)),
-        time=f"{max(report.duration, 0.0):.3f}",
+        time=f"{_seconds(report.duration):.3f}",
     )
     for op in _ops_in(report):
         results = [result for result in report.results if result.rule.op == op]
         mine = [result.outcome for result in results]
+        # The time spent checking the operation: its testcases' times add up to it.
+        seconds = sum(_seconds(result.seconds) for result in results)
         suite = ET.SubElement(
             root, "testsuite", name=f"eventproof.{op}", tests=str(len(results)),
             failures=str(sum(o in failing for o in mine)),
             errors=str(sum(o in errors for o in mine)),
-            skipped=str(sum(o in skipping for o in mine)), time="0",
+            skipped=str(sum(o in skipping for o in mine)), time=f"{seconds:.3f}",
         )
         suite.append(_properties(report))
         for result in results:

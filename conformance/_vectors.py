@@ -17,9 +17,10 @@ import argparse
 import json
 import shlex
 import sys
+import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -35,6 +36,8 @@ from ._protocol import dumps_literal
 from ._verdict import judge
 
 if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
+
     from rich.console import Console
 
 #: The vector file format this module writes and reads (schemas/vector-file.json).
@@ -224,6 +227,11 @@ class VectorResult:
     message: str = ""
     #: Every rule the answer broke, most specific first (the first explains the failure).
     broken: tuple[str, ...] = ()
+    #: True when the implementation gave no answer the checks could judge: it crashed, hung,
+    #: broke the protocol, or had stopped answering (reports show such a vector as ``error``).
+    unanswered: bool = False
+    #: Seconds spent on the vector (the request and its verdict).
+    seconds: float = 0.0
 
 
 @dataclass
@@ -233,6 +241,12 @@ class VectorOutcome:
     implementation: dict[str, JSON]
     capabilities: Capabilities
     results: list[VectorResult] = field(default_factory=list)
+    #: The settings of the run, for the commands that repeat it (``impl_spec`` is None for an
+    #: object passed in code, which no command can name).
+    impl_spec: str | None = None
+    rule_prefix: str | None = None
+    timeout: float = 10.0
+    use_shell: bool = False
 
     @property
     def conforms(self) -> bool:
@@ -276,7 +290,8 @@ def judge_vector(vector: Vector, response: Any, capabilities: Capabilities) -> V
     must = [v for v in verdict.violations if RULES_BY_ID[v.rule].level == "MUST"]
     lead = (must or list(verdict.violations))[0]
     return VectorResult(vector, "fail" if must else "should", verdict.actual,
-                        f"{lead.rule}: {lead.message}", broken)
+                        f"{lead.rule}: {lead.message}", broken,
+                        unanswered=not verdict.judged)
 
 
 def _skip_reason(vector: Vector, capabilities: Capabilities) -> str | None:
@@ -312,9 +327,13 @@ def run_vectors(
         handshake = adapter.start()
         capabilities: Capabilities = handshake.capabilities
         outcome = VectorOutcome(implementation=dict(handshake.implementation_dict()),
-                                capabilities=capabilities)
+                                capabilities=capabilities,
+                                impl_spec=impl if isinstance(impl, str) else None,
+                                rule_prefix=rule_prefix, timeout=timeout, use_shell=use_shell)
         for vector in vectors:
-            outcome.results.append(_run_one(adapter, vector, capabilities))
+            started = time.perf_counter()
+            result = _run_one(adapter, vector, capabilities)
+            outcome.results.append(replace(result, seconds=time.perf_counter() - started))
         return outcome
     finally:
         adapter.stop()
@@ -327,32 +346,107 @@ def _run_one(adapter: Any, vector: Vector, capabilities: Capabilities) -> Vector
     exhausted = getattr(adapter, "exhausted", None)
     if callable(exhausted) and exhausted():
         return VectorResult(vector, "fail", message="not run: the implementation stopped "
-                            "answering (restart limit reached)")
+                            "answering (restart limit reached)", unanswered=True)
     return judge_vector(vector, adapter.run(vector.op, vector.input), capabilities)
 
 
+# =================================================================================================
+# What a vector run reports: the console, the JSON document and JUnit XML
+# =================================================================================================
+
+#: The version of the vectors report's shape (schemas/vectors-report.json); bumped on any
+#: incompatible change to it.
+VECTORS_REPORT_VERSION = 1
+#: Every outcome a vectors report gives a vector, in the order reports list them.
+VECTOR_OUTCOMES: tuple[str, ...] = ("pass", "fail", "error", "should", "skip")
+
+
+def outcome_of(result: VectorResult) -> str:
+    """How reports name a vector's verdict: ``pass``; ``fail`` (a MUST rule broken by an
+    answer); ``error`` (no answer the checks could judge: a crash, a hang, a broken protocol
+    message, or not run once the implementation stopped answering); ``should`` (only a SHOULD
+    rule broken: reported, does not decide conformance); ``skip``."""
+    if result.status == "fail" and result.unanswered:
+        return "error"
+    return result.status
+
+
+def totals(outcome: VectorOutcome) -> dict[str, int]:
+    """How many vectors ended with each report outcome (zeros included)."""
+    counts = dict.fromkeys(VECTOR_OUTCOMES, 0)
+    for result in outcome.results:
+        counts[outcome_of(result)] += 1
+    return counts
+
+
+def command(outcome: VectorOutcome, rule: str | None = None, *,
+            impl_spec: str | None = None) -> str:
+    """The ``eventproof vectors`` command that repeats the run (only ``rule``'s vectors when
+    given), with every setting that shaped it."""
+    spec = impl_spec if impl_spec is not None else outcome.impl_spec
+    words = ["eventproof vectors",
+             f"--impl {shlex.quote(spec) if spec else shlex.quote('<your implementation>')}"]
+    if outcome.use_shell:
+        words.append("--shell")
+    if outcome.timeout != 10.0:
+        words.append(f"--timeout {outcome.timeout:g}")
+    prefix = rule if rule is not None else outcome.rule_prefix
+    if prefix is not None:
+        words.append(f"--rule {shlex.quote(prefix)}")
+    return " ".join(words)
+
+
+def _heading(result: VectorResult) -> tuple[str, str]:
+    """The label a failing vector is shown under, and the rest of its first line."""
+    vector = result.vector
+    label = {"fail": "FAIL", "error": "ERROR", "should": "SHOULD"}[outcome_of(result)]
+    return label, f"{vector.id}  rule {vector.rule} (spec/{vector.section.replace('#', ' §')})"
+
+
+def explanation(result: VectorResult, rerun: str) -> list[str]:
+    """What a failing vector is shown with, line by line: where it is, why it failed, the
+    values and the command that reruns it (the console and the JUnit failure text)."""
+    label, first = _heading(result)
+    vector = result.vector
+    return [
+        f"{label} {first}",
+        f"    {vector.description}",
+        f"    {result.message}",
+        f"    input:    {render_value(vector.input, 300)}",
+        f"    expected: {render_value(vector.expected, 300)}",
+        f"    actual:   {render_value(result.actual, 300)}",
+        f"    file:     spec/vectors/{vector.file}",
+        f"    rerun:    {rerun}",
+    ]
+
+
 def render(outcome: VectorOutcome, console: Console, *, impl_spec: str | None = None) -> None:
-    """A line per failing vector, the counts per group and a summary line."""
+    """A block per failing vector, the counts per group and a summary line.
+
+    Every line is printed whole (no wrapping at the console's width), so ``grep`` finds a
+    vector's id, rule and rerun command each on one line in a pipe.
+    """
     from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
 
+    spec = impl_spec if impl_spec is not None else outcome.impl_spec
     name = outcome.implementation.get("name", "the implementation")
+    styles = {"FAIL": "red", "ERROR": "red", "SHOULD": "yellow"}
     for result in outcome.results:
         if result.status not in ("fail", "should"):
             continue
-        vector = result.vector
-        level = "[red]FAIL[/]" if result.status == "fail" else "[yellow]SHOULD[/]"
-        console.print(f"{level} [bold]{escape(vector.id)}[/]  rule {vector.rule} "
-                      f"(spec/{vector.section.replace('#', ' §')})")
-        console.print(f"    {vector.description}", markup=False)
-        console.print(f"    {result.message}", markup=False)
-        console.print(f"    input:    {render_value(vector.input, 300)}", markup=False)
-        console.print(f"    expected: {render_value(vector.expected, 300)}", markup=False)
-        console.print(f"    actual:   {render_value(result.actual, 300)}", markup=False)
-        console.print(f"    file:     spec/vectors/{vector.file}", markup=False)
-        if impl_spec is not None:
-            console.print(f"    rerun:    eventproof vectors --impl {shlex.quote(impl_spec)} "
-                          f"--rule {shlex.quote(vector.rule)}", markup=False, soft_wrap=True)
+        lines = explanation(result, command(outcome, result.vector.rule, impl_spec=spec))
+        if spec is None:
+            lines = lines[:-1]  # an object passed in code: no command names it
+        label, first = _heading(result)
+        heading = Text(label, style=styles[label])
+        heading.append(" ")
+        heading.append(first.split("  ", 1)[0], style="bold")
+        heading.append("  " + first.split("  ", 1)[1])
+        console.print(heading, soft_wrap=True)
+        for line in lines[1:]:
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
     table = Table(title=f"vectors for {escape(str(name))}", title_justify="left")
     for column in ("group", "pass", "fail", "SHOULD", "skip"):
         table.add_column(column, justify="left" if column == "group" else "right")
@@ -361,12 +455,132 @@ def render(outcome: VectorOutcome, console: Console, *, impl_spec: str | None = 
     console.print(table)
     skipped = Counter(r.message for r in outcome.results if r.status == "skip")
     for reason, count in skipped.most_common():
-        console.print(f"  skipped {count}: {reason}", markup=False)
+        console.print(f"  skipped {count}: {reason}", markup=False, soft_wrap=True)
     verdict = "[green]conforms[/]" if outcome.conforms else "[red]does not conform[/]"
+    unanswered = totals(outcome)["error"]
+    errors = f" ({unanswered} unanswered)" if unanswered else ""
     console.print(
         f"{len(outcome.results)} vectors: {outcome.count('pass')} passed, "
-        f"{outcome.count('fail')} failed, {outcome.count('should')} broke only a SHOULD rule, "
-        f"{outcome.count('skip')} skipped — {verdict}")
+        f"{outcome.count('fail')} failed{errors}, {outcome.count('should')} broke only a "
+        f"SHOULD rule, {outcome.count('skip')} skipped — {verdict}", soft_wrap=True)
+
+
+def _result_document(outcome: VectorOutcome, result: VectorResult,
+                     impl_spec: str | None) -> dict[str, JSON]:
+    vector = result.vector
+    shown = outcome_of(result)
+    document: dict[str, JSON] = {
+        "file": vector.file, "id": vector.id, "description": vector.description,
+        "op": vector.op, "rule": vector.rule, "level": RULES_BY_ID[vector.rule].level,
+        "section": vector.section, "fitStrategy": vector.fit_strategy, "outcome": shown,
+        "broken": list(result.broken), "message": result.message,
+        "rerun": command(outcome, vector.rule, impl_spec=impl_spec),
+    }
+    if shown in ("fail", "error", "should"):
+        document.update(input=vector.input, expected=vector.expected, actual=result.actual)
+    return document
+
+
+def vectors_document(outcome: VectorOutcome, *,
+                     impl_spec: str | None = None) -> dict[str, JSON]:
+    """The versioned JSON report of a vector run (``schemas/vectors-report.json``).
+
+    It holds no time: the same implementation gives the same document, byte for byte, on every
+    run (the vectors are fixed inputs).
+    """
+    from ._reports import _capabilities_document
+    from ._versions import PROTOCOL_VERSION, SPEC_VERSION, SUITE_VERSION
+
+    return {
+        "vectorsReportVersion": VECTORS_REPORT_VERSION,
+        "specVersion": str(SPEC_VERSION),
+        "suiteVersion": SUITE_VERSION,
+        "protocolVersion": PROTOCOL_VERSION,
+        "implementation": dict(outcome.implementation),
+        "capabilities": _capabilities_document(outcome.capabilities),
+        "rulePrefix": outcome.rule_prefix,
+        "totals": totals(outcome),
+        "conforms": outcome.conforms,
+        "rerun": command(outcome, impl_spec=impl_spec),
+        "results": [_result_document(outcome, result, impl_spec) for result in outcome.results],
+    }
+
+
+def dumps_vectors_document(outcome: VectorOutcome, *, impl_spec: str | None = None) -> str:
+    """:func:`vectors_document` as the text ``--json`` writes (strict JSON, one final newline)."""
+    from ._json import dumps_json
+
+    return dumps_json(vectors_document(outcome, impl_spec=impl_spec), indent=2) + "\n"
+
+
+def vectors_junit(outcome: VectorOutcome, *,
+                  impl_spec: str | None = None) -> ET.ElementTree[ET.Element]:
+    """JUnit XML of a vector run: one ``<testsuite>`` per vector file, one ``<testcase>`` per
+    vector; a failure's text is the explanation the console prints. ``time`` is in seconds (a
+    vector's request and verdict; a suite's is the sum of its vectors')."""
+    import xml.etree.ElementTree as ET
+
+    from ._reports import _xml_safe
+
+    kinds = {"fail": "failure", "should": "failure", "error": "error", "skip": "skipped"}
+    counted = totals(outcome)
+    root = ET.Element(
+        "testsuites", name="eventproof vectors", tests=str(len(outcome.results)),
+        failures=str(counted["fail"] + counted["should"]), errors=str(counted["error"]),
+        skipped=str(counted["skip"]),
+        time=f"{sum(round(result.seconds, 3) for result in outcome.results):.3f}")
+    files_in_order = list(dict.fromkeys(result.vector.file for result in outcome.results))
+    for name in files_in_order:
+        results = [result for result in outcome.results if result.vector.file == name]
+        mine = [outcome_of(result) for result in results]
+        suite_name = f"eventproof.vectors.{name.removesuffix('.json')}"
+        suite = ET.SubElement(
+            root, "testsuite", name=suite_name, tests=str(len(results)),
+            failures=str(sum(o in ("fail", "should") for o in mine)),
+            errors=str(mine.count("error")), skipped=str(mine.count("skip")),
+            time=f"{sum(round(result.seconds, 3) for result in results):.3f}")
+        properties = ET.SubElement(suite, "properties")
+        for key, value in outcome.implementation.items():
+            if isinstance(value, str | int | float | bool):
+                ET.SubElement(properties, "property", name=f"implementation.{key}",
+                              value=_xml_safe(str(value)))
+        ET.SubElement(properties, "property", name="file", value=f"spec/vectors/{name}")
+        for result, shown in zip(results, mine, strict=True):
+            case = ET.SubElement(suite, "testcase", classname=suite_name, name=result.vector.id,
+                                 time=f"{round(result.seconds, 3):.3f}")
+            if shown == "pass":
+                continue
+            message = _xml_safe(result.message.splitlines()[0] if result.message else shown)
+            if shown == "skip":
+                ET.SubElement(case, "skipped", message=message)
+                continue
+            text = "\n".join(explanation(result, command(outcome, result.vector.rule,
+                                                         impl_spec=impl_spec)))
+            kind = result.broken[0] if shown == "fail" and result.broken else shown
+            ET.SubElement(case, kinds[shown], message=message,
+                          type=_xml_safe(kind)).text = _xml_safe(text)
+    ET.indent(root)
+    return ET.ElementTree(root)
+
+
+def write_vectors_junit(outcome: VectorOutcome, path: str | Path, *,
+                        impl_spec: str | None = None) -> None:
+    """Write :func:`vectors_junit` to ``path`` as UTF-8 XML (parent directories created)."""
+    target = Path(path)
+    if target.parent != Path():
+        target.parent.mkdir(parents=True, exist_ok=True)
+    vectors_junit(outcome, impl_spec=impl_spec).write(target, encoding="utf-8",
+                                                      xml_declaration=True)
+
+
+def write_vectors_json(outcome: VectorOutcome, path: str | Path, *,
+                       impl_spec: str | None = None) -> None:
+    """Write :func:`vectors_document` to ``path`` (UTF-8; parent directories created)."""
+    target = Path(path)
+    if target.parent != Path():
+        target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(dumps_vectors_document(outcome, impl_spec=impl_spec), encoding="utf-8",
+                      newline="\n")
 
 
 # =================================================================================================

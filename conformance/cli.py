@@ -10,17 +10,24 @@ from __future__ import annotations
 import difflib
 import math
 import os
+import shlex
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
 
 from ._model import FIT_STRATEGIES
 from ._operations import OPS
+
+if TYPE_CHECKING:
+    from ._engine import RunReport
 
 #: The embedded default: the reference checked against itself.
 DEFAULT_IMPL = "python:eventproof.reference:Reference"
@@ -82,9 +89,12 @@ def _seconds(_ctx: click.Context, param: click.Parameter, value: float | None) -
 
 
 def _writable_file(option: str, path: Path | None) -> None:
-    """Refuse, before the run, a report path that cannot be written (exit 2)."""
-    if path is None or str(path) == "-":
+    """Refuse, before the run, a report path that cannot be written (exit 2). Only ``--json``
+    takes ``-`` (stdout)."""
+    if path is None or (option == "--json" and str(path) == "-"):
         return
+    if str(path) == "-":
+        _fail(f"{option} -: only --json writes to stdout; name a file for {option}")
     if path.is_dir():
         _fail(f"{option} {path}: is a directory. Name a file to write the report to")
     existed = path.exists()
@@ -198,11 +208,12 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 
     from ._operations import RULES
     from ._protocol import PROTOCOL_VERSION
+    from ._vectors import VECTORS_REPORT_VERSION
     from ._versions import REPORT_VERSION, SUITE_VERSION
 
     click.echo(f"eventproof {version('eventproof')}\nspec {SPEC_VERSION}\n"
                f"suite {SUITE_VERSION} ({len(RULES)} rules)\nprotocol {PROTOCOL_VERSION}\n"
-               f"report {REPORT_VERSION}")
+               f"report {REPORT_VERSION}\nvectors-report {VECTORS_REPORT_VERSION}")
     ctx.exit()
 
 
@@ -229,8 +240,23 @@ def _budget(budget: str | None, old_profile: str | None) -> str:
     return budget or "default"
 
 
+#: Where the first run on the embedded default points next (docs/port-checklist.md, published).
+PORT_CHECKLIST_URL = "https://github.com/eventproof/eventproof/blob/main/docs/port-checklist.md"
+
+
+def _non_blank_impls(ctx: click.Context, param: click.Parameter,
+                     values: tuple[str, ...]) -> tuple[str, ...]:
+    for value in values:
+        _non_blank_impl(ctx, param, value)
+    return values
+
+
 @main.command()
-@impl_option
+@click.option("--impl", "impls", metavar="SPEC", multiple=True, callback=_non_blank_impls,
+              help="The implementation under test: 'python:MODULE:ATTR' (in process) or a "
+                   "command line speaking spec/protocol.md. Give it several times to check each "
+                   "implementation in turn with the same settings (see --reports, --html). "
+                   "Default: the bundled reference.")
 @fit_option
 @click.option("--budget", type=click.Choice(["quick", "default", "thorough"]), default=None,
               help="Example budget per operation search: quick 60, default 200, thorough 2000.")
@@ -261,9 +287,22 @@ def _budget(budget: str | None, old_profile: str | None) -> str:
               help="Write the JSON report (schemas/report.json) here; '-' writes it to stdout "
                    "(the console summary then goes to stderr).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write a JUnit XML report here.")
+              help="Write a JUnit XML report here (times in seconds, see docs/gate-ci.md).")
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write a Markdown summary here.")
+@click.option("--reports", "reports_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, metavar="DIR",
+              help="Write each implementation's reports into DIR, named after the name it "
+                   "declares: NAME.json, NAME.xml (JUnit) and NAME.md (a second NAME becomes "
+                   "NAME-2). The way to keep the reports of several --impl.")
+@click.option("--html", "html_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, metavar="DIR",
+              help="Write the conformance matrix of the checked implementations (DIR/index.html "
+                   "and DIR/badges/), as `eventproof report --html`; the JSON reports go to "
+                   "--reports DIR, or else to DIR/reports/.")
+@click.option("--timings", is_flag=True,
+              help="Also write each rule's seconds into the JSON reports (off by default, so a "
+                   "deterministic run's report differs between runs only in durationSeconds).")
 @click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path(".eventproof"), show_default=True,
               help="Where failure case files (failures/) and the example database (examples/) go.")
@@ -280,17 +319,23 @@ def _budget(budget: str | None, old_profile: str | None) -> str:
 @click.option("--no-progress", is_flag=True, help="No live status line.")
 @click.option("-v", "--verbose", is_flag=True, help="Show passing rules too.")
 def run(
-    impl: str | None, fit: str, budget: str | None, old_profile: str | None,
+    impls: tuple[str, ...], fit: str, budget: str | None, old_profile: str | None,
     max_examples: int | None, seed: int | None,
     deterministic: bool | None, ops: str | None, timeout: float, max_time: float | None,
     isolate: bool, use_shell: bool,
     expect: Path | None, update_expectations: bool, json_path: Path | None,
-    junit_path: Path | None, markdown_path: Path | None, state_dir: Path, jobs: int,
+    junit_path: Path | None, markdown_path: Path | None, reports_dir: Path | None,
+    html_dir: Path | None, timings: bool, state_dir: Path, jobs: int,
     shard: str | None, allow_untested: bool, no_progress: bool, verbose: bool,
 ) -> None:
-    """Search for inputs on which IMPL disagrees with the reference."""
-    from . import _expectations, _replay, _reports
-    from ._engine import INTERRUPTED_REASON, apply_expectations
+    """Search for inputs on which IMPL disagrees with the reference.
+
+    With several --impl, each implementation is checked in turn, in its own run with the same
+    settings; the exit code is 2 when one could not be checked, else 1 when one does not
+    conform, else 0.
+    """
+    from . import _expectations
+    from ._engine import INTERRUPTED_REASON
 
     to_stdout = json_path is not None and str(json_path) == "-"
     console = _console(stderr=to_stdout)
@@ -298,10 +343,27 @@ def run(
     wanted = _parse_ops(ops)
     if update_expectations and expect is None:
         raise click.UsageError("--update-expectations needs --expect FILE to know what to rewrite")
+    if len(impls) > 1:
+        for option, value in (("--json", json_path), ("--junit", junit_path),
+                              ("--markdown", markdown_path)):
+            if value is not None:
+                raise click.UsageError(
+                    f"{option} {value} names one report, but {len(impls)} implementations are "
+                    "checked; give --reports DIR instead (NAME.json, NAME.xml and NAME.md per "
+                    "implementation)")
+        if expect is not None:
+            raise click.UsageError(
+                f"--expect {expect} lists the expected failures of one implementation, but "
+                f"{len(impls)} are checked; check each with its own --expect in a run of its own")
     is_deterministic = _ci() if deterministic is None else deterministic
     for option, path in (("--json", json_path), ("--junit", junit_path),
                          ("--markdown", markdown_path)):
         _writable_file(option, path)
+    for option, directory in (("--reports", reports_dir), ("--html", html_dir)):
+        if directory is not None:
+            if directory.exists() and not directory.is_dir():
+                _fail(f"{option} {directory}: is a file. Name a directory to write into")
+            _writable_dir(option, directory)
     _writable_dir("--state-dir", state_dir)
     with _user_errors():
         expected = (_expectations.load_expectations(expect)
@@ -309,7 +371,7 @@ def run(
         if expect is not None and not expect.exists() and not update_expectations:
             _fail(f"--expect {expect}: no such file. Create it with --update-expectations, "
                   "or leave --expect out.")
-        from ._parallel import check_in_parallel, parse_shard, shard_ops
+        from ._parallel import parse_shard, shard_ops
 
         selected = wanted if wanted is not None else OPS
         if shard is not None:
@@ -317,50 +379,247 @@ def run(
             if not selected:
                 _fail(f"--shard {shard}: this slice holds no operation (there are only "
                       f"{len(wanted or OPS)}); use fewer slices")
-        update, stop = _progress(_console(stderr=True), not no_progress and jobs == 1)
-        try:
-            report = check_in_parallel(
-                impl or _default_impl(fit), ops=selected, jobs=jobs, budget=budget,
-                max_examples=max_examples, seed=seed, deterministic=is_deterministic,
-                timeout=timeout, use_shell=use_shell, database=state_dir / "examples",
-                on_progress=update, allow_untested=allow_untested, max_time=max_time,
-                isolate=isolate,
-            )
-        finally:
-            stop()
+    specs = list(impls) or [_default_impl(fit)]
+    if len(specs) > 1 and not is_deterministic and seed is None:
+        import random
+
+        seed = random.getrandbits(32)  # one random seed for every implementation of the run
+    settings = _RunSettings(
+        ops=selected, jobs=jobs, budget=budget, max_examples=max_examples, seed=seed,
+        deterministic=is_deterministic, timeout=timeout, use_shell=use_shell,
+        state_dir=state_dir, allow_untested=allow_untested, max_time=max_time,
+        isolate=isolate, progress=not no_progress and jobs == 1)
+    checked: list[_Checked] = []
+    for index, spec in enumerate(specs, start=1):
+        if len(specs) > 1:
+            if index > 1:
+                console.print()
+            console.print(f"[bold]== {index}/{len(specs)}: --impl {escape(shlex.quote(spec))}[/]",
+                          soft_wrap=True)
+        if len(specs) == 1:
+            with _user_errors():
+                report = _check(spec, settings)
+        else:
+            try:
+                with _user_errors():
+                    report = _check(spec, settings)
+            except SystemExit as stop:
+                if stop.code != EXIT_USAGE:
+                    raise
+                checked.append(_Checked(spec, None))
+                continue
         if update_expectations:
             assert expect is not None
-            _expectations.write_expectations(expect, report)
+            with _user_errors():
+                _expectations.write_expectations(expect, report)
             console.print(f"wrote {len(report.failed_rule_ids)} expectation(s) to {expect}")
             sys.exit(EXIT_CONFORMS)
-        report = apply_expectations(report, expected)
-        failures = state_dir / "failures"
-        files: dict[str, Path] = {}
-        _write("--state-dir", failures,
-               lambda: files.update(_replay.save_failures(report, failures)))
-        spec = impl or _default_impl(fit)
-        _reports.render_console(report, console, verbose=verbose, replay_files=files,
-                                impl_spec=spec)
-        if to_stdout:
-            click.echo(_reports.dumps_json(_reports.report_document(
-                report, replay_files=files), indent=2))
-        elif json_path:
-            _write("--json", json_path,
-                   lambda: _reports.write_json(report, json_path, replay_files=files))
-        if junit_path:
-            _write("--junit", junit_path, lambda: _reports.write_junit(
-                report, junit_path, replay_files=files, impl_spec=spec))
-        if markdown_path:
-            _write("--markdown", markdown_path, lambda: _reports.write_markdown(
-                report, markdown_path, replay_files=files, impl_spec=spec))
-    if report.cut_short:
-        _console(stderr=True).print(
-            f"[bold]{report.cut_short}[/] after {report.duration:.1f} s: the rules it did not "
-            "judge are reported untested", soft_wrap=True)
-        if report.cut_short == INTERRUPTED_REASON:
-            sys.exit(EXIT_INTERRUPTED)
-    sys.exit(EXIT_CONFORMS if report.conforms else EXIT_NONCONFORMING)
+        entry = _Checked(spec, report)
+        with _user_errors():
+            _report_one(entry, checked, settings, console, expected=expected, verbose=verbose,
+                        json_path=json_path, junit_path=junit_path,
+                        markdown_path=markdown_path, reports_dir=reports_dir,
+                        html_dir=html_dir, timings=timings)
+        checked.append(entry)
+        if entry.report is not None and entry.report.cut_short == INTERRUPTED_REASON:
+            break
+    if html_dir is not None:
+        _write_html(html_dir, [entry.json_file for entry in checked if entry.json_file],
+                    console)
+    if len(specs) > 1:
+        _summarize(checked, console, skipped=specs[len(checked):])
+    elif not impls and not any(entry.report is not None and entry.report.cut_short
+                               for entry in checked):
+        _first_run_hint(console)
+    reports = [entry.report for entry in checked if entry.report is not None]
+    for report in reports:
+        if report.cut_short:
+            _console(stderr=True).print(
+                f"[bold]{report.cut_short}[/] after {report.duration:.1f} s: the rules it did "
+                "not judge are reported untested", soft_wrap=True)
+    if any(report.cut_short == INTERRUPTED_REASON for report in reports):
+        sys.exit(EXIT_INTERRUPTED)
+    sys.exit(_exit_code(checked))
 
+
+@dataclass(frozen=True)
+class _RunSettings:
+    """The settings every implementation of one ``eventproof run`` is checked with."""
+
+    ops: tuple[str, ...]
+    jobs: int
+    budget: str
+    max_examples: int | None
+    seed: int | None
+    deterministic: bool
+    timeout: float
+    use_shell: bool
+    state_dir: Path
+    allow_untested: bool
+    max_time: float | None
+    isolate: bool
+    progress: bool
+
+
+@dataclass
+class _Checked:
+    """One implementation of a run: its report (None when it could not be checked) and the
+    files written for it."""
+
+    spec: str
+    report: RunReport | None
+    json_file: Path | None = None
+
+
+def _check(spec: str, settings: _RunSettings) -> RunReport:
+    from ._parallel import check_in_parallel
+
+    update, stop = _progress(_console(stderr=True), settings.progress)
+    try:
+        return check_in_parallel(
+            spec, ops=settings.ops, jobs=settings.jobs, budget=settings.budget,
+            max_examples=settings.max_examples, seed=settings.seed,
+            deterministic=settings.deterministic, timeout=settings.timeout,
+            use_shell=settings.use_shell, database=settings.state_dir / "examples",
+            on_progress=update, allow_untested=settings.allow_untested,
+            max_time=settings.max_time, isolate=settings.isolate,
+        )
+    finally:
+        stop()
+
+
+def _report_one(entry: _Checked, earlier: list[_Checked], settings: _RunSettings,
+                console: Console, *, expected: dict[str, str], verbose: bool,
+                json_path: Path | None, junit_path: Path | None, markdown_path: Path | None,
+                reports_dir: Path | None, html_dir: Path | None, timings: bool) -> None:
+    """Apply the expectations, save the failure cases, print the summary and write every
+    report of one checked implementation."""
+    from . import _replay, _reports
+    from ._engine import apply_expectations
+    from ._matrix import slugs
+    from ._replay import implementation_directory
+
+    assert entry.report is not None
+    report = entry.report = apply_expectations(entry.report, expected)
+    name = str(report.implementation.get("name", "implementation"))
+    # Two implementations declaring one name would share (and clean up) each other's case
+    # files: the second one's go under --state-dir/<NAME-2>/failures/.
+    directory = implementation_directory(name)
+    same = [other for other in earlier if other.report is not None and implementation_directory(
+        str(other.report.implementation.get("name", "implementation"))) == directory]
+    named = [str(other.report.implementation.get("name", "implementation"))
+             for other in earlier if other.report is not None] + [name]
+    slug = slugs(named)[-1]
+    failures = settings.state_dir / "failures" if not same else (
+        settings.state_dir / slug / "failures")
+    files: dict[str, Path] = {}
+    _write("--state-dir", failures,
+           lambda: files.update(_replay.save_failures(report, failures)))
+    spec = entry.spec
+    _reports.render_console(report, console, verbose=verbose, replay_files=files,
+                            impl_spec=spec)
+    if json_path is not None and str(json_path) == "-":
+        click.echo(_reports.dumps_json(_reports.report_document(
+            report, replay_files=files, timings=timings), indent=2))
+    elif json_path is not None:
+        _write("--json", json_path, lambda: _reports.write_json(
+            report, json_path, replay_files=files, timings=timings))
+        entry.json_file = json_path
+    if junit_path is not None:
+        _write("--junit", junit_path, lambda: _reports.write_junit(
+            report, junit_path, replay_files=files, impl_spec=spec))
+    if markdown_path is not None:
+        _write("--markdown", markdown_path, lambda: _reports.write_markdown(
+            report, markdown_path, replay_files=files, impl_spec=spec))
+    target = reports_dir if reports_dir is not None else (
+        html_dir / "reports" if html_dir is not None and entry.json_file is None else None)
+    if target is None:
+        return
+    option = "--reports" if reports_dir is not None else "--html"
+    document = target / f"{slug}.json"
+    _write(option, document, lambda: _reports.write_json(
+        report, document, replay_files=files, timings=timings))
+    entry.json_file = document
+    if reports_dir is not None:
+        _write(option, target / f"{slug}.xml", lambda: _reports.write_junit(
+            report, target / f"{slug}.xml", replay_files=files, impl_spec=spec))
+        _write(option, target / f"{slug}.md", lambda: _reports.write_markdown(
+            report, target / f"{slug}.md", replay_files=files, impl_spec=spec))
+
+
+def _write_html(html_dir: Path, reports: list[Path], console: Console) -> None:
+    from ._matrix import MatrixError, write_matrix
+
+    if not reports:
+        _console(stderr=True).print(f"no report to render under --html {escape(str(html_dir))}:"
+                                    " no implementation could be checked", soft_wrap=True)
+        return
+    try:
+        written = write_matrix(html_dir, reports)
+    except MatrixError as error:
+        _fail(escape(str(error)))
+    except OSError as error:
+        _fail(f"--html {escape(str(html_dir))}: the matrix could not be written "
+              f"({error.strerror or error}). Name a directory you can write to")
+    console.print(f"matrix: {written[0]} ({len(reports)} report(s), {len(written) - 1} "
+                  "badge(s))", markup=False, soft_wrap=True)
+
+
+def _verdict(entry: _Checked) -> str:
+    if entry.report is None:
+        return "broken"
+    return "conforms" if entry.report.conforms else "does not conform"
+
+
+def _summarize(checked: list[_Checked], console: Console, *, skipped: list[str]) -> None:
+    """One line per implementation (its verdict first, so ``grep`` selects by verdict), then
+    the run's verdict."""
+    console.print()
+    conforming = sum(1 for entry in checked if entry.report is not None
+                     and entry.report.conforms)
+    console.print(f"[bold]{conforming} of {len(checked) + len(skipped)} implementation(s) "
+                  "conform[/]", soft_wrap=True)
+    styles = {"conforms": "green", "does not conform": "red", "broken": "red"}
+    for entry in checked:
+        verdict = _verdict(entry)
+        line = Text(f"  {verdict:<18}", style=styles[verdict])
+        line.append(f"--impl {shlex.quote(entry.spec)}")
+        if entry.report is not None:
+            identity = entry.report.implementation
+            declared = " ".join(str(identity[key]) for key in ("name", "version")
+                                if identity.get(key))
+            line.append(f"  ({declared or 'unnamed implementation'})")
+        else:
+            line.append("  (could not be checked: see the error above)")
+        if entry.json_file is not None:
+            line.append(f"  report: {entry.json_file}")
+        console.print(line, soft_wrap=True)
+    for spec in skipped:
+        console.print(Text(f"  {'not checked':<18}--impl {shlex.quote(spec)}  (the run was "
+                           "interrupted first)"), soft_wrap=True)
+    code = _exit_code(checked)
+    meaning = {EXIT_CONFORMS: "every implementation conforms",
+               EXIT_NONCONFORMING: "an implementation does not conform",
+               EXIT_USAGE: "an implementation could not be checked"}[code]
+    console.print(f"exit code {code}: {meaning}", markup=False, soft_wrap=True)
+
+
+def _exit_code(checked: list[_Checked]) -> int:
+    if any(entry.report is None for entry in checked):
+        return EXIT_USAGE
+    if all(entry.report is not None and entry.report.conforms for entry in checked):
+        return EXIT_CONFORMS
+    return EXIT_NONCONFORMING
+
+
+def _first_run_hint(console: Console) -> None:
+    """After a run of the embedded default: what to do next, one instruction per line."""
+    console.print()
+    console.print("Next: check your implementation with  eventproof run --impl "
+                  "'node adapter.js'  (any command speaking spec/protocol.md, or "
+                  "python:MODULE:ATTR)", markup=False, soft_wrap=True)
+    console.print(f"      the traps each language falls into, with the rule that catches each: "
+                  f"docs/port-checklist.md ({PORT_CHECKLIST_URL})", markup=False, soft_wrap=True)
 
 @main.command()
 @click.argument("files", nargs=-1,
@@ -414,16 +673,34 @@ def replay(files: tuple[Path, ...], impl: str | None, fit: str, timeout: float,
 @timeout_option
 @shell_option
 @click.option("--rule", "rule_filter", default=None, help="Only vectors of rules with this prefix.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the vectors report (schemas/vectors-report.json) here; '-' writes it "
+                   "to stdout (the console summary then goes to stderr).")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write a JUnit XML report here: one testsuite per vector file, one testcase "
+                   "per vector.")
 def vectors(impl: str | None, fit: str, timeout: float, use_shell: bool,
-            rule_filter: str | None) -> None:
+            rule_filter: str | None, json_path: Path | None, junit_path: Path | None) -> None:
     """Run the language-neutral vectors of spec/vectors/ against IMPL (a smoke check)."""
     from . import _vectors
 
-    console = _console()
+    to_stdout = json_path is not None and str(json_path) == "-"
+    for option, path in (("--json", json_path), ("--junit", junit_path)):
+        _writable_file(option, path)
+    console = _console(stderr=to_stdout)
+    spec = impl or _default_impl(fit)
     with _user_errors():
-        outcome = _vectors.run_vectors(impl or _default_impl(fit), timeout=timeout,
-                                       use_shell=use_shell, rule_prefix=rule_filter)
-    _vectors.render(outcome, console, impl_spec=impl or _default_impl(fit))
+        outcome = _vectors.run_vectors(spec, timeout=timeout, use_shell=use_shell,
+                                       rule_prefix=rule_filter)
+    _vectors.render(outcome, console, impl_spec=spec)
+    if to_stdout:
+        click.echo(_vectors.dumps_vectors_document(outcome, impl_spec=spec), nl=False)
+    elif json_path is not None:
+        _write("--json", json_path,
+               lambda: _vectors.write_vectors_json(outcome, json_path, impl_spec=spec))
+    if junit_path is not None:
+        _write("--junit", junit_path,
+               lambda: _vectors.write_vectors_junit(outcome, junit_path, impl_spec=spec))
     sys.exit(EXIT_CONFORMS if outcome.conforms else EXIT_NONCONFORMING)
 
 

@@ -254,5 +254,23 @@ def test_version_names_every_version() -> None:
     lines = result.output.splitlines()
     assert lines[0].startswith("eventproof ")
     assert [line.split()[0] for line in lines] == ["eventproof", "spec", "suite", "protocol",
-                                                  "report"]
+                                                  "report", "vectors-report"]
+    assert lines[-1] == "vectors-report 1"
     assert f"({len(RULES)} rules)" in lines[2]
+
+
+def test_slugs_are_distinct_and_match_the_badges(tmp_path: Path) -> None:
+    """Two implementations declaring one name get NAME and NAME-2: the badges are named so, and
+    so are the reports `eventproof run --reports DIR` writes."""
+    from eventproof.conformance._matrix import slugs
+
+    assert slugs(["My Port", "my port", "ü", "my-port"]) == [
+        "my-port", "my-port-2", "implementation", "my-port-3"]
+    paths = []
+    for index in range(2):
+        path = tmp_path / f"{index}.json"
+        path.write_text(json.dumps(report("My Port", [])), encoding="utf-8")
+        paths.append(path)
+    written = write_matrix(tmp_path / "site", paths)
+    assert [path.name for path in written[1:]] == [f"{slug}.json" for slug in
+                                                   slugs(["My Port", "My Port"])]

@@ -425,3 +425,116 @@ def test_without_a_known_case_file_the_default_location_is_named() -> None:
                "--impl 'node adapter.js'")
     assert command in text
     assert command in markdown_summary(every_outcome(), impl_spec="node adapter.js")
+
+
+# -- time ----------------------------------------------------------------------------------------
+
+def timed_report() -> RunReport:
+    """Two operations: select with a rule broken in a round of its own and three rules the last
+    round settled together; classify with one rule."""
+    rule = RULES_BY_ID
+    failure = example("select", TWO_MESSAGES, [], [], "the last message")
+    return make_report([
+        RuleResult(rule["select.never-empty"], "pass", seconds=0.25),
+        RuleResult(rule["select.last-message"], "fail", failure, seconds=1.5),
+        RuleResult(rule["select.text-fallback"], "pass", seconds=0.25),
+        RuleResult(rule["select.agrees"], "pass", seconds=0.25),
+        RuleResult(rule["classify.kind"], "pass", seconds=0.4004),
+    ])
+
+
+def test_junit_times_are_the_seconds_that_settled_each_rule(tmp_path: Path) -> None:
+    """A testcase's time is its rule's seconds; a testsuite's is the sum of its testcases' (the
+    time spent checking the operation); the root's is the whole run's."""
+    path = tmp_path / "junit.xml"
+    write_junit(timed_report(), path)
+    root = ET.parse(path).getroot()
+    assert root.get("time") == "1.250"
+    cases = {case.get("name"): case.get("time") for case in root.iter("testcase")}
+    assert cases["select.last-message"] == "1.500"
+    assert cases["select.agrees"] == "0.250"
+    assert cases["classify.kind"] == "0.400"
+    suites = {suite.get("name"): suite for suite in root.findall("testsuite")}
+    assert suites["eventproof.select"].get("time") == "2.250"
+    assert suites["eventproof.classify"].get("time") == "0.400"
+    for suite in suites.values():
+        total = sum(float(case.get("time") or "nan") for case in suite.iter("testcase"))
+        assert abs(total - float(suite.get("time") or "nan")) < 1e-9
+
+
+def test_json_has_seconds_only_when_asked() -> None:
+    """Without timings no result carries seconds (a deterministic run's report then differs
+    between runs only in durationSeconds); with timings every result does, and the report
+    still validates."""
+    plain = report_document(timed_report())
+    assert not any("seconds" in result for result in plain["results"])
+    timed = report_document(timed_report(), timings=True)
+    assert [result["seconds"] for result in timed["results"]] == [0.25, 1.5, 0.25, 0.25, 0.4]
+    assert schema_issues(timed, "report.json") == []
+    assert {key: value for key, value in timed.items() if key != "results"} == {
+        key: value for key, value in plain.items() if key != "results"}
+
+
+def test_schema_refuses_negative_seconds() -> None:
+    """seconds is an optional, non-negative number (reportVersion stays as it is)."""
+    document = report_document(timed_report(), timings=True)
+    assert document["reportVersion"] == REPORT_VERSION
+    document["results"][0]["seconds"] = -1
+    assert schema_issues(document, "report.json")
+
+
+def test_seconds_are_shared_so_an_operation_adds_up() -> None:
+    """A rule broken by its own round gets that round; the rest of the operation's time is
+    shared equally by the rules the last round settled; the sum is the operation's time."""
+    from eventproof.conformance._engine import _settle_seconds
+
+    rule = RULES_BY_ID
+    results = [RuleResult(rule[name], "pass") for name in
+               ("select.never-empty", "select.last-message", "select.text-fallback",
+                "select.agrees")]
+    settled = _settle_seconds(results, {"select.last-message": 2.0}, 5.0)
+    assert [result.seconds for result in settled] == [1.0, 2.0, 1.0, 1.0]
+    # Every rule had a round of its own: what is left (book-keeping) goes to the last one.
+    every = _settle_seconds(results, {r.rule.id: 1.0 for r in results}, 4.5)
+    assert [result.seconds for result in every] == [1.0, 1.0, 1.0, 1.5]
+    assert sum(result.seconds for result in every) == 4.5
+
+
+class _Slow:
+    """The reference, 2 ms slower per select request; classify is not slowed."""
+
+    select_calls = 0
+
+    def __init__(self) -> None:
+        from eventproof.reference import Reference
+
+        self.reference = Reference()
+
+    def start(self) -> Any:
+        return self.reference.start()
+
+    def run(self, op: str, op_input: Any) -> Any:
+        import time
+
+        if op == "select":
+            type(self).select_calls += 1
+            time.sleep(0.002)
+        return self.reference.run(op, op_input)
+
+
+def test_engine_measures_each_operation_honestly() -> None:
+    """The seconds of an operation's rules add up to at least the time the implementation spent
+    answering it, and all the operations' to no more than the run."""
+    from eventproof.conformance import check_implementation
+
+    _Slow.select_calls = 0
+    report = check_implementation(_Slow, ops=["select", "classify"], budget="quick")
+    select = [result for result in report.results if result.rule.op == "select"]
+    classify = [result for result in report.results if result.rule.op == "classify"]
+    assert _Slow.select_calls > 50
+    assert sum(result.seconds for result in select) >= 0.002 * _Slow.select_calls
+    assert all(result.seconds > 0 for result in report.results)
+    assert sum(result.seconds for result in report.results) <= report.duration
+    # Nothing broken: the last (only) round settled every select rule, in equal shares.
+    assert len({result.seconds for result in select}) == 1
+    assert len(classify) == 1
