@@ -316,6 +316,9 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
               help="Conform even when a MUST rule was judged on no answer (every request "
                    "skipped, or the search stopped after hangs); untested rules are still "
                    "reported.")
+@click.option("-x", "--exitfirst", is_flag=True,
+              help="Stop at the first broken rule: the rules not judged by then are reported "
+                   "untested (a fast red in CI; the run does not conform either way).")
 @click.option("--no-progress", is_flag=True, help="No live status line.")
 @click.option("-v", "--verbose", is_flag=True, help="Show passing rules too.")
 def run(
@@ -326,7 +329,8 @@ def run(
     expect: Path | None, update_expectations: bool, json_path: Path | None,
     junit_path: Path | None, markdown_path: Path | None, reports_dir: Path | None,
     html_dir: Path | None, timings: bool, state_dir: Path, jobs: int,
-    shard: str | None, allow_untested: bool, no_progress: bool, verbose: bool,
+    shard: str | None, allow_untested: bool, exitfirst: bool, no_progress: bool,
+    verbose: bool,
 ) -> None:
     """Search for inputs on which IMPL disagrees with the reference.
 
@@ -388,7 +392,7 @@ def run(
         ops=selected, jobs=jobs, budget=budget, max_examples=max_examples, seed=seed,
         deterministic=is_deterministic, timeout=timeout, use_shell=use_shell,
         state_dir=state_dir, allow_untested=allow_untested, max_time=max_time,
-        isolate=isolate, progress=not no_progress and jobs == 1)
+        isolate=isolate, progress=not no_progress and jobs == 1, exitfirst=exitfirst)
     checked: list[_Checked] = []
     for index, spec in enumerate(specs, start=1):
         if len(specs) > 1:
@@ -459,6 +463,7 @@ class _RunSettings:
     max_time: float | None
     isolate: bool
     progress: bool
+    exitfirst: bool = False
 
 
 @dataclass
@@ -483,6 +488,7 @@ def _check(spec: str, settings: _RunSettings) -> RunReport:
             use_shell=settings.use_shell, database=settings.state_dir / "examples",
             on_progress=update, allow_untested=settings.allow_untested,
             max_time=settings.max_time, isolate=settings.isolate,
+            exitfirst=settings.exitfirst,
         )
     finally:
         stop()
