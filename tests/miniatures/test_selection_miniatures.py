@@ -8,13 +8,20 @@ from typing import Any, cast
 
 import pytest
 from eventproof.conformance import RULES_BY_ID, RunReport, check_implementation
-from eventproof.conformance._model import Capabilities, Case, Check, Errored, ImplErrored, Op
+from eventproof.conformance._model import (
+    Capabilities,
+    Case,
+    Check,
+    Errored,
+    ImplErrored,
+    Op,
+    rules_of,
+)
 from eventproof.conformance.selection import OPERATIONS as SELECTION_OPERATIONS
 from eventproof.reference import InvalidInput, Reference
 from hypothesis import given
 from hypothesis import strategies as st
 
-from miniatures import Miniature
 from miniatures.selection import MINIATURES
 
 CHECKS = {op.name: list(op.checks) for op in SELECTION_OPERATIONS}
@@ -54,6 +61,18 @@ def test_miniature_is_rejected_first_by_its_rule(name: str) -> None:
         f"{name}: the counterexample is not minimal: {counterexample.input}")
     # The explanation cites the spec section of the rule it names.
     assert RULES_BY_ID[rule].section.replace("#", " §") in counterexample.message
+    # The rule's own check, on its own, bites on the counterexample, and the report shows the
+    # answer to this very input.
+    cls, _ = MINIATURES[name]
+    op = RULES_BY_ID[rule].op
+    actual = _answer(cls(), op, counterexample.input)
+    if isinstance(actual, ImplErrored):
+        assert counterexample.actual["errored"].endswith(actual.message), name
+    else:
+        assert counterexample.actual == actual, name
+    case = Case(cast(Op, op), counterexample.input, _expected(op, counterexample.input), actual)
+    (check,) = [check for check in CHECKS[op] if rule in rules_of(check)]
+    assert {violation.rule for violation in check(case)} == {rule}, (name, counterexample.input)
 
 
 @pytest.mark.parametrize("name", list(MINIATURES))
@@ -82,23 +101,16 @@ def _all_checks() -> list[tuple[str, Check]]:
     return [(op, check) for op, checks in CHECKS.items() for check in checks]
 
 
-@pytest.mark.parametrize(("op", "check"), _all_checks(),
-                         ids=[check.__name__ for _, check in _all_checks()])
-def test_every_check_bites_some_miniature(op: str, check: Check) -> None:
-    """Each selection check flags some miniature's counterexample: none is vacuous."""
-    for name, (cls, rule) in MINIATURES.items():
-        if RULES_BY_ID[rule].op != op:
-            continue
-        implementation: Miniature = cls()
-        for result in report_for(name).results:
-            if result.counterexample is None:
-                continue
-            op_input = result.counterexample.input
-            actual = _answer(implementation, op, op_input)
-            case = Case(cast(Op, op), op_input, _expected(op, op_input), actual)
-            if any(True for _ in check(case)):
-                return
-    pytest.fail(f"{check.__name__} found nothing wrong with any miniature's counterexample")
+def test_every_check_bites_some_miniature() -> None:
+    """Each selection check judges one rule, and some miniature must be rejected first by that
+    rule, on a counterexample the check itself flags (``test_miniature_is_rejected_first_by_its_
+    rule``): none is vacuous."""
+    caught = {rule for _, rule in MINIATURES.values()}
+    for op, check in _all_checks():
+        rules = set(rules_of(check))
+        assert len(rules) == 1, (check.__name__, rules)
+        assert rules <= caught, f"{check.__name__}: no miniature is caught by {rules}; add one"
+        assert {RULES_BY_ID[rule].op for rule in rules} == {op}
 
 
 @pytest.mark.parametrize("op", list(STRATEGIES))
