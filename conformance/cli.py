@@ -268,8 +268,9 @@ def _budget(budget: str | None, old_profile: str | None) -> str:
               default=Path(".eventproof"), show_default=True,
               help="Where failure case files (failures/) and the example database (examples/) go.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Check the operations in this many worker processes, each with its own copy "
-                   "of the implementation (deterministic runs give the same verdicts).")
+              help="Run the searches (operation x input family) in this many worker "
+                   "processes, each with its own copy of the implementation (deterministic runs "
+                   "give the same report).")
 @click.option("--shard", default=None, metavar="K/N",
               help="Check only slice K of N of the operations (a CI matrix of N jobs); join "
                    "the JSON reports with `eventproof report --merge`.")
@@ -317,7 +318,7 @@ def run(
             if not selected:
                 _fail(f"--shard {shard}: this slice holds no operation (there are only "
                       f"{len(wanted or OPS)}); use fewer slices")
-        update, stop = _progress(_console(stderr=True), not no_progress and jobs == 1)
+        update, stop = _progress(_console(stderr=True), not no_progress)
         try:
             report = check_in_parallel(
                 impl or _default_impl(fit), ops=selected, jobs=jobs, budget=budget,
