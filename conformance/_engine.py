@@ -322,6 +322,7 @@ class _Search:
     hangs: int = 0
     #: Answers to inputs that broke a rule, so replaying the minimal example gives the same verdict.
     failing_answers: dict[str, Any] = field(default_factory=dict)
+    met_violation: bool = False
 
 
 def _first_found(error: BaseException) -> _Found | None:
@@ -356,7 +357,11 @@ class _OutOfTime(BaseException):
 
 class Abandoned(BaseException):
     """Raised inside a Hypothesis example when the search's result is no longer wanted (see
-    :attr:`Engine.abandoned`); it ends :meth:`Engine.search_family` with no result."""
+    :attr:`Engine.abandoned`); the search ends with :data:`ABANDONED_REASON`."""
+
+
+#: Why a family search whose result was no longer wanted stopped (it is never counted).
+ABANDONED_REASON = "the search was no longer wanted"
 
 
 def default_max_time(max_examples: int, timeout: float) -> float:
@@ -462,6 +467,7 @@ class OpSearch:
         the last family)."""
         assert self.excluded is not None, "apply() outside a round"
         assert result.family == self.families[self.applied].name, (result.family, self.applied)
+        assert result.cut_short != ABANDONED_REASON, "an abandoned search is never counted"
         engine, state = self.engine, self.state
         budget = self.budgets[self.applied]
         self.applied += 1
@@ -534,9 +540,12 @@ class Engine:
         self.ends_at = None if max_time is None else time.monotonic() + max_time
         #: Why the run ended early ("" while it has not).
         self.cut_short = ""
-        #: Asked before every request: True ends the family search under way by raising
-        #: :class:`Abandoned` (a search run ahead in a worker process whose round already ended).
+        #: Asked before every request: True ends the family search under way, uncounted (a
+        #: search run ahead in a worker process whose round already ended).
         self.abandoned: Callable[[], bool] | None = None
+        #: Called with the rule of the first violation a family search meets (before
+        #: Hypothesis shrinks it): a driver running searches ahead learns the round's finder.
+        self.on_violation: Callable[[str], None] | None = None
 
     # -- one request --------------------------------------------------------------------------
     def _ask(self, op: Operation, op_input: Any, search: _Search,
@@ -591,9 +600,10 @@ class Engine:
         return response
 
     def _judge(self, op: Operation, op_input: Any, response: Any, excluded: frozenset[str],
-               search: FamilySearch) -> None:
+               working: _Search) -> None:
         """Raise :class:`_Found` when the response breaks a rule not yet found; count what was
         judged either way."""
+        search = working.result
         state = search.counts
         if response is _NOT_SENT:
             state.not_sent += 1
@@ -625,6 +635,9 @@ class Engine:
             if all(entry[0] != catch_all for entry in search.explained):
                 search.explained.append((catch_all, op_input, verdict.actual, by))
         if verdict.first is not None:
+            if self.on_violation is not None and not working.met_violation:
+                self.on_violation(verdict.first.rule)
+            working.met_violation = True
             raise _Found(verdict.first, verdict.outcome, verdict.actual, verdict.stderr,
                          op_input)
         if not verdict.judged:
@@ -662,16 +675,19 @@ class Engine:
     ) -> _Found | None:
         strategy: SearchStrategy[Any] = family.strategy
         observer = op.observer
+        # Hypothesis seeds a derandomized search with the source of ``example`` below too: a
+        # change to it, even of a name, changes every input a run tries.
+        state = search
 
         def example(op_input: Any) -> None:
             if observer is not None:
                 for label, value in observer(op_input).items():
                     target(value, label=label)
-            response = self._ask(op, op_input, search, excluded)
+            response = self._ask(op, op_input, state, excluded)
             try:
-                self._judge(op, op_input, response, excluded, search.result)
+                self._judge(op, op_input, response, excluded, state)
             except _Found:
-                search.failing_answers[_key(op_input)] = response
+                state.failing_answers[_key(op_input)] = response
                 raise
 
         test: Any = given(strategy)(example)
@@ -712,6 +728,9 @@ class Engine:
             return None
         except KeyboardInterrupt:
             search.result.cut_short = INTERRUPTED_REASON
+            return None
+        except Abandoned:
+            search.result.cut_short = ABANDONED_REASON
             return None
         except Unsatisfiable:
             # Every remaining example was set aside (e.g. each one hangs on a rule already found).

@@ -23,15 +23,18 @@ family, its budget and the rules set aside, so it can run in any process.
 
 from __future__ import annotations
 
-import atexit
 import multiprocessing
 import pickle
+import queue
 import signal
+import sys
+import threading
 import time
 from collections.abc import Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from multiprocessing import util as multiprocessing_util
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -40,8 +43,8 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 
 from . import _adapters
 from ._engine import (
+    ABANDONED_REASON,
     INTERRUPTED_REASON,
-    Abandoned,
     Engine,
     FamilySearch,
     OpSearch,
@@ -167,6 +170,7 @@ class _Worker:
         self.states: dict[str, _OpState] = {}
         self.families: dict[str, dict[str, Family]] = {}
         self.stop_flags: Any = None
+        self.notices: Any = None
         self.in_task = False
 
 
@@ -181,14 +185,18 @@ def _on_interrupt(_signum: int, _frame: FrameType | None) -> None:
 
 
 def _start_worker(impl: Any, timeout: float, use_shell: bool, isolate: bool,
-                  stop_flags: Any) -> None:
+                  stop_flags: Any, notices: Any) -> None:
     """Pool initializer: start the implementation once for every task of this process."""
     signal.signal(signal.SIGINT, _on_interrupt)
     _WORKER.stop_flags = stop_flags
+    _WORKER.notices = notices
+    notices.cancel_join_thread()  # a notice the driver no longer reads never holds up an exit
     try:
         adapter = _adapters.adapter_for(impl, timeout=timeout, use_shell=use_shell,
                                         isolate=isolate)
-        atexit.register(adapter.stop)
+        # Run when the worker process ends, however it was started (a forked process skips
+        # atexit).
+        multiprocessing_util.Finalize(adapter, adapter.stop, exitpriority=10)
         adapter.start()
     except Exception as error:  # reported by every task, as the driver's own start would be
         _WORKER.failed = str(error) or type(error).__name__
@@ -216,15 +224,17 @@ def _engine_for(settings: _Settings) -> Engine:
     return _WORKER.engine
 
 
-def _search(task: _Task) -> FamilySearch | None:
-    """Run one family search in this worker; None when it was stopped as no longer wanted."""
+def _search(task: _Task) -> FamilySearch:
+    """Run one family search in this worker (it ends early once it is no longer wanted)."""
     if _WORKER.adapter is None:
         raise HarnessError(f"the implementation did not start in a worker process of --jobs: "
                            f"{_WORKER.failed}")
     engine = _engine_for(task.settings)
     engine.ends_at = None if task.remaining is None else time.monotonic() + task.remaining
     flags, slot, number = _WORKER.stop_flags, task.slot, task.number
-    engine.abandoned = lambda: bool(flags[slot] == number)
+    engine.abandoned = lambda: bool(flags[slot] == number or flags[-1])
+    notices = _WORKER.notices
+    engine.on_violation = lambda rule: notices.put((number, rule))
     op = operation(task.op)
     families = _WORKER.families.get(task.op)
     if families is None:
@@ -235,8 +245,6 @@ def _search(task: _Task) -> FamilySearch | None:
     try:
         return engine.search_family(op, families[task.family], task.budget, task.excluded,
                                     state)
-    except Abandoned:
-        return None
     finally:
         _WORKER.in_task = False
 
@@ -252,12 +260,35 @@ def _picklable(impl: Any) -> None:
             "with jobs=1") from None
 
 
+def _start_method() -> str:
+    """``fork`` where it is safe and cheap (Linux, and no other thread of this process that
+    could hold a lock the copy would inherit, such as a live status line's); else ``spawn``,
+    which starts each worker afresh (about half a second of imports)."""
+    return "fork" if sys.platform == "linux" and threading.active_count() == 1 else "spawn"
+
+
+@dataclass(eq=False)
+class _Round:
+    """One round of one operation's search as sent to the workers: the current one, or the
+    next one run ahead on a guess of the rule the current one will find."""
+
+    excluded: frozenset[str]
+    #: The next family to send.
+    unsent: int = 0
+    #: Results of families not yet counted, by family index.
+    received: dict[int, FamilySearch | BaseException] = field(default_factory=dict)
+    #: The first family known to have met a violation (no later family is needed), and the
+    #: rule it met first (usually the rule its shrunk counterexample breaks).
+    finder: int | None = None
+    guess: str = ""
+
+
 @dataclass
 class _Sent:
     """A task under way: whose search, which round and family, and its worker slot."""
 
     search: int
-    round: int
+    round: _Round
     family: int
     slot: int
     number: int
@@ -273,19 +304,28 @@ class Workers:
         _picklable(impl)
         self.jobs = jobs
         self.database = None if database is None else str(database)
-        context = multiprocessing.get_context("spawn")
-        self._flags = context.Array("q", [-1] * jobs, lock=False)
+        context = multiprocessing.get_context(_start_method())
+        #: Per worker slot, the number of a task no longer wanted; the last entry, once set,
+        #: stops every task.
+        self._flags = context.Array("q", [-1] * jobs + [0], lock=False)
+        #: ``(task number, rule)`` from a search that met its first violation (it goes on to
+        #: shrink it): the families after it are not needed, and the next round can start.
+        self._notices = context.Queue()
         self._pool = ProcessPoolExecutor(
             max_workers=jobs, mp_context=context, initializer=_start_worker,
-            initargs=(impl, timeout, use_shell, isolate, self._flags))
+            initargs=(impl, timeout, use_shell, isolate, self._flags, self._notices))
         for _ in range(jobs):
             self._pool.submit(_ready)
         self._numbers = 0
+        #: Family searches that ran ahead in vain (a family before them found a violation, or
+        #: the rule guessed for their round was not the one found), finished or stopped part
+        #: way: never counted.
+        self.dropped: list[FamilySearch] = []
 
     def close(self) -> None:
-        for slot in range(self.jobs):
-            self._flags[slot] = -2  # no task number: nothing more is wanted from any slot
+        self._flags[self.jobs] = 1  # nothing more is wanted from any task
         self._pool.shutdown(wait=True, cancel_futures=True)
+        self._notices.close()
 
     def check_ops(self, engine: Engine, names: Iterable[str]) -> list[RuleResult]:
         """Search every operation of ``names`` as :meth:`Engine.check_op` would, the family
@@ -295,73 +335,143 @@ class Workers:
             max_examples=engine.max_examples, run_seed=engine.run_seed,
             deterministic=engine.deterministic, database=self.database, timeout=engine.timeout)
         searches = [OpSearch(engine, name) for name in names]
-        #: Per search: the next family of its round to send, and the results not yet counted.
-        unsent = [0] * len(searches)
-        received: list[dict[int, FamilySearch | BaseException]] = [{} for _ in searches]
-        running: dict[Future[FamilySearch | None], _Sent] = {}
+        current: list[_Round | None] = [None] * len(searches)
+        ahead: list[_Round | None] = [None] * len(searches)
+        running: dict[Future[FamilySearch], _Sent] = {}
+        by_number: dict[int, _Sent] = {}
         free = list(range(self.jobs))
 
-        def begin(index: int) -> None:
-            unsent[index] = 0
-            received[index].clear()
-            searches[index].next_round()
-
-        def drop_round(index: int) -> None:
-            """Stop the tasks of ``index``'s round still under way: their work is not wanted."""
+        def stop(round_: _Round | None, after: int = -1) -> None:
+            """Stop the tasks of ``round_`` for families after ``after``: not wanted."""
             for sent in running.values():
-                if sent.search == index:
+                if sent.round is round_ and sent.family > after:
                     self._flags[sent.slot] = sent.number
+
+        def drop(round_: _Round | None) -> None:
+            if round_ is not None:
+                stop(round_)
+                self.dropped.extend(result for result in round_.received.values()
+                                    if isinstance(result, FamilySearch))
+                round_.received.clear()
+
+        def begin(index: int) -> None:
+            """Begin ``index``'s next round: the one run ahead if its guess was right."""
+            excluded = searches[index].next_round()
+            guessed = ahead[index]
+            ahead[index] = None
+            if excluded is not None and guessed is not None and guessed.excluded == excluded:
+                current[index] = guessed
+                return
+            drop(guessed)
+            current[index] = None if excluded is None else _Round(excluded)
+
+        def found_in(index: int, round_: _Round, family: int, rule: str) -> None:
+            """A search of ``round_`` met a violation of ``rule``: later families are not
+            needed; once every earlier family is counted, the next round can start."""
+            if round_.finder is not None and round_.finder <= family:
+                return
+            round_.finder, round_.guess = family, rule
+            stop(round_, after=family)
+            for later in [later for later in round_.received if later > family]:
+                result = round_.received.pop(later)
+                if isinstance(result, FamilySearch):
+                    self.dropped.append(result)
+            look_ahead(index)
+
+        def look_ahead(index: int) -> None:
+            round_, search = current[index], searches[index]
+            if (round_ is None or ahead[index] is not None or round_.finder is None
+                    or search.applied != round_.finder):
+                return
+            excluded = round_.excluded | {round_.guess}
+            if len(excluded) < len(search.op.rules):
+                ahead[index] = _Round(excluded)
+
+        def wanted(index: int, round_: _Round | None) -> int | None:
+            """The next family of ``round_`` to send, or None."""
+            if round_ is None:
+                return None
+            last = (len(searches[index].families) - 1 if round_.finder is None
+                    else round_.finder)
+            return round_.unsent if round_.unsent <= last else None
 
         def send() -> None:
             while free:
-                open_rounds = [index for index, search in enumerate(searches)
-                               if search.excluded is not None
-                               and unsent[index] < len(search.families)]
-                if not open_rounds:
-                    return
                 # The first family not yet counted is needed for sure; later ones run ahead,
-                # the nearer the likelier to be needed. Heavy operations first among equals.
-                index = min(open_rounds, key=lambda i: (
-                    unsent[i] - searches[i].applied, -_WEIGHT.get(searches[i].op.name, 1), i))
-                search, family = searches[index], unsent[index]
-                unsent[index] += 1
+                # the nearer the likelier to be needed, and a round begun on a guess ranks
+                # after its current round's next family. Heavy operations first among equals.
+                candidates = []
+                for index, search in enumerate(searches):
+                    family = wanted(index, current[index])
+                    if family is not None:
+                        candidates.append((family - search.applied, index, current[index]))
+                    family = wanted(index, ahead[index])
+                    if family is not None:
+                        candidates.append((family + 1, index, ahead[index]))
+                if not candidates:
+                    return
+                _, index, round_ = min(candidates, key=lambda candidate: (
+                    candidate[0], -_WEIGHT.get(searches[candidate[1]].op.name, 1),
+                    candidate[1]))
+                assert round_ is not None
+                search, family = searches[index], round_.unsent
+                round_.unsent += 1
                 slot = free.pop()
                 self._numbers += 1
-                assert search.excluded is not None
                 task = _Task(settings=settings, op=search.op.name,
                              family=search.families[family].name,
-                             budget=search.budgets[family], excluded=search.excluded,
+                             budget=search.budgets[family], excluded=round_.excluded,
                              slot=slot, number=self._numbers,
                              remaining=(None if engine.ends_at is None
                                         else engine.ends_at - time.monotonic()))
                 future = self._pool.submit(_search, task)
-                running[future] = _Sent(index, search.rounds, family, slot, self._numbers)
+                sent = _Sent(index, round_, family, slot, self._numbers)
+                running[future] = sent
+                by_number[sent.number] = sent
 
         def count(index: int) -> None:
             """Count the results of ``index``'s round in family order, as far as they came."""
             search = searches[index]
-            while search.excluded is not None and search.applied in received[index]:
-                result = received[index].pop(search.applied)
+            while (round_ := current[index]) is not None and search.applied in round_.received:
+                result = round_.received.pop(search.applied)
                 if isinstance(result, BaseException):
                     raise result
                 if search.apply(result):
-                    drop_round(index)
+                    drop(round_)
                     begin(index)
+            look_ahead(index)
+
+        def read_notices() -> None:
+            while True:
+                try:
+                    number, rule = self._notices.get_nowait()
+                except queue.Empty:
+                    return
+                sent = by_number.get(number)
+                if sent is not None and sent.round in (current[sent.search],
+                                                       ahead[sent.search]):
+                    found_in(sent.search, sent.round, sent.family, rule)
 
         try:
             for index in range(len(searches)):
                 begin(index)
-            while any(search.excluded is not None for search in searches):
+            while any(round_ is not None for round_ in current):
                 send()
                 if not running:
                     raise HarnessError("the searches under --jobs stalled with a round open")
-                done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+                done, _ = wait(list(running), timeout=0.05, return_when=FIRST_COMPLETED)
+                read_notices()
                 for future in done:
                     sent = running.pop(future)
+                    del by_number[sent.number]
                     free.append(sent.slot)
-                    search = searches[sent.search]
-                    if sent.round != search.rounds or search.excluded is None:
-                        continue  # a round already over: this search ran ahead in vain
+                    search, round_ = searches[sent.search], sent.round
+                    if ((round_ is not current[sent.search] and round_ is not ahead[sent.search])
+                            or (round_.finder is not None and sent.family > round_.finder)):
+                        # A round over, a guess gone wrong, or a family after the finder.
+                        if not future.exception():
+                            self.dropped.append(future.result())
+                        continue
                     try:
                         result = future.result()
                     except BrokenProcessPool:
@@ -374,17 +484,21 @@ class Workers:
                             "isolated (--isolate, the default for python: implementations), "
                             "or with --jobs 1") from None
                     except Exception as error:  # raised when one process would raise it
-                        received[sent.search][sent.family] = error
+                        round_.received[sent.family] = error
                     else:
-                        if result is None:  # only a round already over stops its tasks
+                        if result.cut_short == ABANDONED_REASON:  # only a round over stops
                             raise HarnessError(f"the search of '{search.op.name}' lost the "
                                                "result of a family it still needs")
-                        received[sent.search][sent.family] = result
+                        round_.received[sent.family] = result
+                        if result.found is not None:
+                            found_in(sent.search, round_, sent.family,
+                                     result.found.violation.rule)
                     count(sent.search)
         except KeyboardInterrupt:
             for index, search in enumerate(searches):
-                if search.excluded is not None:
-                    drop_round(index)
+                if current[index] is not None:
+                    drop(current[index])
+                    drop(ahead[index])
                     search.stop(INTERRUPTED_REASON)
         return [result for search in searches for result in engine.verdicts(search)]
 
