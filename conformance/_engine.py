@@ -943,7 +943,8 @@ def check_implementation(
         workers = Workers(impl, jobs=jobs, timeout=timeout, use_shell=use_shell,
                           isolate=isolate, database=None if db is None else Path(database or ""))
     try:
-        handshake = adapter.start()
+        # Under --jobs a worker's start answers the handshake (and raises what it raised).
+        handshake = adapter.start() if workers is None else workers.handshake()
         capabilities = handshake.capabilities
         engine = Engine(
             adapter, capabilities=capabilities, max_examples=examples, run_seed=run_seed,
@@ -955,7 +956,6 @@ def check_implementation(
         names = [op.name for op in OPERATIONS if op.name in wanted]
         results: list[RuleResult] = []
         if workers is not None:
-            adapter.stop()  # the workers' copies answer every search
             results = workers.check_ops(engine, names)
         else:
             for name in names:

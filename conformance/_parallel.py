@@ -56,6 +56,7 @@ from ._engine import (
 from ._errors import HarnessError
 from ._model import Capabilities, Family
 from ._operations import OPS, operation
+from ._protocol import StartResponse
 
 #: Relative cost of each operation's search, for balancing the slices of ``--shard`` and for
 #: starting the heaviest operations' searches first under ``--jobs``: tenths of a second of
@@ -167,7 +168,9 @@ class _Worker:
 
     def __init__(self) -> None:
         self.adapter: _adapters.Adapter | None = None
-        self.failed: str = ""
+        self.handshake: StartResponse | None = None
+        #: Why the implementation did not start here (raised again by every task).
+        self.failed: Exception | None = None
         self.engine: Engine | None = None
         self.settings: _Settings | None = None
         self.states: dict[str, _OpState] = {}
@@ -200,15 +203,23 @@ def _start_worker(impl: Any, timeout: float, use_shell: bool, isolate: bool,
         # Run when the worker process ends, however it was started (a forked process skips
         # atexit).
         multiprocessing_util.Finalize(adapter, adapter.stop, exitpriority=10)
-        adapter.start()
-    except Exception as error:  # reported by every task, as the driver's own start would be
-        _WORKER.failed = str(error) or type(error).__name__
+        _WORKER.handshake = adapter.start()
+    except Exception as error:  # raised by every task, as one process's start would raise it
+        _WORKER.failed = error
         return
     _WORKER.adapter = adapter
 
 
 def _ready() -> None:
     """A task that does nothing: sent once per worker so that all of them start at once."""
+
+
+def _handshake() -> StartResponse:
+    """The implementation's handshake in this worker, or the error it failed to start with."""
+    if _WORKER.failed is not None:
+        raise _WORKER.failed
+    assert _WORKER.handshake is not None
+    return _WORKER.handshake
 
 
 def _engine_for(settings: _Settings) -> Engine:
@@ -232,6 +243,13 @@ def _search(task: _Task) -> FamilySearch:
     if _WORKER.adapter is None:
         raise HarnessError(f"the implementation did not start in a worker process of --jobs: "
                            f"{_WORKER.failed}")
+    assert _WORKER.handshake is not None
+    if _WORKER.handshake.capabilities != task.settings.capabilities:
+        raise HarnessError(
+            "the implementation declared other capabilities in a worker process of --jobs "
+            f"({_WORKER.handshake.to_json()['capabilities']}) than in the first ("
+            f"{task.settings.capabilities}): its handshake must not change from one start "
+            "to the next (spec/protocol.md §4.2)")
     engine = _engine_for(task.settings)
     engine.ends_at = None if task.remaining is None else time.monotonic() + task.remaining
     flags, slot, number = _WORKER.stop_flags, task.slot, task.number
@@ -324,6 +342,15 @@ class Workers:
         #: the rule guessed for their round was not the one found), finished or stopped part
         #: way: never counted.
         self.dropped: list[FamilySearch] = []
+
+    def handshake(self) -> StartResponse:
+        """The handshake of the implementation as a worker started it; raises what its start
+        raised, as one process's start would."""
+        try:
+            return self._pool.submit(_handshake).result()
+        except BrokenProcessPool:
+            raise HarnessError(f"a worker process of --jobs {self.jobs} ended while starting "
+                               "the implementation") from None
 
     def close(self) -> None:
         self._flags[self.jobs] = 1  # nothing more is wanted from any task

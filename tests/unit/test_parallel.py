@@ -9,13 +9,18 @@ the one that finds a violation are searched too, then dropped).
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections import Counter, defaultdict
 from typing import Any, cast
 
 import pytest
-from eventproof.conformance import HarnessError, RunReport, _parallel, check_implementation
+from eventproof.conformance import (
+    HarnessError,
+    RunReport,
+    UsageError,
+    _parallel,
+    check_implementation,
+)
 from eventproof.conformance._engine import (
     Engine,
     FamilySearch,
@@ -50,13 +55,11 @@ class BudgetAndWireBugs(FirstComeBudget, RosterWithoutCount, LaneCountsShown, Ke
     name = "several-budget-wire-bugs"
 
 
-class StartsOnlyOnce(Reference):
-    """The reference, except that it cannot start in a worker process."""
+class NeverStarts(Reference):
+    """The reference, except that it cannot start."""
 
     def start(self) -> dict[str, Any]:
-        if multiprocessing.parent_process() is not None:
-            raise RuntimeError("no licence for a second copy")
-        return super().start()
+        raise RuntimeError("no licence for this machine")
 
 
 class RaisesOnSelect(Miniature):
@@ -159,10 +162,14 @@ def test_an_implementation_raising_in_a_worker_reports_the_same_crash() -> None:
     assert document(two) == document(one)
 
 
-def test_an_implementation_that_cannot_start_in_a_worker_is_a_harness_error() -> None:
-    with pytest.raises(HarnessError, match=r"did not start in a worker process of --jobs: "
-                                           r".*no licence for a second copy"):
-        check_implementation(StartsOnlyOnce, ops=("classify",), max_examples=5, jobs=2)
+def test_an_implementation_that_cannot_start_raises_what_one_process_raises() -> None:
+    """Under jobs=2 a worker's start answers the handshake: its error is one process's."""
+    raised = []
+    for jobs in (1, 2):
+        with pytest.raises(UsageError, match="no licence for this machine") as error:
+            check_implementation(NeverStarts, ops=("classify",), max_examples=5, jobs=jobs)
+        raised.append(str(error.value))
+    assert raised[1] == raised[0]
 
 
 def test_an_implementation_workers_cannot_import_is_refused_with_the_fix() -> None:
