@@ -6,16 +6,19 @@ In deterministic mode a family search is a function of the implementation, the o
 family, its budget and the rules set aside, so it can run in any process.
 
 - :class:`Workers` runs the family searches of every selected operation in ``jobs`` worker
-  processes (``--jobs``), each with its own copy of the implementation, started once. This
-  process drives the rounds: it runs every family of an operation's round at once, *ahead* of
-  knowing whether the earlier families find something, and counts the searches in family order
-  up to the first that found a violation, exactly those one process would have run; the later
-  families' work is dropped (and stopped, if still under way). So the verdicts, counterexamples,
-  coverage and notes are those of one process. What one process carries from one search to the
-  next about a *hanging* implementation (a shorter deadline after a first hang, an input that
-  hung is not sent again) stays in each worker, so a hanging implementation may see other
-  deadlines, and an implementation that can no longer be restarted is given up on in one
-  worker at a time.
+  processes (``--jobs``), each with its own copy of the implementation, started once (a
+  worker's start answers the handshake). This process drives the rounds: it runs the families
+  of an operation's round at once, *ahead* of knowing whether an earlier family finds something,
+  and counts the searches in family order up to the first that found a violation, exactly those
+  one process would have run; the later families' work is dropped, and stopped as soon as an
+  earlier family meets a violation (a search reports the rule it first meets before Hypothesis
+  shrinks it). While that search shrinks, the next round starts on the guess that the rule it
+  met is the one it will report; a wrong guess is dropped. So the verdicts, counterexamples,
+  coverage, notes and the count of calls are those of one process. What one process carries
+  from one search to the next about a *hanging* implementation (a shorter deadline after a first
+  hang, an input that hung is not sent again) stays in each worker, so a hanging implementation
+  may see other deadlines, and an implementation that can no longer be restarted is given up on
+  in one worker at a time.
 - :func:`shard_ops` picks the operations of slice ``K/N`` (``--shard``): a CI matrix of N jobs
   checks one slice each, and ``eventproof report --merge`` joins their JSON reports. A slice
   holds whole operations: an operation's rounds need one driver.
