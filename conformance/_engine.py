@@ -237,18 +237,11 @@ def split_budget(total: int, families: tuple[Family, ...]) -> list[int]:
 
 
 @dataclass
-class _OpState:
-    """Book-keeping for one operation across its search rounds."""
+class _Counts:
+    """What an operation's requests came to (see :class:`Coverage`). A family search counts its
+    own requests; a round adds up the counts of the families it ran."""
 
-    timeout: float
-    slowest: float = 0.0
-    hung_inputs: set[str] = field(default_factory=set)
-    #: Answers to inputs that broke a rule, so replaying the minimal example gives the same verdict.
-    failing_answers: dict[str, Any] = field(default_factory=dict)
-    hangs_this_search: int = 0
-    #: Whether any request of this operation hung (then later ones get a shorter deadline).
-    hung: bool = False
-    #: Answers each rule judged (see :class:`Coverage`).
+    #: Answers each rule judged.
     judged: Counter[str] = field(default_factory=Counter)
     skipped: int = 0
     skip_reasons: Counter[str] = field(default_factory=Counter)
@@ -256,12 +249,31 @@ class _OpState:
     timeouts: int = 0
     crashes: int = 0
     not_sent: int = 0
-    #: Requests not sent for a declared limit (``loneSurrogates: false``), in all and per search.
+    #: Requests not sent for a declared limit (``loneSurrogates: false``).
     limited: int = 0
-    limited_this_search: int = 0
-    #: Requests judged in the current family search, for telling a spent budget from a search
-    #: that stopped because nothing was answered any more.
-    judged_this_search: int = 0
+
+    def add(self, other: _Counts) -> None:
+        """Add ``other``'s counts to these (skip reasons keep the order they were first seen)."""
+        self.judged.update(other.judged)
+        self.skip_reasons.update(other.skip_reasons)
+        self.skipped += other.skipped
+        self.errored += other.errored
+        self.timeouts += other.timeouts
+        self.crashes += other.crashes
+        self.not_sent += other.not_sent
+        self.limited += other.limited
+
+
+@dataclass(kw_only=True)
+class _OpState(_Counts):
+    """Book-keeping for one operation across its search rounds: the counts of every family
+    search a round ran, and what the deadlines learnt from the implementation's hangs."""
+
+    timeout: float
+    slowest: float = 0.0
+    hung_inputs: set[str] = field(default_factory=set)
+    #: Whether any request of this operation hung (then later ones get a shorter deadline).
+    hung: bool = False
     #: Families of the last round whose search judged under half of its budget.
     starved: list[str] = field(default_factory=list)
     #: Catch-all rules whose violation an already-found rule explained: the first such input,
@@ -269,6 +281,56 @@ class _OpState:
     explained: dict[str, tuple[Any, Any, str]] = field(default_factory=dict)
     #: Why the run ended during this operation's search ("" when it did not).
     cut_short: str = ""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """The minimal input a family search found breaking a rule, and how it broke it."""
+
+    op_input: Any
+    violation: Violation
+    outcome: Outcome
+    actual: Any
+    stderr: str
+
+
+@dataclass
+class FamilySearch:
+    """What one family search found and counted: everything a round needs from it, so that the
+    search can run in another process (``--jobs``) and be counted as if it ran in this one."""
+
+    op: str
+    family: str
+    #: The minimal counterexample, or None when the search found nothing.
+    found: Finding | None = None
+    counts: _Counts = field(default_factory=_Counts)
+    #: Answers judged, and requests set aside for a declared limit, by this search: a search
+    #: that judged under half of its budget starved.
+    judged_this_search: int = 0
+    limited_this_search: int = 0
+    #: Catch-all rules an already-found rule explained, in the order met: ``(catch-all, input,
+    #: answer, explaining rule)``, the first input for each.
+    explained: list[tuple[str, Any, Any, str]] = field(default_factory=list)
+    #: Requests sent to the implementation.
+    calls: int = 0
+    #: Why the search ended before its budget ("" when it did not).
+    cut_short: str = ""
+    #: Whether the implementation could no longer be restarted when the search ended.
+    exhausted: bool = False
+    #: How long the search took (``time.perf_counter`` seconds).
+    seconds: float = 0.0
+
+
+@dataclass
+class _Search:
+    """The working state of one family search (never leaves the process that runs it)."""
+
+    state: _OpState
+    result: FamilySearch
+    hangs: int = 0
+    #: Answers to inputs that broke a rule, so replaying the minimal example gives the same verdict.
+    failing_answers: dict[str, Any] = field(default_factory=dict)
+    met_violation: bool = False
 
 
 def _first_found(error: BaseException) -> _Found | None:
@@ -298,11 +360,22 @@ INTERRUPTED_REASON = "the run was interrupted"
 EXITFIRST_REASON = "the run stopped at its first broken rule (--exitfirst)"
 #: Why a run asked to stop once given rules were broken (``stop_after``) stopped.
 STOP_AFTER_REASON = "the run stopped once every rule it was to look for was broken"
+#: The reasons a run ends early because it found what it was asked to look for.
+EARLY_STOPS = frozenset({EXITFIRST_REASON, STOP_AFTER_REASON})
 
 
 class _OutOfTime(BaseException):
     """Raised inside a Hypothesis example once the run's time is up. Not an ``Exception``, so
     Hypothesis passes it straight through instead of shrinking it."""
+
+
+class Abandoned(BaseException):
+    """Raised inside a Hypothesis example when the search's result is no longer wanted (see
+    :attr:`Engine.abandoned`); the search ends with :data:`ABANDONED_REASON`."""
+
+
+#: Why a family search whose result was no longer wanted stopped (it is never counted).
+ABANDONED_REASON = "the search was no longer wanted"
 
 
 def default_max_time(max_examples: int, timeout: float) -> float:
@@ -348,6 +421,114 @@ def _key(op_input: Any) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
+class OpSearch:
+    """The search rounds of one operation, driven one family search at a time.
+
+    A round searches the operation's input families in order, each with its share of the
+    budget, and the first family whose search finds a violation ends it; the next round sets
+    the rules found so far aside; the search is over after a round that found nothing. A driver
+    (:meth:`Engine.check_op` in one process, :mod:`._parallel` over worker processes) takes the
+    excluded rules from :meth:`next_round`, runs the searches of :meth:`round_families` and
+    hands each result to :meth:`apply`, in family order, until :meth:`apply` says the round is
+    over. :meth:`apply` counts exactly the searches one process would have run, so the verdicts
+    (:meth:`Engine.verdicts`) do not depend on the driver.
+    """
+
+    def __init__(self, engine: Engine, name: str) -> None:
+        self.engine = engine
+        self.op = operation(name)
+        declared = name in engine.capabilities.ops
+        self.state = _OpState(timeout=engine.timeout, cut_short=engine.cut_short)
+        self.families: tuple[Family, ...] = self.op.families(engine.capabilities) if declared \
+            else ()
+        self.budgets = split_budget(engine.max_examples, self.families) if self.families else []
+        #: The result of every rule broken so far, in the order found.
+        self.found: dict[str, RuleResult] = {}
+        #: The rules the current round sets aside (None between rounds).
+        self.excluded: frozenset[str] | None = None
+        #: How many rounds began, and how many family searches the current one counted.
+        self.rounds = 0
+        self.applied = 0
+        #: The seconds of each round: the sum of the family searches it counted.
+        self.round_seconds: list[float] = []
+        self.over = not declared
+
+    def next_round(self) -> frozenset[str] | None:
+        """Begin the next round and return the rules it sets aside; None when the search is
+        over (a round found nothing, every rule is broken, the implementation is gone, or the
+        run was cut short)."""
+        if self.engine.cut_short in EARLY_STOPS and not self.state.cut_short:
+            self.state.cut_short = self.engine.cut_short  # another operation ended the run
+        if (self.over or not self.families or len(self.found) >= len(self.op.rules)
+                or self.engine.unavailable is not None or self.state.cut_short):
+            self.over = True
+            self.excluded = None
+            return None
+        self.engine.on_progress(self.op.name,
+                                f"searching ({len(self.found)} rule(s) broken so far)")
+        self.state.starved = []
+        self.rounds += 1
+        self.applied = 0
+        self.round_seconds.append(0.0)
+        self.excluded = frozenset(self.found)
+        return self.excluded
+
+    def round_families(self) -> list[tuple[Family, int]]:
+        """Every family of a round with its share of the budget, in search order."""
+        return list(zip(self.families, self.budgets, strict=True))
+
+    def apply(self, result: FamilySearch) -> bool:
+        """Count ``result``, the search of the round's next family, as one process would;
+        True when it ends the round (it found a violation, the run was cut short, or it was
+        the last family)."""
+        assert self.excluded is not None, "apply() outside a round"
+        assert result.family == self.families[self.applied].name, (result.family, self.applied)
+        assert result.cut_short != ABANDONED_REASON, "an abandoned search is never counted"
+        engine, state = self.engine, self.state
+        budget = self.budgets[self.applied]
+        self.applied += 1
+        state.add(result.counts)
+        for catch_all, op_input, actual, by in result.explained:
+            state.explained.setdefault(catch_all, (op_input, actual, by))
+        engine.calls += result.calls
+        self.round_seconds[-1] += result.seconds
+        if result.cut_short:
+            engine.cut_short = state.cut_short = result.cut_short
+        hit = result.found
+        if hit is not None:
+            rule = RULES_BY_ID[hit.violation.rule]
+            expected = expected_answer(self.op, hit.op_input, engine.capabilities)
+            self.found[rule.id] = RuleResult(rule, hit.outcome, Counterexample(
+                op=self.op.name, input=hit.op_input, expected=shown(expected),
+                actual=hit.actual, message=hit.violation.message, seed=engine.run_seed,
+                stderr=hit.stderr, kind=hit.violation.kind,
+            ))
+            engine.on_progress(self.op.name, f"{rule.id}: {hit.outcome}")
+            if hit.outcome == "crash" and result.exhausted:
+                engine.unavailable = hit.violation.message
+            engine.broken.add(rule.id)
+            if engine.exitfirst:
+                engine.cut_short = state.cut_short = EXITFIRST_REASON
+            elif engine.stop_after and engine.stop_after <= engine.broken:
+                engine.cut_short = state.cut_short = STOP_AFTER_REASON
+            self.excluded = None
+            return True
+        # Requests set aside for a declared limit count as covered: the limit is reported.
+        if (result.judged_this_search + result.limited_this_search) * 2 < budget:
+            state.starved.append(result.family)
+        if state.cut_short or self.applied == len(self.families):
+            self.over = True  # a round that found nothing ends the search
+            self.excluded = None
+            return True
+        return False
+
+    def stop(self, reason: str) -> None:
+        """End the search here (the run was interrupted while a round was under way)."""
+        self.engine.cut_short = self.state.cut_short = reason
+        self.over = True
+        self.excluded = None
+
+
 class Engine:
     """Runs the property search for one implementation behind one adapter."""
 
@@ -387,19 +568,28 @@ class Engine:
         self.stop_after = stop_after
         #: The rules broken so far, in every operation.
         self.broken: set[str] = set()
+        #: Asked before every request: True ends the family search under way, uncounted (a
+        #: search run ahead in a worker process whose round already ended).
+        self.abandoned: Callable[[], bool] | None = None
+        #: Called with the rule of the first violation a family search meets (before
+        #: Hypothesis shrinks it): a driver running searches ahead learns the round's finder.
+        self.on_violation: Callable[[str], None] | None = None
 
     # -- one request --------------------------------------------------------------------------
-    def _ask(self, op: Operation, op_input: Any, state: _OpState,
+    def _ask(self, op: Operation, op_input: Any, search: _Search,
              excluded: frozenset[str]) -> Any:
         """Send one request; returns the adapter's response (timeouts guarded, see below)."""
+        if self.abandoned is not None and self.abandoned():
+            raise Abandoned
         remaining = math.inf if self.ends_at is None else self.ends_at - time.monotonic()
         if remaining <= 0:
             raise _OutOfTime
+        state = search.state
         if not self.capabilities.lone_surrogates and holds_lone_surrogate(op_input):
             return _LIMITED  # the implementation declared it cannot take such a request
         key = _key(op_input)
-        if key in state.failing_answers:
-            return state.failing_answers[key]
+        if key in search.failing_answers:
+            return search.failing_answers[key]
         if key in state.hung_inputs:
             # An input that already hung is not sent again: replaying it would only wait again.
             return _adapters.TimedOut(state.timeout, "")
@@ -407,7 +597,7 @@ class Engine:
         # implementation costs a few timeouts per search, not one per shrink attempt. Once the
         # hang is reported, one more hang tells nothing new: a search then stops at the first.
         allowed = 1 if op.hang_rule in excluded else _HANGS_PER_SEARCH
-        if state.hangs_this_search >= allowed:
+        if search.hangs >= allowed:
             return _NOT_SENT
         # After a first hang, an input must be answered in 10x the slowest answer seen so far
         # (at least a second, at most the timeout): each later search round and family would
@@ -424,12 +614,12 @@ class Engine:
         elapsed = getattr(self.adapter, "last_exchange_seconds", None)
         if not isinstance(elapsed, float):
             elapsed = time.perf_counter() - started
-        self.calls += 1
+        search.result.calls += 1
         if isinstance(response, _adapters.TimedOut):
             if clipped:
                 raise _OutOfTime  # the run's bound passed, not the request's deadline
             state.hung_inputs.add(key)
-            state.hangs_this_search += 1
+            search.hangs += 1
             state.hung = True
             if shortened:
                 response = replace(response, shortened_from=state.timeout)
@@ -438,15 +628,17 @@ class Engine:
         return response
 
     def _judge(self, op: Operation, op_input: Any, response: Any, excluded: frozenset[str],
-               state: _OpState) -> None:
+               working: _Search) -> None:
         """Raise :class:`_Found` when the response breaks a rule not yet found; count what was
         judged either way."""
+        search = working.result
+        state = search.counts
         if response is _NOT_SENT:
             state.not_sent += 1
             reject()
         if response is _LIMITED:
             state.limited += 1
-            state.limited_this_search += 1
+            search.limited_this_search += 1
             reject()
         verdict = judge(op, op_input, response, self.capabilities, excluded=excluded)
         if verdict.outcome == "skip":
@@ -463,47 +655,57 @@ class Engine:
             # An errored answer to a valid input judges nothing but the rule it breaks.
             state.errored += 1
             state.judged.update(violation.rule for violation in verdict.violations[:1])
-            state.judged_this_search += bool(verdict.violations)
+            search.judged_this_search += bool(verdict.violations)
         else:
             state.judged.update(rule.id for rule in op.rules if rule.id not in excluded)
-            state.judged_this_search += 1
+            search.judged_this_search += 1
         for catch_all, by in verdict.explained:
-            state.explained.setdefault(catch_all, (op_input, verdict.actual, by))
+            if all(entry[0] != catch_all for entry in search.explained):
+                search.explained.append((catch_all, op_input, verdict.actual, by))
         if verdict.first is not None:
+            if self.on_violation is not None and not working.met_violation:
+                self.on_violation(verdict.first.rule)
+            working.met_violation = True
             raise _Found(verdict.first, verdict.outcome, verdict.actual, verdict.stderr,
                          op_input)
         if not verdict.judged:
             reject()  # a hang or crash under a rule already found tells nothing new
 
-    # -- one search round ----------------------------------------------------------------------
-    def _search(self, op: Operation, families: tuple[Family, ...], excluded: frozenset[str],
-                state: _OpState) -> _Found | None:
-        """One round: search each input family in turn with its share of the budget; the
-        first violation found ends the round. Families whose search judged under half of its
-        budget are listed in ``state.starved`` (their rules may be untested)."""
-        state.starved = []
-        for family, budget in zip(families, split_budget(self.max_examples, families),
-                                  strict=True):
-            found = self._search_family(op, family, budget, excluded, state)
-            if found is not None:
-                return found
-            # Requests set aside for a declared limit count as covered: the limit is reported.
-            if (state.judged_this_search + state.limited_this_search) * 2 < budget:
-                state.starved.append(family.name)
-            if state.cut_short:
-                return None
-        return None
-
-    def _search_family(
+    # -- one family search ---------------------------------------------------------------------
+    def search_family(
         self, op: Operation, family: Family, budget: int, excluded: frozenset[str],
         state: _OpState,
+    ) -> FamilySearch:
+        """Search ``family`` with ``budget`` examples for a rule of ``op`` not in ``excluded``.
+
+        The result is a function of the implementation, ``op``, ``family``, ``budget`` and
+        ``excluded`` alone in deterministic mode; ``state`` lends it only what the deadlines
+        learnt from earlier hangs (and learns from this search's). Nothing is counted into
+        ``state``: :meth:`OpSearch.apply` does that for the searches a round keeps.
+        """
+        started = time.perf_counter()
+        result = FamilySearch(op=op.name, family=family.name)
+        search = _Search(state=state, result=result)
+        try:
+            found = self._run_family(op, family, budget, excluded, search)
+        finally:
+            result.seconds = time.perf_counter() - started
+        if found is not None:
+            result.found = Finding(op_input=found.op_input, violation=found.violation,
+                                   outcome=found.outcome, actual=found.actual,
+                                   stderr=found.stderr)
+        result.exhausted = self.adapter.exhausted()
+        return result
+
+    def _run_family(
+        self, op: Operation, family: Family, budget: int, excluded: frozenset[str],
+        search: _Search,
     ) -> _Found | None:
         strategy: SearchStrategy[Any] = family.strategy
         observer = op.observer
-        state.hangs_this_search = 0
-        state.judged_this_search = 0
-        state.limited_this_search = 0
-        state.failing_answers.clear()
+        # Hypothesis seeds a derandomized search with the source of ``example`` below too: a
+        # change to it, even of a name, changes every input a run tries.
+        state = search
 
         def example(op_input: Any) -> None:
             if observer is not None:
@@ -550,10 +752,13 @@ class Engine:
         except _Found as found:
             return found
         except _OutOfTime:
-            self.cut_short = state.cut_short = MAX_TIME_REASON
+            search.result.cut_short = MAX_TIME_REASON
             return None
         except KeyboardInterrupt:
-            self.cut_short = state.cut_short = INTERRUPTED_REASON
+            search.result.cut_short = INTERRUPTED_REASON
+            return None
+        except Abandoned:
+            search.result.cut_short = ABANDONED_REASON
             return None
         except Unsatisfiable:
             # Every remaining example was set aside (e.g. each one hangs on a rule already found).
@@ -573,38 +778,21 @@ class Engine:
 
     def check_op(self, name: str) -> list[RuleResult]:
         """Search one operation until no further rule can be broken."""
-        op = operation(name)
-        rules = op.rules
+        search = OpSearch(self, name)
+        while (excluded := search.next_round()) is not None:
+            for family, budget in search.round_families():
+                result = self.search_family(search.op, family, budget, excluded, search.state)
+                if search.apply(result):
+                    break
+        return self.verdicts(search)
+
+    def verdicts(self, search: OpSearch) -> list[RuleResult]:
+        """The result of every rule of ``search``'s operation, once its rounds are over."""
+        op, name, rules = search.op, search.op.name, search.op.rules
         if name not in self.capabilities.ops:
             return [RuleResult(rule, "skip", note=f"the implementation does not declare '{name}'")
                     for rule in rules]
-        checking_started = time.perf_counter()  # timing: see _settle_seconds
-        round_seconds: dict[str, float] = {}
-        state = _OpState(timeout=self.timeout, cut_short=self.cut_short)
-        families = op.families(self.capabilities)
-        found: dict[str, RuleResult] = {}
-        while len(found) < len(rules) and self.unavailable is None and not state.cut_short:
-            self.on_progress(name, f"searching ({len(found)} rule(s) broken so far)")
-            round_started = time.perf_counter()
-            hit = self._search(op, families, frozenset(found), state)
-            if hit is None:
-                break
-            rule = RULES_BY_ID[hit.violation.rule]
-            expected = expected_answer(op, hit.op_input, self.capabilities)
-            found[rule.id] = RuleResult(rule, hit.outcome, Counterexample(
-                op=name, input=hit.op_input, expected=shown(expected), actual=hit.actual,
-                message=hit.violation.message, seed=self.run_seed, stderr=hit.stderr,
-                kind=hit.violation.kind,
-            ))
-            round_seconds[rule.id] = time.perf_counter() - round_started
-            self.on_progress(name, f"{rule.id}: {hit.outcome}")
-            if hit.outcome == "crash" and self.adapter.exhausted():
-                self.unavailable = hit.violation.message
-            self.broken.add(rule.id)
-            if self.exitfirst:
-                self.cut_short = state.cut_short = EXITFIRST_REASON
-            elif self.stop_after and self.stop_after <= self.broken:
-                self.cut_short = state.cut_short = STOP_AFTER_REASON
+        state, families, found = search.state, search.families, search.found
         stopped = self._why_stopped(op, state, found)
         coverage = {rule.id: Coverage(
             judged=state.judged[rule.id], skipped=state.skipped, errored=state.errored,
@@ -614,6 +802,9 @@ class Engine:
         limit_note = (f"reduced coverage: {state.limited} request(s) holding a lone surrogate "
                       "were not sent (the implementation declares loneSurrogates: false)"
                       if state.limited else "")
+        # Rule k was found in round k (before the catch-alls explained below join ``found``);
+        # a round is timed by the family searches it counted.
+        round_seconds = dict(zip(list(found), search.round_seconds, strict=False))
         self._explain_catch_alls(op, state, found)
         self._group_causes(op, found)
         results = []
@@ -636,7 +827,7 @@ class Engine:
             else:
                 results.append(RuleResult(rule, "pass", note=limit_note,
                                           coverage=coverage[rule.id]))
-        return _settle_seconds(results, round_seconds, time.perf_counter() - checking_started)
+        return _settle_seconds(results, round_seconds, sum(search.round_seconds))
 
     def _explain_catch_alls(self, op: Operation, state: _OpState,
                             found: dict[str, RuleResult]) -> None:
@@ -751,6 +942,7 @@ def check_implementation(
     isolate: bool = False,
     exitfirst: bool = False,
     stop_after: Iterable[str] = (),
+    jobs: int = 1,
 ) -> RunReport:
     """Check ``impl`` against the reference and return the verdict on every rule.
 
@@ -772,7 +964,16 @@ def check_implementation(
     wait for the final round, which searches every family with nothing left to find). The rounds
     run until then are the same as a whole run's, so the rules found are too; the rules not yet
     settled are ``untested`` and :attr:`RunReport.cut_short` says why.
+
+    ``jobs`` above 1 runs the family searches in that many worker processes, each with its own
+    copy of ``impl`` (a spec string, or a class or factory worker processes can import): in
+    deterministic mode the report is the one a single process gives, bar its duration
+    (:mod:`._parallel`). ``calls`` then counts the requests of the searches one process would
+    have run.
     """
+    if not (isinstance(jobs, int) and jobs >= 1):
+        raise HarnessError(f"jobs {jobs!r} is not a whole number of worker processes, at least "
+                           "1; pass e.g. jobs=2")
     if not (isinstance(timeout, int | float) and math.isfinite(timeout) and timeout > 0):
         raise HarnessError(f"timeout {timeout!r} is not a positive, finite number of seconds; "
                            "pass e.g. timeout=10")
@@ -799,8 +1000,15 @@ def check_implementation(
     if max_time is None:
         max_time = default_max_time(examples, timeout)
     adapter = _adapters.adapter_for(impl, timeout=timeout, use_shell=use_shell, isolate=isolate)
+    workers = None
+    if jobs > 1:
+        from ._parallel import Workers
+
+        workers = Workers(impl, jobs=jobs, timeout=timeout, use_shell=use_shell,
+                          isolate=isolate, database=None if db is None else Path(database or ""))
     try:
-        handshake = adapter.start()
+        # Under --jobs a worker's start answers the handshake (and raises what it raised).
+        handshake = adapter.start() if workers is None else workers.handshake()
         capabilities = handshake.capabilities
         engine = Engine(
             adapter, capabilities=capabilities, max_examples=examples, run_seed=run_seed,
@@ -810,10 +1018,13 @@ def check_implementation(
             max_time=None if math.isinf(max_time) else max(0.0, max_time - (time.perf_counter()
                                                                               - started)),
         )
+        names = [op.name for op in OPERATIONS if op.name in wanted]
         results: list[RuleResult] = []
-        for op in OPERATIONS:
-            if op.name in wanted:
-                results.extend(engine.check_op(op.name))
+        if workers is not None:
+            results = workers.check_ops(engine, names)
+        else:
+            for name in names:
+                results.extend(engine.check_op(name))
         return RunReport(
             implementation=handshake.implementation_dict(), capabilities=capabilities,
             results=results, budget=budget,
@@ -828,6 +1039,8 @@ def check_implementation(
         )
     finally:
         adapter.stop()
+        if workers is not None:
+            workers.close()
 
 
 def apply_expectations(report: RunReport, expected: Mapping[str, str]) -> RunReport:

@@ -1,32 +1,75 @@
 """Running one check on several cores, or one slice of it per machine.
 
-The searches of different operations share nothing: each has its own input families, its own
-derandomized digests and its own book-keeping. So a run can be split by operation, each slice
-checked by its own worker process with its own copy of the implementation, and the reports joined
-afterwards. In deterministic mode every slice asks exactly the questions the whole run would, so
-the verdicts and counterexamples are the same as with one process.
+A check is made of family searches: for each operation, rounds of searches of its input families
+in order, a round ending at the first family that finds a violation (:class:`._engine.OpSearch`).
+In deterministic mode a family search is a function of the implementation, the operation, the
+family, its budget and the rules set aside, so it can run in any process.
 
+- :class:`Workers` runs the family searches of every selected operation in ``jobs`` worker
+  processes (``--jobs``), each with its own copy of the implementation, started once (a
+  worker's start answers the handshake). This process drives the rounds: it runs the families
+  of an operation's round at once, *ahead* of knowing whether an earlier family finds something,
+  and counts the searches in family order up to the first that found a violation, exactly those
+  one process would have run; the later families' work is dropped, and stopped as soon as an
+  earlier family meets a violation (a search reports the rule it first meets before Hypothesis
+  shrinks it). While that search shrinks, the next round starts on the guess that the rule it
+  met is the one it will report; a wrong guess is dropped. So the verdicts, counterexamples,
+  coverage, notes and the count of calls are those of one process. What one process carries
+  from one search to the next about a *hanging* implementation (a shorter deadline after a first
+  hang, an input that hung is not sent again) stays in each worker, so a hanging implementation
+  may see other deadlines, and an implementation that can no longer be restarted is given up on
+  in one worker at a time.
 - :func:`shard_ops` picks the operations of slice ``K/N`` (``--shard``): a CI matrix of N jobs
-  checks one slice each, and ``eventproof report --merge`` joins their JSON reports.
-- :func:`check_in_parallel` runs the slices in ``jobs`` worker processes (``--jobs``).
+  checks one slice each, and ``eventproof report --merge`` joins their JSON reports. A slice
+  holds whole operations: an operation's rounds need one driver.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import pickle
+import queue
+import signal
+import sys
+import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import replace
+from collections.abc import Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field, replace
+from multiprocessing import util as multiprocessing_util
+from pathlib import Path
+from types import FrameType
 from typing import Any
 
-from ._engine import RunReport, check_implementation
-from ._errors import HarnessError
-from ._operations import OPS
+from hypothesis.database import DirectoryBasedExampleDatabase
 
-#: Rough relative cost of each operation's search, for balancing the slices (project holds the
-#: byte-bound families and is the heaviest by far).
-_WEIGHT = {"project": 6, "settle": 2, "details": 2, "select": 1, "fold": 1, "classify": 1,
-           "roster": 1, "lane": 1, "publish": 1}
+from . import _adapters
+from ._engine import (
+    ABANDONED_REASON,
+    EARLY_STOPS,
+    INTERRUPTED_REASON,
+    Engine,
+    FamilySearch,
+    OpSearch,
+    RuleResult,
+    RunReport,
+    _OpState,
+    check_implementation,
+)
+from ._errors import HarnessError
+from ._model import Capabilities, Family
+from ._operations import OPS, operation
+from ._protocol import StartResponse
+
+#: Relative cost of each operation's search, for balancing the slices of ``--shard`` and for
+#: starting the heaviest operations' searches first under ``--jobs``: tenths of a second of
+#: family searches, measured on the bundled reference (``eventproof run --deterministic``,
+#: default budget, isolated). Every operation gets the same budget per round, so the budgets
+#: do not tell operations apart: the cost of an example does (details and project build large
+#: batches and lines), and so does the number of rounds, which only the implementation decides.
+_WEIGHT = {"details": 34, "project": 24, "roster": 22, "select": 12, "settle": 12,
+           "classify": 12, "fold": 10, "publish": 9, "lane": 7}
 
 
 def parse_shard(value: str) -> tuple[int, int]:
@@ -89,25 +132,417 @@ def merge_reports(reports: list[RunReport], *, duration: float | None = None) ->
     )
 
 
-def _run_slice(arguments: tuple[Any, tuple[str, ...], dict[str, Any]]) -> RunReport:
-    impl, ops, options = arguments
-    return check_implementation(impl, ops=ops, **options)
-
-
-def check_in_parallel(impl: str, *, ops: tuple[str, ...], jobs: int,
+def check_in_parallel(impl: Any, *, ops: tuple[str, ...], jobs: int,
                       **options: Any) -> RunReport:
-    """Check ``impl`` with the operations spread over ``jobs`` worker processes, each with its
-    own copy of the implementation; the report is the merge of the slices. ``options`` are
-    :func:`check_implementation`'s (a progress callback is not passed to the workers)."""
-    groups = split_ops(ops, jobs)
-    if len(groups) <= 1:
-        return check_implementation(impl, ops=ops, **options)
-    options = {key: value for key, value in options.items() if key != "on_progress"}
-    started = time.perf_counter()
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=len(groups), mp_context=context) as pool:
-        reports = list(pool.map(_run_slice, [(impl, group, options) for group in groups]))
-    return merge_reports(reports, duration=time.perf_counter() - started)
+    """Check ``impl`` with the family searches spread over ``jobs`` worker processes (see
+    :class:`Workers`); ``options`` are :func:`check_implementation`'s."""
+    return check_implementation(impl, ops=ops, jobs=jobs, **options)
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """What a worker's engine needs besides its implementation (the same for every task)."""
+
+    capabilities: Capabilities
+    identity: str
+    max_examples: int
+    run_seed: int | None
+    deterministic: bool
+    database: str | None
+    timeout: float
+
+
+@dataclass(frozen=True)
+class _Task:
+    """One family search for a worker: ``slot`` and ``number`` name it for being stopped."""
+
+    settings: _Settings
+    op: str
+    family: str
+    budget: int
+    excluded: frozenset[str]
+    slot: int
+    number: int
+    #: Seconds left of the run's bound when the task was sent (None: no bound).
+    remaining: float | None
+
+
+class _Worker:
+    """A worker process's implementation, engine and per-operation deadline state."""
+
+    def __init__(self) -> None:
+        self.adapter: _adapters.Adapter | None = None
+        self.handshake: StartResponse | None = None
+        #: Why the implementation did not start here (raised again by every task).
+        self.failed: Exception | None = None
+        self.engine: Engine | None = None
+        self.settings: _Settings | None = None
+        self.states: dict[str, _OpState] = {}
+        self.families: dict[str, dict[str, Family]] = {}
+        self.stop_flags: Any = None
+        self.notices: Any = None
+        self.in_task = False
+
+
+_WORKER = _Worker()
+
+
+def _on_interrupt(_signum: int, _frame: FrameType | None) -> None:
+    """Ctrl-C reaches every process of the terminal's group: a search under way ends as in one
+    process (cut short, counted); an idle worker waits for the driver to close the pool."""
+    if _WORKER.in_task:
+        raise KeyboardInterrupt
+
+
+def _start_worker(impl: Any, timeout: float, use_shell: bool, isolate: bool,
+                  stop_flags: Any, notices: Any) -> None:
+    """Pool initializer: start the implementation once for every task of this process."""
+    signal.signal(signal.SIGINT, _on_interrupt)
+    _WORKER.stop_flags = stop_flags
+    _WORKER.notices = notices
+    notices.cancel_join_thread()  # a notice the driver no longer reads never holds up an exit
+    try:
+        adapter = _adapters.adapter_for(impl, timeout=timeout, use_shell=use_shell,
+                                        isolate=isolate)
+        # Run when the worker process ends, however it was started (a forked process skips
+        # atexit).
+        multiprocessing_util.Finalize(adapter, adapter.stop, exitpriority=10)
+        _WORKER.handshake = adapter.start()
+    except Exception as error:  # raised by every task, as one process's start would raise it
+        _WORKER.failed = error
+        return
+    _WORKER.adapter = adapter
+
+
+def _ready() -> None:
+    """A task that does nothing: sent once per worker so that all of them start at once."""
+
+
+def _handshake() -> StartResponse:
+    """The implementation's handshake in this worker, or the error it failed to start with."""
+    if _WORKER.failed is not None:
+        raise _WORKER.failed
+    assert _WORKER.handshake is not None
+    return _WORKER.handshake
+
+
+def _engine_for(settings: _Settings) -> Engine:
+    if _WORKER.engine is None or _WORKER.settings != settings:
+        assert _WORKER.adapter is not None
+        _WORKER.engine = Engine(
+            _WORKER.adapter, capabilities=settings.capabilities,
+            max_examples=settings.max_examples, run_seed=settings.run_seed,
+            deterministic=settings.deterministic,
+            database=(None if settings.database is None
+                      else DirectoryBasedExampleDatabase(settings.database)),
+            timeout=settings.timeout, identity=settings.identity)
+        _WORKER.settings = settings
+        _WORKER.states.clear()
+        _WORKER.families.clear()
+    return _WORKER.engine
+
+
+def _search(task: _Task) -> FamilySearch:
+    """Run one family search in this worker (it ends early once it is no longer wanted)."""
+    if _WORKER.adapter is None:
+        raise HarnessError(f"the implementation did not start in a worker process of --jobs: "
+                           f"{_WORKER.failed}")
+    assert _WORKER.handshake is not None
+    if _WORKER.handshake.capabilities != task.settings.capabilities:
+        raise HarnessError(
+            "the implementation declared other capabilities in a worker process of --jobs "
+            f"({_WORKER.handshake.to_json()['capabilities']}) than in the first ("
+            f"{task.settings.capabilities}): its handshake must not change from one start "
+            "to the next (spec/protocol.md §4.2)")
+    engine = _engine_for(task.settings)
+    engine.ends_at = None if task.remaining is None else time.monotonic() + task.remaining
+    flags, slot, number = _WORKER.stop_flags, task.slot, task.number
+    engine.abandoned = lambda: bool(flags[slot] == number or flags[-1])
+    notices = _WORKER.notices
+    engine.on_violation = lambda rule: notices.put((number, rule))
+    op = operation(task.op)
+    families = _WORKER.families.get(task.op)
+    if families is None:
+        families = {family.name: family for family in op.families(engine.capabilities)}
+        _WORKER.families[task.op] = families
+    state = _WORKER.states.setdefault(task.op, _OpState(timeout=engine.timeout))
+    _WORKER.in_task = True
+    try:
+        return engine.search_family(op, families[task.family], task.budget, task.excluded,
+                                    state)
+    finally:
+        _WORKER.in_task = False
+
+
+def _picklable(impl: Any) -> None:
+    try:
+        pickle.dumps(impl)
+    except Exception as error:
+        raise HarnessError(
+            f"--jobs cannot hand {impl!r} to its worker processes ({error}): name the "
+            "implementation by a spec string (python:MODULE:ATTR or a command line), or pass "
+            "a class or factory defined at the top level of an importable module; or run "
+            "with jobs=1") from None
+
+
+def _start_method() -> str:
+    """``fork`` where it is safe and cheap (Linux, and no other thread of this process that
+    could hold a lock the copy would inherit, such as a live status line's); else ``spawn``,
+    which starts each worker afresh (about half a second of imports)."""
+    return "fork" if sys.platform == "linux" and threading.active_count() == 1 else "spawn"
+
+
+@dataclass(eq=False)
+class _Round:
+    """One round of one operation's search as sent to the workers: the current one, or the
+    next one run ahead on a guess of the rule the current one will find."""
+
+    excluded: frozenset[str]
+    #: The next family to send.
+    unsent: int = 0
+    #: Results of families not yet counted, by family index.
+    received: dict[int, FamilySearch | BaseException] = field(default_factory=dict)
+    #: The first family known to have met a violation (no later family is needed), and the
+    #: rule it met first (usually the rule its shrunk counterexample breaks).
+    finder: int | None = None
+    guess: str = ""
+
+
+@dataclass
+class _Sent:
+    """A task under way: whose search, which round and family, and its worker slot."""
+
+    search: int
+    round: _Round
+    family: int
+    slot: int
+    number: int
+
+
+class Workers:
+    """``jobs`` worker processes, each with the implementation started once, that run family
+    searches for :meth:`check_ops`. The processes start at once (while the driver's own copy of
+    the implementation answers the handshake)."""
+
+    def __init__(self, impl: Any, *, jobs: int, timeout: float, use_shell: bool, isolate: bool,
+                 database: Path | None) -> None:
+        _picklable(impl)
+        self.jobs = jobs
+        self.database = None if database is None else str(database)
+        context = multiprocessing.get_context(_start_method())
+        #: Per worker slot, the number of a task no longer wanted; the last entry, once set,
+        #: stops every task.
+        self._flags = context.Array("q", [-1] * jobs + [0], lock=False)
+        #: ``(task number, rule)`` from a search that met its first violation (it goes on to
+        #: shrink it): the families after it are not needed, and the next round can start.
+        self._notices = context.Queue()
+        self._pool = ProcessPoolExecutor(
+            max_workers=jobs, mp_context=context, initializer=_start_worker,
+            initargs=(impl, timeout, use_shell, isolate, self._flags, self._notices))
+        for _ in range(jobs):
+            self._pool.submit(_ready)
+        self._numbers = 0
+        #: Family searches that ran ahead in vain (a family before them found a violation, or
+        #: the rule guessed for their round was not the one found), finished or stopped part
+        #: way: never counted.
+        self.dropped: list[FamilySearch] = []
+
+    def handshake(self) -> StartResponse:
+        """The handshake of the implementation as a worker started it; raises what its start
+        raised, as one process's start would."""
+        try:
+            return self._pool.submit(_handshake).result()
+        except BrokenProcessPool:
+            raise HarnessError(f"a worker process of --jobs {self.jobs} ended while starting "
+                               "the implementation") from None
+
+    def close(self) -> None:
+        self._flags[self.jobs] = 1  # nothing more is wanted from any task
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._notices.close()
+
+    def check_ops(self, engine: Engine, names: Iterable[str]) -> list[RuleResult]:
+        """Search every operation of ``names`` as :meth:`Engine.check_op` would, the family
+        searches in the workers; the results of every rule, operation by operation."""
+        settings = _Settings(
+            capabilities=engine.capabilities, identity=engine.identity,
+            max_examples=engine.max_examples, run_seed=engine.run_seed,
+            deterministic=engine.deterministic, database=self.database, timeout=engine.timeout)
+        searches = [OpSearch(engine, name) for name in names]
+        current: list[_Round | None] = [None] * len(searches)
+        ahead: list[_Round | None] = [None] * len(searches)
+        running: dict[Future[FamilySearch], _Sent] = {}
+        by_number: dict[int, _Sent] = {}
+        free = list(range(self.jobs))
+
+        def stop(round_: _Round | None, after: int = -1) -> None:
+            """Stop the tasks of ``round_`` for families after ``after``: not wanted."""
+            for sent in running.values():
+                if sent.round is round_ and sent.family > after:
+                    self._flags[sent.slot] = sent.number
+
+        def drop(round_: _Round | None) -> None:
+            if round_ is not None:
+                stop(round_)
+                self.dropped.extend(result for result in round_.received.values()
+                                    if isinstance(result, FamilySearch))
+                round_.received.clear()
+
+        def begin(index: int) -> None:
+            """Begin ``index``'s next round: the one run ahead if its guess was right."""
+            excluded = searches[index].next_round()
+            guessed = ahead[index]
+            ahead[index] = None
+            if excluded is not None and guessed is not None and guessed.excluded == excluded:
+                current[index] = guessed
+                return
+            drop(guessed)
+            current[index] = None if excluded is None else _Round(excluded)
+
+        def found_in(index: int, round_: _Round, family: int, rule: str) -> None:
+            """A search of ``round_`` met a violation of ``rule``: later families are not
+            needed; once every earlier family is counted, the next round can start."""
+            if round_.finder is not None and round_.finder <= family:
+                return
+            round_.finder, round_.guess = family, rule
+            stop(round_, after=family)
+            for later in [later for later in round_.received if later > family]:
+                result = round_.received.pop(later)
+                if isinstance(result, FamilySearch):
+                    self.dropped.append(result)
+            look_ahead(index)
+
+        def look_ahead(index: int) -> None:
+            round_, search = current[index], searches[index]
+            if (round_ is None or ahead[index] is not None or round_.finder is None
+                    or search.applied != round_.finder):
+                return
+            excluded = round_.excluded | {round_.guess}
+            if len(excluded) < len(search.op.rules):
+                ahead[index] = _Round(excluded)
+
+        def wanted(index: int, round_: _Round | None) -> int | None:
+            """The next family of ``round_`` to send, or None."""
+            if round_ is None:
+                return None
+            last = (len(searches[index].families) - 1 if round_.finder is None
+                    else round_.finder)
+            return round_.unsent if round_.unsent <= last else None
+
+        def send() -> None:
+            while free:
+                # The first family not yet counted is needed for sure; later ones run ahead,
+                # the nearer the likelier to be needed, and a round begun on a guess ranks
+                # after its current round's next family. Heavy operations first among equals.
+                candidates = []
+                for index, search in enumerate(searches):
+                    family = wanted(index, current[index])
+                    if family is not None:
+                        candidates.append((family - search.applied, index, current[index]))
+                    family = wanted(index, ahead[index])
+                    if family is not None:
+                        candidates.append((family + 1, index, ahead[index]))
+                if not candidates:
+                    return
+                _, index, round_ = min(candidates, key=lambda candidate: (
+                    candidate[0], -_WEIGHT.get(searches[candidate[1]].op.name, 1),
+                    candidate[1]))
+                assert round_ is not None
+                search, family = searches[index], round_.unsent
+                round_.unsent += 1
+                slot = free.pop()
+                self._numbers += 1
+                task = _Task(settings=settings, op=search.op.name,
+                             family=search.families[family].name,
+                             budget=search.budgets[family], excluded=round_.excluded,
+                             slot=slot, number=self._numbers,
+                             remaining=(None if engine.ends_at is None
+                                        else engine.ends_at - time.monotonic()))
+                future = self._pool.submit(_search, task)
+                sent = _Sent(index, round_, family, slot, self._numbers)
+                running[future] = sent
+                by_number[sent.number] = sent
+
+        def count(index: int) -> None:
+            """Count the results of ``index``'s round in family order, as far as they came."""
+            search = searches[index]
+            while (round_ := current[index]) is not None and search.applied in round_.received:
+                result = round_.received.pop(search.applied)
+                if isinstance(result, BaseException):
+                    raise result
+                if search.apply(result):
+                    drop(round_)
+                    begin(index)
+            look_ahead(index)
+
+        def read_notices() -> None:
+            while True:
+                try:
+                    number, rule = self._notices.get_nowait()
+                except queue.Empty:
+                    return
+                sent = by_number.get(number)
+                if sent is not None and sent.round in (current[sent.search],
+                                                       ahead[sent.search]):
+                    found_in(sent.search, sent.round, sent.family, rule)
+
+        try:
+            for index in range(len(searches)):
+                begin(index)
+            while any(round_ is not None for round_ in current):
+                send()
+                if not running:
+                    raise HarnessError("the searches under --jobs stalled with a round open")
+                done, _ = wait(list(running), timeout=0.05, return_when=FIRST_COMPLETED)
+                read_notices()
+                for future in done:
+                    sent = running.pop(future)
+                    del by_number[sent.number]
+                    free.append(sent.slot)
+                    search, round_ = searches[sent.search], sent.round
+                    if ((round_ is not current[sent.search] and round_ is not ahead[sent.search])
+                            or (round_.finder is not None and sent.family > round_.finder)):
+                        # A round over, a guess gone wrong, or a family after the finder.
+                        if not future.exception():
+                            self.dropped.append(future.result())
+                        continue
+                    try:
+                        result = future.result()
+                    except BrokenProcessPool:
+                        raise HarnessError(
+                            f"a worker process of --jobs {self.jobs} ended while searching "
+                            f"'{search.op.name}' (family {search.families[sent.family].name!r})"
+                            ": an implementation run in process (--in-process) can end it "
+                            "(os._exit, a signal), and a script that starts a run must guard "
+                            "it with `if __name__ == '__main__':`. Run the implementation "
+                            "isolated (--isolate, the default for python: implementations), "
+                            "or with --jobs 1") from None
+                    except Exception as error:  # raised when one process would raise it
+                        round_.received[sent.family] = error
+                    else:
+                        if result.cut_short == ABANDONED_REASON:  # only a round over stops
+                            raise HarnessError(f"the search of '{search.op.name}' lost the "
+                                               "result of a family it still needs")
+                        round_.received[sent.family] = result
+                        if result.found is not None:
+                            found_in(sent.search, round_, sent.family,
+                                     result.found.violation.rule)
+                    count(sent.search)
+                if engine.cut_short in EARLY_STOPS:
+                    # --exitfirst or stop_after: the rounds under way are not wanted any more.
+                    for index, search in enumerate(searches):
+                        drop(current[index])
+                        drop(ahead[index])
+                        current[index] = ahead[index] = None
+                        if not search.over:
+                            search.stop(engine.cut_short)
+        except KeyboardInterrupt:
+            for index, search in enumerate(searches):
+                if current[index] is not None:
+                    drop(current[index])
+                    drop(ahead[index])
+                    search.stop(INTERRUPTED_REASON)
+        return [result for search in searches for result in engine.verdicts(search)]
 
 
 def merge_documents(documents: list[dict[str, Any]], names: list[str]) -> dict[str, Any]:

@@ -307,8 +307,9 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
               default=Path(".eventproof"), show_default=True,
               help="Where failure case files (failures/) and the example database (examples/) go.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Check the operations in this many worker processes, each with its own copy "
-                   "of the implementation (deterministic runs give the same verdicts).")
+              help="Run the searches (operation x input family) in this many worker "
+                   "processes, each with its own copy of the implementation (deterministic runs "
+                   "give the same report).")
 @click.option("--shard", default=None, metavar="K/N",
               help="Check only slice K of N of the operations (a CI matrix of N jobs); join "
                    "the JSON reports with `eventproof report --merge`.")
@@ -392,7 +393,7 @@ def run(
         ops=selected, jobs=jobs, budget=budget, max_examples=max_examples, seed=seed,
         deterministic=is_deterministic, timeout=timeout, use_shell=use_shell,
         state_dir=state_dir, allow_untested=allow_untested, max_time=max_time,
-        isolate=isolate, progress=not no_progress and jobs == 1, exitfirst=exitfirst)
+        isolate=isolate, progress=not no_progress, exitfirst=exitfirst)
     checked: list[_Checked] = []
     for index, spec in enumerate(specs, start=1):
         if len(specs) > 1:

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from eventproof.conformance import HarnessError, check_implementation
 from eventproof.conformance._engine import EXITFIRST_REASON, STOP_AFTER_REASON
-
 from miniatures.wire import EnsureAscii
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,11 +56,24 @@ def test_exitfirst_stops_at_the_first_broken_rule(whole: object) -> None:
     (rule, counterexample), = found.items()
     assert _broken(whole)[rule] == counterexample
     assert early.cut_short == EXITFIRST_REASON
-    assert early.invocation is not None and "--exitfirst" in early.invocation.rerun()
+    assert early.invocation is not None
+    assert "--exitfirst" in early.invocation.rerun()
+
+
+def test_stop_after_under_jobs_finds_its_rule_as_one_process_does(whole: object) -> None:
+    """Under --jobs the other operations' rounds stop too, and the rule asked for is found with
+    the counterexample one process finds."""
+    rule = "canon.bytes"
+    early = check_implementation(EnsureAscii, ops=("classify", "project"), budget="quick",
+                                 stop_after=[rule], jobs=2)
+    assert _broken(early)[rule] == _broken(whole)[rule]
+    assert early.cut_short == STOP_AFTER_REASON
+    assert {result.outcome for result in early.results if result.rule.id != rule} <= {
+        "untested", "fail", "error"}
 
 
 def test_stop_after_an_unknown_rule_is_refused() -> None:
-    with pytest.raises(HarnessError, match="'canon.byte'.*eventproof rules"):
+    with pytest.raises(HarnessError, match=r"'canon\.byte'.*eventproof rules"):
         check_implementation(EnsureAscii, ops=OPS, stop_after=["canon.byte"])
 
 

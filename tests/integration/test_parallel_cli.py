@@ -1,0 +1,125 @@
+"""``eventproof run --jobs N`` end to end: the same report as one process, faults in a worker
+reported as one process reports them, --max-time and Ctrl-C honoured, nothing left running."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+FAULTY = "python:tests.integration.programs.misbehaving_impl"
+#: Starting Python, the harness and its workers on a slow shared machine.
+SLACK = 15.0
+MARK = "EVENTPROOF_PARALLEL_RUN"
+
+
+def survivors(marker: str) -> list[str]:
+    """Live processes whose environment holds ``marker`` (every process a run starts does)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z" and f"{MARK}={marker}".encode() in environ:
+            found.append(entry.name)
+    return found
+
+
+@dataclass
+class Run:
+    code: int
+    stderr: str
+    seconds: float
+    report: Any
+
+
+def run(tmp_path: Path, *args: str, interrupt_after: float | None = None) -> Run:
+    report_path = tmp_path / "report.json"
+    report_path.unlink(missing_ok=True)
+    command = [sys.executable, "-m", "eventproof.conformance", "run", "--deterministic",
+               "--no-progress", "--json", str(report_path), "--state-dir",
+               str(tmp_path / "state"), *args]
+    marker = uuid.uuid4().hex
+    started = time.monotonic()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, cwd=ROOT,
+                               env={**os.environ, "COLUMNS": "1000", MARK: marker})
+    if interrupt_after is not None:
+        time.sleep(interrupt_after)
+        process.send_signal(signal.SIGINT)
+    try:
+        _, stderr = process.communicate(timeout=240)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _, stderr = process.communicate()
+    seconds = time.monotonic() - started
+    deadline = time.monotonic() + 3.0
+    while (left := survivors(marker)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left, f"processes of the run survived it: {left}"
+    report = json.loads(report_path.read_text()) if report_path.exists() else None
+    assert "Traceback" not in stderr, stderr
+    return Run(process.returncode, stderr, seconds, report)
+
+
+def without_duration(report: Any) -> Any:
+    assert report is not None
+    return {key: value for key, value in report.items() if key != "durationSeconds"}
+
+
+def outcomes(result: Run) -> dict[str, str]:
+    assert result.report is not None, result.stderr
+    return {rule["id"]: rule["outcome"] for rule in result.report["results"]}
+
+
+def test_the_cli_report_with_two_jobs_is_the_one_process_report(tmp_path: Path) -> None:
+    args = ("--budget", "quick", "--ops", "select,settle,project")
+    one = run(tmp_path, *args, "--jobs", "1")
+    two = run(tmp_path, *args, "--jobs", "2")
+    assert one.code == two.code == 0, one.stderr + two.stderr
+    assert without_duration(two.report) == without_duration(one.report)
+
+
+def test_an_isolated_implementation_crashing_in_a_worker_is_a_crash(tmp_path: Path) -> None:
+    args = ("--impl", f"{FAULTY}:ExitsHard", "--ops", "classify", "--max-examples", "4",
+            "--isolate")
+    one = run(tmp_path, *args)
+    two = run(tmp_path, *args, "--jobs", "2")
+    assert one.code == two.code == 1
+    assert outcomes(two) == outcomes(one) == {"classify.kind": "crash"}
+    assert "exited with code 9" in json.dumps(two.report)
+
+
+def test_an_in_process_implementation_ending_a_worker_is_a_usage_error(tmp_path: Path) -> None:
+    result = run(tmp_path, "--impl", f"{FAULTY}:ExitsHard", "--ops", "classify,select",
+                 "--max-examples", "10", "--in-process", "--jobs", "2")
+    assert result.code == 2
+    said = " ".join(result.stderr.split())
+    assert "a worker process of --jobs 2 ended" in said
+    assert "--isolate" in said
+
+
+def test_max_time_bounds_a_run_with_two_jobs(tmp_path: Path) -> None:
+    result = run(tmp_path, "--budget", "thorough", "--max-time", "5", "--jobs", "2")
+    assert result.code == 1
+    assert result.seconds < 5 + SLACK
+    assert "the run reached --max-time" in result.stderr
+    assert "untested" in outcomes(result).values()
+
+
+def test_ctrl_c_with_two_jobs_writes_the_partial_report_and_exits_130(tmp_path: Path) -> None:
+    result = run(tmp_path, "--budget", "thorough", "--jobs", "2", interrupt_after=4.0)
+    assert result.code == 130, result.stderr
+    assert result.seconds < 4 + SLACK
+    assert "the run was interrupted" in result.stderr
+    assert "untested" in outcomes(result).values()

@@ -1,0 +1,274 @@
+"""``jobs=N``: the family searches run in worker processes, and the report is one process's.
+
+Each comparison runs the same deterministic check with ``jobs=1`` and ``jobs=2`` and holds the
+JSON reports (schemas/report.json) equal but for the duration: verdicts, counterexamples,
+coverage, notes and the count of calls. The wrong implementations here break several rules in
+several operations, so their searches run many rounds, and the rounds run ahead (families after
+the one that finds a violation are searched too, then dropped).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter, defaultdict
+from typing import Any, cast
+
+import pytest
+from eventproof.conformance import (
+    HarnessError,
+    RunReport,
+    UsageError,
+    _parallel,
+    check_implementation,
+)
+from eventproof.conformance._engine import (
+    Engine,
+    FamilySearch,
+    Finding,
+    OpSearch,
+    _Counts,
+)
+from eventproof.conformance._model import Capabilities, Violation
+from eventproof.conformance._operations import OPS
+from eventproof.conformance._parallel import parse_shard, shard_ops, split_ops
+from eventproof.conformance._reports import report_document
+from eventproof.reference import Reference
+from miniatures import Miniature
+from miniatures.budget import FirstComeBudget, LaneCountsShown, RosterWithoutCount
+from miniatures.selection import FoldIgnoresPushText, LastMessageUnfiltered, ResultOutputNull
+from miniatures.wire import KeepsPartial, UnknownTypeIsFrame
+
+REFERENCE = "python:eventproof.reference:Reference"
+
+
+class SelectionBugs(LastMessageUnfiltered, FoldIgnoresPushText, ResultOutputNull):
+    """Three selection bugs at once: ``select``, ``fold`` and ``settle`` each break rules."""
+
+    name = "several-selection-bugs"
+
+
+class BudgetAndWireBugs(FirstComeBudget, RosterWithoutCount, LaneCountsShown, KeepsPartial,
+                        UnknownTypeIsFrame):
+    """Budget and wire bugs at once: ``classify``, ``project``, ``roster`` and ``lane`` (and
+    ``details``, not searched here: its rounds shrink for a long time)."""
+
+    name = "several-budget-wire-bugs"
+
+
+class NeverStarts(Reference):
+    """The reference, except that it cannot start."""
+
+    def start(self) -> dict[str, Any]:
+        raise RuntimeError("no licence for this machine")
+
+
+class RaisesOnSelect(Miniature):
+    """Raises on every ``select`` request: a crash on each one, judged in every process alike."""
+
+    name = "raises-on-select"
+
+    def select(self, _input: Any) -> Any:
+        raise MemoryError("out of memory while selecting")
+
+
+def document(report: RunReport) -> dict[str, Any]:
+    """The JSON report without its duration (the only thing --jobs may change)."""
+    found = report_document(report)
+    found.pop("durationSeconds")
+    return found
+
+
+def both(impl: Any, **options: Any) -> tuple[RunReport, RunReport]:
+    """The report of ``impl`` with one process and with two worker processes."""
+    return (check_implementation(impl, jobs=1, **options),
+            check_implementation(impl, jobs=2, **options))
+
+
+def test_the_reference_reports_the_same_with_two_jobs() -> None:
+    one, two = both(REFERENCE, max_examples=30)
+    assert one.conforms
+    assert one.calls >= 9 * 30  # every operation's every family was searched
+    assert document(two) == document(one)
+
+
+@pytest.mark.parametrize(("impl", "ops", "broken"), [
+    (SelectionBugs, ("select", "fold", "settle"), {"select", "fold", "settle"}),
+    (BudgetAndWireBugs, ("classify", "project", "roster", "lane"),
+     {"classify", "project", "roster", "lane"}),
+])
+def test_wrong_implementations_report_the_same_with_two_jobs(
+        impl: type[Miniature], ops: tuple[str, ...], broken: set[str]) -> None:
+    one, two = both(impl, ops=ops, max_examples=30, timeout=2.0)
+    failed_ops = Counter(result.rule.op for result in one.results if result.counterexample)
+    assert set(failed_ops) == broken
+    assert sum(failed_ops.values()) >= len(broken) + 2  # several rules, several rounds
+    assert document(two) == document(one)
+
+
+class Recorder(_parallel.Workers):
+    """The worker pool, kept for the test to look at afterwards."""
+
+    last: Recorder | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        Recorder.last = self
+
+
+def test_searches_run_ahead_of_the_finder_are_not_counted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Families searched after the one that found a violation judged answers of their own; had
+    they been counted, the coverage would differ from one process's."""
+    monkeypatch.setattr(_parallel, "Workers", Recorder)
+    one, two = both(BudgetAndWireBugs, ops=("roster",), budget="quick")
+    assert Recorder.last is not None
+    dropped = Recorder.last.dropped
+    assert any(sum(search.counts.judged.values()) for search in dropped), dropped
+    coverage = {result.rule.id: result.coverage for result in one.results}
+    assert {result.rule.id: result.coverage for result in two.results} == coverage
+    # Counting one dropped search on top changes a rule's judged count, so the equality above
+    # tells counted from dropped.
+    ran_ahead = next(search for search in dropped if sum(search.counts.judged.values()))
+    rule = next(rule for rule, judged in ran_ahead.counts.judged.items() if judged)
+    judged = coverage[rule]
+    assert judged is not None
+    assert judged.judged + ran_ahead.counts.judged[rule] != judged.judged
+
+
+def test_progress_is_reported_per_operation_as_in_one_process() -> None:
+    said: dict[int, dict[str, list[str]]] = {1: defaultdict(list), 2: defaultdict(list)}
+    for jobs in (1, 2):
+        check_implementation(SelectionBugs, ops=("select", "settle"), max_examples=30,
+                             jobs=jobs,
+                             on_progress=lambda op, message, jobs=jobs:  # type: ignore[misc]
+                             said[jobs][op].append(message))
+    assert said[2] == said[1]
+    assert len(said[1]["select"]) >= 6  # rounds and the rules they found
+
+
+def test_max_time_bounds_a_run_with_two_jobs() -> None:
+    report = check_implementation(REFERENCE, budget="thorough", jobs=2, max_time=4.0)
+    assert report.cut_short == "the run reached --max-time"
+    assert report.duration < 4.0 + 10.0  # starting the workers, and one request each to end
+    outcomes = Counter(result.outcome for result in report.results)
+    assert outcomes["untested"] > 0
+    assert set(outcomes) <= {"pass", "untested"}
+    assert not report.conforms
+
+
+def test_an_implementation_raising_in_a_worker_reports_the_same_crash() -> None:
+    one, two = both(RaisesOnSelect, ops=("select", "classify"), budget="quick")
+    assert one.result_for("select.agrees").outcome in ("crash", "error", "fail")
+    assert document(two) == document(one)
+
+
+def test_an_implementation_that_cannot_start_raises_what_one_process_raises() -> None:
+    """Under jobs=2 a worker's start answers the handshake: its error is one process's."""
+    raised = []
+    for jobs in (1, 2):
+        with pytest.raises(UsageError, match="no licence for this machine") as error:
+            check_implementation(NeverStarts, ops=("classify",), max_examples=5, jobs=jobs)
+        raised.append(str(error.value))
+    assert raised[1] == raised[0]
+
+
+def test_an_implementation_workers_cannot_import_is_refused_with_the_fix() -> None:
+    class Local(Reference):
+        pass
+
+    with pytest.raises(HarnessError, match="python:MODULE:ATTR"):
+        check_implementation(Local, ops=("classify",), max_examples=5, jobs=2)
+
+
+@pytest.mark.parametrize("jobs", [0, -1, 1.5])
+def test_jobs_must_be_a_positive_whole_number(jobs: Any) -> None:
+    with pytest.raises(HarnessError, match=f"jobs {jobs!r} is not a whole number"):
+        check_implementation(REFERENCE, ops=("classify",), max_examples=5, jobs=jobs)
+
+
+# -- the round driver, without processes ---------------------------------------------------------
+
+
+def _engine() -> Engine:
+    return Engine(cast(Any, None), capabilities=Capabilities(), max_examples=60, run_seed=None,
+                  deterministic=True, database=None, timeout=10.0, identity="test")
+
+
+def _searched(search: OpSearch, family: int, *, judged: int, found: str | None = None,
+              calls: int = 5) -> FamilySearch:
+    counts = _Counts(skipped=1)
+    counts.judged.update({rule.id: judged for rule in search.op.rules})
+    counts.skip_reasons["no reason"] += 1
+    finding = None if found is None else Finding(
+        op_input=[], violation=Violation(found, "planted"), outcome="fail", actual=None,
+        stderr="")
+    return FamilySearch(op=search.op.name, family=search.families[family].name, found=finding,
+                        counts=counts, judged_this_search=judged, calls=calls, seconds=0.5)
+
+
+def test_a_round_counts_the_families_up_to_the_finder_and_no_further() -> None:
+    engine = _engine()
+    search = OpSearch(engine, "settle")
+    assert len(search.families) >= 3
+    rule = search.op.rules[0].id
+    assert search.next_round() == frozenset()
+    assert not search.apply(_searched(search, 0, judged=7))
+    assert search.apply(_searched(search, 1, judged=3, found=rule))
+    # The round is over: a later family's search has nowhere to go.
+    with pytest.raises(AssertionError, match="outside a round"):
+        search.apply(_searched(search, 2, judged=100))
+    assert search.state.judged[search.op.rules[1].id] == 10
+    assert search.state.skipped == 2
+    assert search.state.skip_reasons == Counter({"no reason": 2})
+    assert engine.calls == 10
+    assert search.round_seconds == [1.0]
+    assert list(search.found) == [rule]
+    # The next round sets the rule aside; a round that finds nothing ends the search, and a
+    # family that judged under half of its budget is listed as starved.
+    assert search.next_round() == frozenset({rule})
+    last = len(search.families) - 1
+    for family in range(last):
+        assert not search.apply(_searched(search, family, judged=search.budgets[family]))
+    assert search.apply(_searched(search, last, judged=0))
+    assert search.state.starved == [search.families[last].name]
+    assert search.next_round() is None
+    results = engine.verdicts(search)
+    assert [result.rule.id for result in results] == [rule.id for rule in search.op.rules]
+    assert results[0].outcome == "fail"
+
+
+def test_families_must_be_counted_in_order() -> None:
+    search = OpSearch(_engine(), "settle")
+    search.next_round()
+    with pytest.raises(AssertionError):
+        search.apply(_searched(search, 1, judged=1))
+
+
+# -- --shard ---------------------------------------------------------------------------------
+
+
+def test_shards_are_disjoint_and_cover_every_operation() -> None:
+    for parts in (1, 2, 3, 4, 9, 12):
+        slices = [shard_ops(OPS, (k, parts)) for k in range(1, parts + 1)]
+        every = [op for part in slices for op in part]
+        assert sorted(every) == sorted(OPS)
+        assert all(list(part) == [op for op in OPS if op in part] for part in slices)
+    assert len(split_ops(OPS, 20)) == len(OPS)
+
+
+@pytest.mark.parametrize("value", ["0/2", "3/2", "a/b", "2", "1/0", ""])
+def test_a_bad_shard_names_the_value_and_the_form(value: str) -> None:
+    with pytest.raises(HarnessError, match=f"--shard {value!r} is not K/N"):
+        parse_shard(value)
+
+
+def test_os_exit_in_a_worker_is_a_harness_error_not_a_traceback(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An implementation run in process that ends its process takes a worker with it: the run
+    stops with an error naming the way out (one process would simply die)."""
+    monkeypatch.setenv("EVENTPROOF_FAULT_AT", "2")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    monkeypatch.syspath_prepend(root)
+    with pytest.raises(HarnessError, match=r"worker process of --jobs 2 ended .*--isolate"):
+        check_implementation("python:tests.integration.programs.misbehaving_impl:ExitsHard",
+                             ops=("classify", "select"), max_examples=10, jobs=2)
