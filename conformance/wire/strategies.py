@@ -765,11 +765,22 @@ def full_text_bounded_size(event: Mapping[str, Any], *, text: str | None = None)
         text = extract_text(event.get("partialResult"))
     form = {
         "type": "tool_execution_update",
-        "toolCallId": well_formed(str(event.get("toolCallId", "")))[:ID_CLIP_CODE_POINTS],
-        "toolName": well_formed(str(event.get("toolName", "")))[:ID_CLIP_CODE_POINTS],
+        "toolCallId": _clipped_id(str(event.get("toolCallId", ""))),
+        "toolName": _clipped_id(str(event.get("toolName", ""))),
         "partialResult": {"content": [{"type": "text", "text": MARKER + text}]},
     }
     return len(canonical_bytes(form))
+
+
+def _clipped_id(value: str) -> str:
+    """``well_formed(value)[:ID_CLIP_CODE_POINTS]`` (wire.md §5.4), reading only the head of a
+    long id.
+
+    Each code point of the well-formed text comes from one or two of ``value`` (a pair), decided
+    by the code point after it: the first N come from at most the first 2N, so well-forming the
+    first 2N code points gives the same first N (a pair cut at the end only changes a later one).
+    """
+    return well_formed(value[:2 * ID_CLIP_CODE_POINTS])[:ID_CLIP_CODE_POINTS]
 
 
 def _fill(
@@ -1279,19 +1290,21 @@ def observe_project(op_input: Any) -> dict[str, float]:
         return {}
     if not isinstance(max_bytes, int):
         return {}
-    try:
-        line = len(canonical_bytes(event))
-        bounded = full_text_bounded_size(event)
-    except ValueError:  # a value the spec refuses: nothing to steer by
-        return {}
+    # The bounded forms hold strings only and never fail; each is measured only when the score
+    # needs it (an observer runs on every example).
     if full_text_bounded_size(event, text="") + 64 > max_bytes:
         # The ids leave no room for a tail (the smallest bound, see edge_updates): such updates
         # are generated directly, and climbing from one would explore nothing else.
+        return {}
+    try:
+        line = len(canonical_bytes(event))
+    except ValueError:  # a value the spec refuses: nothing to steer by
         return {}
     scores = {"minus bytes from maxBytes": -float(abs(line - max_bytes))}
     if line > max_bytes:  # only a line over the bound is bounded
         # Flat at the top: every update whose tail must be cut scores 0, so the climb moves
         # sideways through many of them (other units, leads, ids) instead of polishing one.
+        bounded = full_text_bounded_size(event)
         scores["bytes the whole-text bounded form lacks to be over maxBytes, negated"] = (
             -float(max(0, max_bytes + 1 - bounded)))
     return scores

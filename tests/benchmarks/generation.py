@@ -7,26 +7,34 @@ counterexample and catch rate stays what it was. This script measures the one an
 other.
 
     python tests/benchmarks/generation.py digest --out FILE     # record the inputs of every family
-    python tests/benchmarks/generation.py check FILE            # compare them with a record
+    python tests/benchmarks/generation.py check [FILE]          # compare them with a record
+    python tests/benchmarks/generation.py digest --tree DIR ... # the same for the code in DIR
     python tests/benchmarks/generation.py speed                 # examples/s per operation
     python tests/benchmarks/generation.py speed --base DIR      # the same, DIR's code against ours
 
 ``digest`` runs every family of every operation the way the engine searches one
 (``Engine._search_family``: ``given(strategy)``, derandomized, no database, the engine's
 settings and per-family digest, inside ``isolated_constants()``, the operation's observer fed to
-``hypothesis.target``) and hashes the inputs Hypothesis asks, in order, in two searches:
+``hypothesis.target``) and hashes the inputs Hypothesis asks, in order, with the observer's
+scores of each, in three searches:
 
-- ``generate``: an implementation that always agrees; the first ``--examples`` inputs;
+- ``generate``: an implementation that always agrees; the first ``--examples`` (300) inputs;
 - ``shrink``: an implementation that fails on a fixed pseudo-random eighth of the inputs (by the
   input's digest), so that the search finds a failure and shrinks it; every input asked, the
   shrinker's attempts and the final replay included. The shrinker walks the strategies' structure
-  (spans, labels, inverses of values), so this search also proves that structure unchanged.
+  (spans, labels, inverses of recorded values), so this search also shows that structure kept;
+- ``quick``: as ``generate``, 20 inputs (what the unit test repeats);
+
+and with ``--target`` a fourth, ``target``: 1000 examples with the target phase a thorough budget
+adds, which climbs the observers' scores.
 
 ``project`` is recorded twice: with the reference's capabilities, and with ``variableMaxBytes:
 false`` (every line sized for the default 262144 bytes). tests/unit/test_generation_stable.py
-holds the committed record ``tests/benchmarks/generation-digests.json`` to a short run;
-regenerate it with ``python tests/benchmarks/generation.py digest --out
-tests/benchmarks/generation-digests.json`` only when a change of inputs is intended.
+holds the committed record ``tests/benchmarks/generation-digests.json`` to the ``quick``
+searches; ``check`` compares all of it. Regenerate it with ``python
+tests/benchmarks/generation.py digest --out tests/benchmarks/generation-digests.json`` only when
+a change of inputs is intended. The record is made with ``PYTHONHASHSEED=0`` by convention; with
+the generation tree's nodes kept alive (:func:`stable_tree_ids`) it does not depend on the seed.
 
 ``speed`` times, per operation and in process time (this process's CPU time, which other jobs on
 the machine do not inflate), (1) generation alone: every family drawn as above with its share of
@@ -52,6 +60,7 @@ import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -67,8 +76,10 @@ SHRINK_BUDGET = 40
 FAIL_ONE_IN = 8
 #: The example budget of the quick search, the one the unit test repeats.
 QUICK_EXAMPLES = 20
-#: The searches ``digest`` records for every family.
+#: The searches ``digest`` records for every family (``--target`` adds ``target``).
 SEARCHES = ("generate", "shrink", "quick")
+#: The budget of the ``target`` search: a thorough run's, which adds the target phase.
+TARGET_BUDGET = 1000
 #: Set in a child that already imports from ``--tree``.
 _IN_TREE = "EVENTPROOF_GENERATION_TREE"
 
@@ -87,21 +98,22 @@ class _Failed(Exception):
     """Raised by the shrink search's implementation."""
 
 
-def search(op: Any, family: Any, budget: int, on_input: Callable[[Any], None], *,
-           fails: Callable[[Any], bool] | None = None) -> None:
+def search(op: Any, family: Any, budget: int, on_input: Callable[[Any, dict[str, float]], None],
+           *, fails: Callable[[Any], bool] | None = None, target_phase: bool = False) -> None:
     """Search ``family`` of ``op`` as ``Engine._search_family`` does in a deterministic run
-    with nothing excluded, calling ``on_input`` on every input in the order Hypothesis asks them.
-    With ``fails``, an input for which it is true fails the example (and is shrunk)."""
+    with nothing excluded, calling ``on_input`` on every input (and the observer's scores of it)
+    in the order Hypothesis asks them. With ``fails``, an input for which it is true fails the
+    example (and is shrunk). ``target_phase`` adds the phase a thorough budget runs."""
     from eventproof.conformance._engine import isolated_constants
     from hypothesis import HealthCheck, Phase, given, settings, target
 
     observer = op.observer
 
     def example(op_input: Any) -> None:
-        if observer is not None:
-            for label, value in observer(op_input).items():
-                target(value, label=label)
-        on_input(op_input)
+        observations = observer(op_input) if observer is not None else {}
+        for label, value in observations.items():
+            target(value, label=label)
+        on_input(op_input, observations)
         if fails is not None and fails(op_input):
             raise _Failed
 
@@ -111,7 +123,8 @@ def search(op: Any, family: Any, budget: int, on_input: Callable[[Any], None], *
     test = settings(
         max_examples=budget, database=None, derandomize=True, deadline=None,
         report_multiple_bugs=False, print_blob=False, suppress_health_check=list(HealthCheck),
-        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+        phases=[Phase.explicit, Phase.reuse, Phase.generate,
+                *([Phase.target] if target_phase else []), Phase.shrink],
     )(test)
     try:
         with isolated_constants():
@@ -132,14 +145,47 @@ def variants() -> Iterator[tuple[str, Any, Any]]:
             yield "project[fixed-bound]", op, Capabilities(variable_max_bytes=False)
 
 
+@contextmanager
+def stable_tree_ids() -> Iterator[None]:
+    """Keep every node of Hypothesis' generation tree alive until the block ends.
+
+    Hypothesis keys a cache of a tree node's untried children by ``id(node)`` (``DataTree.
+    _children_cache``), and nodes are replaced as the tree grows; a freed node's id can be reused
+    by a new one, which then inherits the old node's cache. Where a small choice space is nearly
+    exhausted (the lane and publish families), the draws then depend on memory addresses, so on
+    everything else the process allocated before (the Python hash seed included). Kept alive, no
+    id is reused and a search depends only on its strategies. Nothing is drawn differently."""
+    from hypothesis.internal.conjecture import datatree
+
+    alive: list[Any] = []
+    originals = {cls: cls.__init__ for cls in (datatree.TreeNode, datatree.Branch)}
+
+    def keeping(init: Any) -> Any:
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            init(self, *args, **kwargs)
+            alive.append(self)
+        return __init__
+
+    for cls, init in originals.items():
+        cls.__init__ = keeping(init)  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        for cls, init in originals.items():
+            cls.__init__ = init  # type: ignore[method-assign]
+        alive.clear()
+
+
 def _fails(op_input: Any) -> bool:
     return int(_key(op_input)[:8], 16) % FAIL_ONE_IN == 0
 
 
-def _searches(examples: int) -> dict[str, tuple[int, Callable[[Any], bool] | None]]:
-    """The searches recorded per family: name -> (budget, which inputs fail)."""
-    return {"generate": (examples, None), "shrink": (min(SHRINK_BUDGET, examples), _fails),
-            "quick": (min(QUICK_EXAMPLES, examples), None)}
+def _searches(examples: int) -> dict[str, tuple[int, Callable[[Any], bool] | None, bool]]:
+    """The searches recorded per family: name -> (budget, which inputs fail, target phase)."""
+    return {"generate": (examples, None, False),
+            "shrink": (min(SHRINK_BUDGET, examples), _fails, False),
+            "quick": (min(QUICK_EXAMPLES, examples), None, False),
+            "target": (TARGET_BUDGET, None, True)}
 
 
 def digests(examples: int, only: set[str] | None = None,
@@ -152,16 +198,19 @@ def digests(examples: int, only: set[str] | None = None,
             continue
         for family in op.families(capabilities):
             for kind in kinds:
-                budget, fails = searches[kind]
+                budget, fails, target_phase = searches[kind]
                 joint = hashlib.sha256()
                 count = 0
 
-                def seen(op_input: Any, joint: Any = joint) -> None:
+                def seen(op_input: Any, observations: dict[str, float], joint: Any = joint
+                         ) -> None:
                     nonlocal count
                     count += 1
                     joint.update(_key(op_input).encode())
+                    joint.update(json.dumps(observations).encode())
 
-                search(op, family, budget, seen, fails=fails)
+                with stable_tree_ids():
+                    search(op, family, budget, seen, fails=fails, target_phase=target_phase)
                 record[f"{name}/{family.name}/{kind}"] = {"inputs": count,
                                                          "sha256": joint.hexdigest()}
     return record
@@ -202,7 +251,7 @@ def _speed_child(ops: list[str], budget: int) -> dict[str, dict[str, float]]:
         families = op.families(capabilities)
         count = 0
 
-        def seen(op_input: Any) -> None:
+        def seen(op_input: Any, observations: dict[str, float]) -> None:
             nonlocal count
             count += 1
 
@@ -307,6 +356,9 @@ def main(argv: list[str] | None = None) -> int:
     record.add_argument("--out", type=Path, help="write the record here (default: stdout)")
     record.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES)
     record.add_argument("--ops", help="comma-separated operations (default: all)")
+    record.add_argument("--target", action="store_true",
+                        help=f"also record a search of {TARGET_BUDGET} examples with the target "
+                        "phase (slow)")
     check = commands.add_parser("check", help="compare the inputs with a record")
     check.add_argument("record", type=Path, nargs="?", default=DIGESTS)
     timing = commands.add_parser("speed", help="examples/s per operation")
@@ -338,8 +390,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "digest":
         only = set(args.ops.split(",")) if args.ops else None
+        kinds = (*SEARCHES, "target") if args.target else SEARCHES
         text = json.dumps({"meta": _meta(args.examples),
-                           "families": digests(args.examples, only)}, indent=1) + "\n"
+                           "families": digests(args.examples, only, kinds)}, indent=1) + "\n"
         if args.out:
             args.out.write_text(text)
         else:
@@ -348,7 +401,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check":
         recorded = json.loads(args.record.read_text())
         only = {key.split("/")[0].split("[")[0] for key in recorded["families"]}
-        current = digests(recorded["meta"]["examples"], only)
+        kinds = tuple(dict.fromkeys(key.rsplit("/", 1)[1] for key in recorded["families"]))
+        current = digests(recorded["meta"]["examples"], only, kinds)
         problems = compare(recorded["families"], current)
         for problem in problems:
             print(problem)
