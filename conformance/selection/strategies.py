@@ -479,7 +479,7 @@ def _in_turn(event: Event, turn: int, step: int | None = None) -> Event:
 
 
 def _with_envelope(event: Event, seq: int, extra: Mapping[str, Any]) -> Event:
-    numbered = _copied(event)
+    numbered: Event = _copied(event)
     numbered["seq"] = seq
     numbered["time"] = BASE_TIME + 1000 * seq
     numbered.update(extra)

@@ -38,8 +38,9 @@ the generation tree's nodes kept alive (:func:`stable_tree_ids`) it does not dep
 
 ``speed`` times, per operation and in process time (this process's CPU time, which other jobs on
 the machine do not inflate), (1) generation alone: every family drawn as above with its share of
-the default budget (``split_budget``), observer included, the implementation no-op, after one
-untimed pass (the first draws from a strategy validate it, once per process); and (2) a
+the default budget (``split_budget``), observer included, the implementation no-op, ``--passes``
+times (5) after one untimed pass (the first draws from a strategy validate it, once per
+process); and (2) a
 whole ``check_implementation`` of the in-process reference on that operation at the default
 budget, examples/s = ``report.calls`` over the run's process time. With ``--base DIR`` (a source
 tree, e.g. ``git archive <commit> | tar -x -C DIR``) each round runs both trees in fresh child
@@ -239,7 +240,7 @@ def compare(recorded: dict[str, Any], current: dict[str, Any]) -> list[str]:
 # -- speed ------------------------------------------------------------------------------------
 
 
-def _speed_child(ops: list[str], budget: int) -> dict[str, dict[str, float]]:
+def _speed_child(ops: list[str], budget: int, passes: int) -> dict[str, dict[str, float]]:
     """Examples per process-second of generation alone and of a whole reference check."""
     from eventproof.conformance._engine import check_implementation, split_budget
     from eventproof.reference import Reference
@@ -261,8 +262,9 @@ def _speed_child(ops: list[str], budget: int) -> dict[str, dict[str, float]]:
             search(op, family, share, seen)
         count = 0
         started = time.process_time()
-        for family, share in zip(families, split_budget(budget, families), strict=True):
-            search(op, family, share, seen)
+        for _ in range(passes):
+            for family, share in zip(families, split_budget(budget, families), strict=True):
+                search(op, family, share, seen)
         generation = time.process_time() - started
         figures[name] = {"generated": count, "generation_s": generation}
         if "[" not in name:
@@ -293,12 +295,13 @@ def _require_tree(tree: Path) -> None:
                          "the shim on PYTHONPATH did not take")
 
 
-def _run_child(tree: Path, shim: Path, ops: list[str], budget: int) -> dict[str, Any]:
+def _run_child(tree: Path, shim: Path, ops: list[str], budget: int, passes: int
+               ) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(shim), *filter(None, [os.environ.get("PYTHONPATH")])])}
     out = subprocess.run(
         [sys.executable, str(HERE), "_speed-child", "--tree", str(tree), "--budget", str(budget),
-         "--ops", ",".join(ops)],
+         "--passes", str(passes), "--ops", ",".join(ops)],
         env=env, check=True, capture_output=True, text=True).stdout
     result: dict[str, Any] = json.loads(out)
     return result
@@ -310,19 +313,20 @@ def _rate(figure: dict[str, float], what: str) -> float:
     return figure["calls"] / figure["check_s"]
 
 
-def speed(ops: list[str], budget: int, rounds: int, base: Path | None) -> None:
+def speed(ops: list[str], budget: int, rounds: int, base: Path | None, passes: int) -> None:
     trees = {"ours": ROOT} if base is None else {"base": base, "ours": ROOT}
     shims = {side: _shim(tree) for side, tree in trees.items()}
     runs: dict[str, list[dict[str, Any]]] = {side: [] for side in trees}
     for round_ in range(rounds):
         order = list(trees) if round_ % 2 == 0 else list(reversed(trees))
         for side in order:
-            runs[side].append(_run_child(trees[side], shims[side], ops, budget))
+            runs[side].append(_run_child(trees[side], shims[side], ops, budget, passes))
         print(f"round {round_ + 1}/{rounds} done", file=sys.stderr)
     header = f"{'operation':<22}{'what':<12}"
     header += "".join(f"{side + ' ex/s':>12}" for side in trees)
     header += f"{'ours/base':>11}{'(range)':>16}" if base is not None else ""
-    print(f"budget {budget} per operation, {rounds} rounds, process time")
+    print(f"budget {budget} per operation, {rounds} rounds, generation timed over {passes} "
+          "passes, process time")
     print(header)
     for name in ops:
         for what in ("generation", "check"):
@@ -366,10 +370,13 @@ def main(argv: list[str] | None = None) -> int:
     timing.add_argument("--rounds", type=int, default=3)
     timing.add_argument("--budget", type=int, default=200)
     timing.add_argument("--ops", help="comma-separated operations (default: all)")
+    timing.add_argument("--passes", type=int, default=5,
+                        help="generation passes timed per round (one budget's worth each)")
     child = commands.add_parser("_speed-child")
     child.add_argument("--tree", type=Path, required=True)
     child.add_argument("--budget", type=int, required=True)
     child.add_argument("--ops", required=True)
+    child.add_argument("--passes", type=int, required=True)
     for command in (record, check):
         command.add_argument("--tree", type=Path,
                              help="import eventproof from this source tree (default: installed)")
@@ -386,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
     if tree is not None:
         _require_tree(tree)
     if args.command == "_speed-child":
-        print(json.dumps(_speed_child(args.ops.split(","), args.budget)))
+        print(json.dumps(_speed_child(args.ops.split(","), args.budget, args.passes)))
         return 0
     if args.command == "digest":
         only = set(args.ops.split(",")) if args.ops else None
@@ -414,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [name for name in ops if name not in all_ops]
     if unknown:
         raise SystemExit(f"unknown operation(s) {unknown}: use some of {', '.join(all_ops)}")
-    speed(ops, args.budget, args.rounds, args.base)
+    speed(ops, args.budget, args.rounds, args.base, args.passes)
     return 0
 
 
