@@ -348,9 +348,10 @@ def speed(ops: list[str], budget: int, rounds: int, base: Path | None, passes: i
                       for side in trees}
             ratios = [theirs / mine for mine, theirs in zip(totals["ours"], totals["base"],
                                                              strict=True)]
-            print(f"all operations, {what}: {statistics.median(totals['base']):.1f} s -> "
-                  f"{statistics.median(totals['ours']):.1f} s, {statistics.median(ratios):.2f}x "
-                  f"as fast (range {min(ratios):.2f}-{max(ratios):.2f})")
+            before, after = statistics.median(totals["base"]), statistics.median(totals["ours"])
+            print(f"all operations, {what}: median {before:.1f} s -> {after:.1f} s; per round "
+                  f"{statistics.median(ratios):.2f}x as fast (median; range {min(ratios):.2f}-"
+                  f"{max(ratios):.2f})")
 
 
 def main(argv: list[str] | None = None) -> int:
