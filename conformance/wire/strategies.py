@@ -15,10 +15,12 @@ line, so the arithmetic is exact: a repeated unit adds the same escaped bytes ea
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 from functools import cache
-from typing import Any
+from typing import Any, overload
 
 from eventproof.reference import (
     DEFAULT_MAX_BYTES,
@@ -96,6 +98,39 @@ SIZE_SENSITIVE_VALUES: tuple[Any, ...] = (
     "<", ">", "&", "\u2028", "\u2029", "</script>", "a&b", -0.0, 30.0, 1e-7, 1e21, 1.5e-7,
     100.0, 5e-324, 1e16, 0.000001, "\x7f", "\x1f", "\n", "/", "é", "\U0001f600", "\ud800",
 )
+
+
+# Strategies drawn inside composites are built once, here or in cached factories: building a
+# strategy object inside every draw (and Hypothesis validating and labelling each new one) costs
+# more than drawing from it. Each is the very strategy the draw built before, so every example
+# draws the same choices and gets the same value.
+_BOOLEANS = st.booleans()
+
+#: Passed as ``max_bytes`` to the composites that size an update for a bound: the bound is the one
+#: :func:`_for_bound` set around the draw. One strategy object then serves every bound, instead
+#: of one built per example; what is drawn, and how, is the same as with the bound passed.
+CURRENT_BOUND = -1
+_BOUND: ContextVar[int] = ContextVar("eventproof_wire_bound")
+
+
+@contextmanager
+def _for_bound(max_bytes: int) -> Iterator[None]:
+    """Draws of strategies built with ``max_bytes=CURRENT_BOUND`` inside this block are for
+    ``max_bytes``."""
+    token = _BOUND.set(max_bytes)
+    try:
+        yield
+    finally:
+        _BOUND.reset(token)
+
+
+@overload
+def _bound(max_bytes: int) -> int: ...
+@overload
+def _bound(max_bytes: int | None) -> int | None: ...
+def _bound(max_bytes: int | None) -> int | None:
+    """``max_bytes``, or the bound set by :func:`_for_bound` when it is ``CURRENT_BOUND``."""
+    return _BOUND.get() if max_bytes == CURRENT_BOUND else max_bytes
 
 
 # -- text ------------------------------------------------------------------------------------
@@ -231,6 +266,35 @@ def _repeated_to(unit: str, code_points: int) -> str:
     return unit * (-(-code_points // len(unit)))
 
 
+_ID_KINDS = st.sampled_from(("short", "huge", "boundary", "short", "huge", "short", "boundary"))
+_BOUNDARY_UNITS = st.sampled_from(("\U0001f600", "a", "\x00", "é", "\ud800", "\u2028",
+                                   "\U0001d4b3"))
+_BOUNDARY_COUNTS = st.sampled_from((255, 256, 257))
+_LONG_ID_CODE_POINTS = st.integers(257, 4000)
+_ID_SHARES = st.sampled_from((0.5, 0.1, 1.5, 0.3, 0.8))
+
+
+@cache
+def _short_ids() -> st.SearchStrategy[str]:
+    return st.one_of(st.text(max_size=12), awkward_text(max_pieces=3))
+
+
+@cache
+def _id_units() -> st.SearchStrategy[str]:
+    return st.one_of(st.sampled_from(("\U0001f600", "\x00", "\x1b", "a\U0001f600", "x")),
+                     astral_units(), repetition_units())
+
+
+@cache
+def _boundary_heads(prefix: str) -> st.SearchStrategy[str]:
+    return st.sampled_from(("", prefix))
+
+
+@cache
+def _long_heads(prefix: str) -> st.SearchStrategy[str]:
+    return st.sampled_from((prefix, "toolu_01", ""))
+
+
 @st.composite
 def tool_ids(draw: st.DrawFn, *, prefix: str = "call_", max_bytes: int | None = None) -> str:
     """A tool call id or name: short, right at the 256-code-point clip, or far beyond it.
@@ -241,20 +305,18 @@ def tool_ids(draw: st.DrawFn, *, prefix: str = "call_", max_bytes: int | None = 
     it (what made the seed's shrink loop spin, wire.md §5.6); without, it has 257…4000 code
     points.
     """
-    kind = draw(st.sampled_from(("short", "huge", "boundary", "short", "huge", "short",
-                                 "boundary")))
+    max_bytes = _bound(max_bytes)
+    kind = draw(_ID_KINDS)
     if kind == "short":
-        return prefix + draw(st.one_of(st.text(max_size=12), awkward_text(max_pieces=3)))
+        return prefix + draw(_short_ids())
     if kind == "boundary":
-        unit = draw(st.sampled_from(("\U0001f600", "a", "\x00", "é", "\ud800", "\u2028",
-                                     "\U0001d4b3")))
-        return draw(st.sampled_from(("", prefix))) + unit * draw(st.sampled_from((255, 256, 257)))
-    unit = draw(st.one_of(st.sampled_from(("\U0001f600", "\x00", "\x1b", "a\U0001f600", "x")),
-                          astral_units(), repetition_units()))
-    head = draw(st.sampled_from((prefix, "toolu_01", "")))
+        unit = draw(_BOUNDARY_UNITS)
+        return draw(_boundary_heads(prefix)) + unit * draw(_BOUNDARY_COUNTS)
+    unit = draw(_id_units())
+    head = draw(_long_heads(prefix))
     if max_bytes is None:
-        return head + _repeated_to(unit, draw(st.integers(257, 4000)))
-    share = draw(st.sampled_from((0.5, 0.1, 1.5, 0.3, 0.8)))
+        return head + _repeated_to(unit, draw(_LONG_ID_CODE_POINTS))
+    share = draw(_ID_SHARES)
     code_points = int(max_bytes * share) * len(unit) // max(_escaped_size(unit), 1)
     return head + _repeated_to(unit, max(code_points, 257))
 
@@ -434,6 +496,31 @@ def _typed(name: str, **members: st.SearchStrategy[Any]) -> st.SearchStrategy[Ev
 #: common, and the most common among erroneous events.
 _MESSAGE_EVENT_KINDS = (*ASSISTANT_EVENT_TYPES, "toolcall_start", "toolcall_start")
 _ERRONEOUS_KINDS = ("toolcall_start",) * 18 + ASSISTANT_EVENT_TYPES
+_ERRONEOUS_KIND_DRAWS = st.sampled_from(_ERRONEOUS_KINDS)
+_MESSAGE_EVENT_KIND_DRAWS = st.sampled_from(_MESSAGE_EVENT_KINDS)
+_ONE_IN_6 = st.integers(0, 5)
+_ONE_IN_5 = st.integers(0, 4)
+_ONE_IN_4 = st.integers(0, 3)
+_ONE_IN_3 = st.integers(0, 2)
+_TOOLCALL_MISTAKES = st.sampled_from(("missing-block", "role", "wrong-block", "missing-block",
+                                      "wrong-block"))
+_OTHER_MISTAKES = st.sampled_from(("role",))
+_ERROR_REASONS = st.sampled_from(("error", "aborted"))
+_WRONG_ROLES = st.sampled_from(("system", "Assistant", "assistant ", ""))
+#: Stands for the snapshot ``partial`` in the draw of an update's message proper: a dict, as the
+#: snapshot is, so that ``st.just(_SNAPSHOT)`` is the strategy ``st.just(partial)`` was (a just of
+#: an unhashable value), built once instead of once per example.
+_SNAPSHOT: dict[str, Any] = {}
+
+
+@cache
+def _snapshot_or_message() -> st.SearchStrategy[dict[str, Any]]:
+    return st.one_of(st.just(_SNAPSHOT), assistant_messages(usage=True))
+
+
+@cache
+def _other_messages() -> st.SearchStrategy[dict[str, Any]]:
+    return st.one_of(user_messages(), tool_result_messages())
 
 
 @cache
@@ -450,9 +537,9 @@ def assistant_message_events(
     call; True forces one, False rules them out. ``kind`` fixes the event's type.
     """
     if kind is None:
-        kind = draw(st.sampled_from(_ERRONEOUS_KINDS if erroneous else _MESSAGE_EVENT_KINDS))
+        kind = draw(_ERRONEOUS_KIND_DRAWS if erroneous else _MESSAGE_EVENT_KIND_DRAWS)
     if erroneous is None:
-        erroneous = draw(st.integers(0, 5)) == 0
+        erroneous = draw(_ONE_IN_6) == 0
     partial = draw(assistant_messages())
     content: list[dict[str, Any]] = list(partial["content"])
     ame: dict[str, Any] = {"type": kind}
@@ -464,45 +551,44 @@ def assistant_message_events(
         ame["content"] = draw(awkward_text())
     if kind == "toolcall_end":
         ame["toolCall"] = draw(tool_call_blocks())
-    if draw(st.integers(0, 4)) == 0:
+    if draw(_ONE_IN_5) == 0:
         ame.update(draw(_extra_members()))
     mistake = None
     if erroneous:
-        mistake = draw(st.sampled_from(
-            ("missing-block", "role", "wrong-block", "missing-block", "wrong-block")
-            if kind == "toolcall_start" else ("role",)
-        ))
+        mistake = draw(_TOOLCALL_MISTAKES if kind == "toolcall_start" else _OTHER_MISTAKES)
     if kind == "toolcall_start":
-        if draw(st.integers(0, 3)) == 0:
+        if draw(_ONE_IN_4) == 0:
             ame = {"type": kind, "id": "stale-id", **{k: v for k, v in ame.items() if k != "type"}}
         index = ame.get("contentIndex", 0)
         index = min(index, len(content))
         ame["contentIndex"] = index
         if mistake == "missing-block":
-            ame["contentIndex"] = len(content) + draw(st.integers(0, 3))
+            ame["contentIndex"] = len(content) + draw(_ONE_IN_4)
         elif mistake == "wrong-block":
             content.insert(index, draw(text_blocks()))
         else:
             content.insert(index, draw(tool_call_blocks()))
     partial["content"] = content
-    if "contentIndex" in ame and draw(st.integers(0, 2)) == 0:
+    if "contentIndex" in ame and draw(_ONE_IN_3) == 0:
         # An integer spelled as a double (§1: the same integer, as JSON Schema's integer type
         # says; what a port reading numbers as doubles, or a Python float, sends).
         ame["contentIndex"] = float(ame["contentIndex"])
     if kind in ("done", "error"):
         # The final events carry the finished message under their own name, not a snapshot.
-        ame["reason"] = "stop" if kind == "done" else draw(st.sampled_from(("error", "aborted")))
+        ame["reason"] = "stop" if kind == "done" else draw(_ERROR_REASONS)
         ame["message" if kind == "done" else "error"] = partial
     else:
         ame["partial"] = partial
     # The message proper often carries usage (copied by the projection, §4.3); the snapshot
     # only sometimes, so both a present and an absent usage come up.
-    message = draw(st.one_of(st.just(partial), assistant_messages(usage=True)))
+    message = draw(_snapshot_or_message())
+    if message is _SNAPSHOT:
+        message = partial
     if mistake == "role":
-        message = {**draw(st.one_of(user_messages(), tool_result_messages())),
-                   **({"usage": draw(usages())} if draw(st.booleans()) else {})}
-        if draw(st.booleans()):
-            message["role"] = draw(st.sampled_from(("system", "Assistant", "assistant ", "")))
+        message = {**draw(_other_messages()),
+                   **({"usage": draw(usages())} if draw(_BOOLEANS) else {})}
+        if draw(_BOOLEANS):
+            message["role"] = draw(_WRONG_ROLES)
     return {"type": "message_update", "message": message, "assistantMessageEvent": ame}
 
 
@@ -679,11 +765,22 @@ def full_text_bounded_size(event: Mapping[str, Any], *, text: str | None = None)
         text = extract_text(event.get("partialResult"))
     form = {
         "type": "tool_execution_update",
-        "toolCallId": well_formed(str(event.get("toolCallId", "")))[:ID_CLIP_CODE_POINTS],
-        "toolName": well_formed(str(event.get("toolName", "")))[:ID_CLIP_CODE_POINTS],
+        "toolCallId": _clipped_id(str(event.get("toolCallId", ""))),
+        "toolName": _clipped_id(str(event.get("toolName", ""))),
         "partialResult": {"content": [{"type": "text", "text": MARKER + text}]},
     }
     return len(canonical_bytes(form))
+
+
+def _clipped_id(value: str) -> str:
+    """``well_formed(value)[:ID_CLIP_CODE_POINTS]`` (wire.md §5.4), reading only the head of a
+    long id.
+
+    Each code point of the well-formed text comes from one or two of ``value`` (a pair), decided
+    by the code point after it: the first N come from at most the first 2N, so well-forming the
+    first 2N code points gives the same first N (a pair cut at the end only changes a later one).
+    """
+    return well_formed(value[:2 * ID_CLIP_CODE_POINTS])[:ID_CLIP_CODE_POINTS]
 
 
 def _fill(
@@ -714,6 +811,29 @@ def _fill(
     event["args"][PAD_KEY] = "p" * rest
 
 
+_PLACEMENT_DRAWS = st.sampled_from(_PLACEMENTS)
+_SHAPE_DRAWS = st.sampled_from(PARTIAL_RESULT_SHAPES)
+_HIGH_END_DRAWS = st.sampled_from(_HIGH_ENDS)
+_MOSTLY_DETAILS = st.sampled_from((True, True, False))
+_SMALL_COUNTS = st.integers(0, 20)
+_AT_BOUND_OFFSETS = st.sampled_from((0, 1, 0, 1, -1))
+_NEAR_OFFSETS = st.integers(-40, 40)
+_TAIL_CUT_OFFSETS = st.integers(1, 40)
+_FAR_FACTORS = st.integers(1, 5)
+_FAR_FACTORS_BIG = st.integers(1, 2)
+_LEAD_SHARES = st.sampled_from((0.3, 0.6, 0.0, 0.1, 0.3))
+
+
+@cache
+def _update_units() -> st.SearchStrategy[str]:
+    return st.one_of(astral_units(), repetition_units(), astral_units())
+
+
+@cache
+def _neighbours(min_size: int, max_size: int) -> st.SearchStrategy[list[Any]]:
+    return st.lists(neighbour_blocks(), min_size=min_size, max_size=max_size)
+
+
 @st.composite
 def tool_execution_updates(
     draw: st.DrawFn, *, max_bytes: int | None = None, at_bound: bool = False
@@ -729,14 +849,15 @@ def tool_execution_updates(
     number, an array, an object without array ``content``) the bulk goes into ``args``, so the
     bounded text is empty.
     """
+    max_bytes = _bound(max_bytes)
     event: Event = {"type": "tool_execution_update", "toolCallId": "", "toolName": "", "args": {}}
     if max_bytes is None:
         event.update(toolCallId=draw(tool_ids()), toolName=draw(tool_ids(prefix="")),
                      args=draw(_small_objects()), partialResult=draw(partial_results()))
         return event
-    placement = "near" if at_bound else draw(st.sampled_from(_PLACEMENTS))
-    shape = draw(st.sampled_from(PARTIAL_RESULT_SHAPES))
-    unit = draw(st.one_of(astral_units(), repetition_units(), astral_units()))
+    placement = "near" if at_bound else draw(_PLACEMENT_DRAWS)
+    shape = draw(_SHAPE_DRAWS)
+    unit = draw(_update_units())
     if shape == "string":
         def set_text(text: str) -> None:
             event["partialResult"] = text
@@ -745,18 +866,17 @@ def tool_execution_updates(
         blocks: list[Any] = [holder]
         high_end = ""
         if shape == "many-blocks":
-            high_end = draw(st.sampled_from(_HIGH_ENDS))
-            blocks = [*draw(st.lists(neighbour_blocks(), max_size=2)), holder,
-                      *draw(st.lists(neighbour_blocks(), min_size=2, max_size=6))]
+            high_end = draw(_HIGH_END_DRAWS)
+            blocks = [*draw(_neighbours(0, 2)), holder, *draw(_neighbours(2, 6))]
         elif shape == "mixed-blocks":
             blocks = [draw(text_blocks()), {"type": "image", "data": "iVBORw0KGgo="},
                       holder, draw(assistant_blocks())]
         elif shape == "split-pair-blocks":
             # The halves of one pair in two blocks: each is well-formed on its own (§5.3).
             blocks = [holder, {"type": "text", "text": "\ude00 after the split"}]
-            unit = unit + "\ud83d" if draw(st.booleans()) else unit
+            unit = unit + "\ud83d" if draw(_BOOLEANS) else unit
         event["partialResult"] = {"content": blocks}
-        if draw(st.sampled_from((True, True, False))):
+        if draw(_MOSTLY_DETAILS):
             event["partialResult"]["details"] = draw(_small_objects())
 
         def set_text(text: str) -> None:
@@ -772,19 +892,19 @@ def tool_execution_updates(
             event["args"]["blob"] = text
     if placement == "small":
         _draw_ids(draw, event, max_bytes)
-        set_text(unit * draw(st.integers(0, 20)))
+        set_text(unit * draw(_SMALL_COUNTS))
         return event
     offset = {
         # One choice across the bound: the target phase can walk it to exactly maxBytes and
         # one byte past it.
-        "near": draw(st.sampled_from((0, 1, 0, 1, -1)) if at_bound else st.integers(-40, 40)),
-        "tail-cut": draw(st.integers(1, 40)),
-        "far-over": max_bytes * draw(st.integers(1, 2 if max_bytes > 65536 else 5)),
+        "near": draw(_AT_BOUND_OFFSETS if at_bound else _NEAR_OFFSETS),
+        "tail-cut": draw(_TAIL_CUT_OFFSETS),
+        "far-over": max_bytes * draw(_FAR_FACTORS_BIG if max_bytes > 65536 else _FAR_FACTORS),
     }[placement]
     # A lead of another unit makes the text non-uniform: where code points, UTF-16 units and
     # bytes are not proportional along the text, every way of counting a tail picks another one.
     lead_unit = draw(repetition_units())
-    share = draw(st.sampled_from((0.3, 0.6, 0.0, 0.1, 0.3)))
+    share = draw(_LEAD_SHARES)
     lead = lead_unit * int(max_bytes * share / max(_escaped_size(lead_unit), 1))
     _draw_ids(draw, event, max_bytes)
     # "tail-cut": even the bounded form is over with its whole text, so the tail gets cut.
@@ -793,17 +913,37 @@ def tool_execution_updates(
     return event
 
 
+@cache
+def _bounded_call_ids() -> st.SearchStrategy[str]:
+    return tool_ids(max_bytes=CURRENT_BOUND)
+
+
+@cache
+def _bounded_tool_names() -> st.SearchStrategy[str]:
+    return st.one_of(st.text(max_size=10), tool_ids(prefix="", max_bytes=CURRENT_BOUND))
+
+
+_SENSITIVE_VALUE_LISTS = st.lists(st.sampled_from(SIZE_SENSITIVE_VALUES), max_size=8)
+
+
 def _draw_ids(draw: st.DrawFn, event: Event, max_bytes: int) -> None:
     """Draw the ids and args last: the target phase's hill climber revisits the last choices of
     the best example first, so near the bound it tries other ids before anything else. Half of
     the time ``args`` also holds a few :data:`SIZE_SENSITIVE_VALUES`."""
-    event["toolCallId"] = draw(tool_ids(max_bytes=max_bytes))
-    event["toolName"] = draw(st.one_of(st.text(max_size=10),
-                                       tool_ids(prefix="", max_bytes=max_bytes)))
+    with _for_bound(max_bytes):
+        event["toolCallId"] = draw(_bounded_call_ids())
+        event["toolName"] = draw(_bounded_tool_names())
     event["args"] = {**event["args"], **draw(_small_objects())}
-    sensitive = draw(st.lists(st.sampled_from(SIZE_SENSITIVE_VALUES), max_size=8))
+    sensitive = draw(_SENSITIVE_VALUE_LISTS)
     if sensitive:
         event["args"]["values"] = sensitive
+
+
+_EDGE_EXTRA_BYTES = st.integers(0, 10)
+_EDGE_CONTROLS = st.sampled_from(("\x00", "\x1b", "\x01", "\x1f", "\x07"))
+_EDGE_ID_TAILS = st.sampled_from(("", "\x00" * 8, "-tail"))
+_EDGE_TEXT_HEADS = st.text(max_size=4)
+_EDGE_CONTROL_COUNTS = st.integers(1, 40)
 
 
 @st.composite
@@ -813,11 +953,10 @@ def edge_updates(draw: st.DrawFn) -> tuple[int, Event]:
     within a few bytes of it. Often not even a one-code-point tail fits, and the answer is the
     empty tail of a non-empty text: the branch where a ``slice(-0)`` tail returns the whole text
     and a halving loop never ends."""
-    max_bytes = MIN_MAX_BYTES + draw(st.integers(0, 10))
-    controls = st.sampled_from(("\x00", "\x1b", "\x01", "\x1f", "\x07"))
-    ids = [draw(controls) * 256 + draw(st.sampled_from(("", "\x00" * 8, "-tail")))
-           for _ in range(2)]
-    text = draw(st.text(max_size=4)) + draw(controls) * draw(st.integers(1, 40))
+    max_bytes = MIN_MAX_BYTES + draw(_EDGE_EXTRA_BYTES)
+    controls = _EDGE_CONTROLS
+    ids = [draw(controls) * 256 + draw(_EDGE_ID_TAILS) for _ in range(2)]
+    text = draw(_EDGE_TEXT_HEADS) + draw(controls) * draw(_EDGE_CONTROL_COUNTS)
     event: Event = {"type": "tool_execution_update", "toolCallId": ids[0], "toolName": ids[1],
                     "args": draw(_small_objects()),
                     "partialResult": {"content": [{"type": "text", "text": text}]}}
@@ -830,6 +969,15 @@ _LEAD_UNITS = ("a", "é", "€", "\x00", "\u2028", "ab", "a")
 #: next to a one-unit character.
 _ASTRAL_RUNS = ("\U0001f600", "\U0001d4b3", "\U0001f600\U0001f601", "\U00010000", "\U0010ffff",
                 "a\U0001f600", "\U0001f600\x00", "\U0001f600")
+
+
+_CUT_CALL_IDS = st.sampled_from(("call_1", "toolu_01A", "", "\U0001f600id"))
+_CUT_TOOL_NAMES = st.sampled_from(("bash", "", "read"))
+_LEAD_UNIT_DRAWS = st.sampled_from(_LEAD_UNITS)
+_ASTRAL_RUN_DRAWS = st.sampled_from(_ASTRAL_RUNS)
+_CUT_OVERS = st.sampled_from((1.05, 1.5, 2.0, 3.0, 5.0, 1.2))
+_CUT_LEAD_SHARES = st.sampled_from((0.5, 1.0, 0.0, 2.0, 0.25))
+_CUT_SHAPES = st.sampled_from(("blocks", "details", "string", "many-blocks"))
 
 
 @st.composite
@@ -845,21 +993,22 @@ def cut_updates(draw: st.DrawFn, *, max_bytes: int) -> Event:
     times as many code points as the run, and a drawn 0-3 more of each, so a UTF-16 cut lands
     on either half of a pair. The ids are short: all the room is the tail's.
     """
+    max_bytes = _bound(max_bytes)
     event: Event = {
         "type": "tool_execution_update",
-        "toolCallId": draw(st.sampled_from(("call_1", "toolu_01A", "", "\U0001f600id"))),
-        "toolName": draw(st.sampled_from(("bash", "", "read"))),
+        "toolCallId": draw(_CUT_CALL_IDS),
+        "toolName": draw(_CUT_TOOL_NAMES),
         "args": draw(_small_objects()),
     }
-    lead_unit = draw(st.sampled_from(_LEAD_UNITS))
-    run_unit = draw(st.sampled_from(_ASTRAL_RUNS))
-    over = draw(st.sampled_from((1.05, 1.5, 2.0, 3.0, 5.0, 1.2)))
-    lead_share = draw(st.sampled_from((0.5, 1.0, 0.0, 2.0, 0.25)))
+    lead_unit = draw(_LEAD_UNIT_DRAWS)
+    run_unit = draw(_ASTRAL_RUN_DRAWS)
+    over = draw(_CUT_OVERS)
+    lead_share = draw(_CUT_LEAD_SHARES)
     room = max_bytes - full_text_bounded_size(event, text="")
-    runs = int(room * over) // _escaped_size(run_unit) + 1 + draw(st.integers(0, 3))
-    leads = int(runs * len(run_unit) * lead_share) + draw(st.integers(0, 3))
+    runs = int(room * over) // _escaped_size(run_unit) + 1 + draw(_ONE_IN_4)
+    leads = int(runs * len(run_unit) * lead_share) + draw(_ONE_IN_4)
     text = lead_unit * leads + run_unit * runs
-    shape = draw(st.sampled_from(("blocks", "details", "string", "many-blocks")))
+    shape = draw(_CUT_SHAPES)
     if shape == "string":
         event["partialResult"] = text
     else:
@@ -867,27 +1016,32 @@ def cut_updates(draw: st.DrawFn, *, max_bytes: int) -> Event:
         # end of the text past the run, so the cut falls a few code points earlier in it).
         after, high_end = [], ""
         if shape == "many-blocks":
-            after = draw(st.lists(neighbour_blocks(), min_size=1, max_size=4))
-            high_end = draw(st.sampled_from(_HIGH_ENDS))
+            after = draw(_neighbours(1, 4))
+            high_end = draw(_HIGH_END_DRAWS)
         event["partialResult"] = {"content": [{"type": "text", "text": text + high_end}, *after]}
         if shape == "details":
             event["partialResult"]["details"] = draw(_small_objects())
     return event
 
 
+_OVERSIZED_KINDS = st.sampled_from(("tool_execution_end", "tool_execution_end", "message_end",
+                                    "tool_execution_start", "unknown"))
+_OVER_OR_SMALL = st.sampled_from(("over", "over", "small"))
+
+
 @st.composite
 def oversized_facts(draw: st.DrawFn, *, max_bytes: int) -> Event:
     """A fact whose line is over ``max_bytes`` two times in three (the backstop must leave it
     alone, §5.1): mostly ``tool_execution_end`` (the seed's terminal event), else another fact."""
+    max_bytes = _bound(max_bytes)
     unit = draw(repetition_units())
     text_holder: dict[str, Any] = {"type": "text", "text": ""}
-    kind = draw(st.sampled_from(("tool_execution_end", "tool_execution_end", "message_end",
-                                 "tool_execution_start", "unknown")))
+    kind = draw(_OVERSIZED_KINDS)
     event: Event
     if kind == "tool_execution_end":
         event = {"type": kind, "toolCallId": draw(tool_ids()), "toolName": "bash",
                  "result": {"content": [text_holder], "details": draw(json_values(max_leaves=4))},
-                 "isError": draw(st.booleans())}
+                 "isError": draw(_BOOLEANS)}
     elif kind == "message_end":
         event = {"type": kind, "message": {"role": "assistant", "content": [text_holder]}}
     elif kind == "tool_execution_start":
@@ -895,8 +1049,8 @@ def oversized_facts(draw: st.DrawFn, *, max_bytes: int) -> Event:
                  "args": {"content": text_holder}}
     else:
         event = {"type": draw(unknown_types()), "payload": [text_holder]}
-    if draw(st.sampled_from(("over", "over", "small"))) == "small":
-        text_holder["text"] = unit * draw(st.integers(0, 20))
+    if draw(_OVER_OR_SMALL) == "small":
+        text_holder["text"] = unit * draw(_SMALL_COUNTS)
         return event
     base = _size(event)
     target = max_bytes + draw(st.integers(1, max_bytes))
@@ -954,6 +1108,24 @@ def _place_number(place: str, key: str, number: Any, text: str) -> Event:
     return {"type": "custom_metrics", "payload": nested}  # a fact that passes through
 
 
+_CARRIED_PLACE_DRAWS = st.sampled_from(CARRIED_PLACES)
+_DROPPED_PLACE_DRAWS = st.sampled_from(DROPPED_PLACES)
+_NUMBER_KEYS = st.sampled_from(("seed", "tokens", "0", "n"))
+_NUMBER_TEXTS = st.sampled_from(("ok", "Hel", ""))
+_MOSTLY_OVER = st.sampled_from((False, True, True, True))
+_NUMBER_UNITS = st.sampled_from(("x", "ok\n", "\U0001f600", "\x00"))
+_OVER_BY = st.integers(1, 50)
+
+
+@cache
+def _edge_numbers() -> st.SearchStrategy[int | float]:
+    return st.one_of(
+        st.sampled_from([n for n in UNFAITHFUL_NUMBERS if isinstance(n, int)]),
+        st.sampled_from((float("inf"), float("-inf"))),
+        st.sampled_from(FAITHFUL_EDGE_NUMBERS),
+        st.integers(MAX_SAFE_INTEGER - 2, MAX_SAFE_INTEGER + 2))
+
+
 @st.composite
 def number_events(draw: st.DrawFn, *, carried: bool, max_bytes: int | None = None) -> Event:
     """Events holding a number at the edge of what a line carries (wire.md §7), in a member the
@@ -961,19 +1133,16 @@ def number_events(draw: st.DrawFn, *, carried: bool, max_bytes: int | None = Non
     2^53 - 1 and numbers a line does carry are drawn about equally often. With ``max_bytes``,
     a ``tool_execution_update`` is over that bound three times in four (its text a repeated unit):
     the number is judged in the whole event, before the backstop drops ``args`` (§7)."""
-    number = draw(st.one_of(
-        st.sampled_from([n for n in UNFAITHFUL_NUMBERS if isinstance(n, int)]),
-        st.sampled_from((float("inf"), float("-inf"))),
-        st.sampled_from(FAITHFUL_EDGE_NUMBERS),
-        st.integers(MAX_SAFE_INTEGER - 2, MAX_SAFE_INTEGER + 2)))
-    place = draw(st.sampled_from(CARRIED_PLACES if carried else DROPPED_PLACES))
-    key = draw(st.sampled_from(("seed", "tokens", "0", "n")))
-    event = _place_number(place, key, number, draw(st.sampled_from(("ok", "Hel", ""))))
+    max_bytes = _bound(max_bytes)
+    number = draw(_edge_numbers())
+    place = draw(_CARRIED_PLACE_DRAWS if carried else _DROPPED_PLACE_DRAWS)
+    key = draw(_NUMBER_KEYS)
+    event = _place_number(place, key, number, draw(_NUMBER_TEXTS))
     if max_bytes is not None and event["type"] == "tool_execution_update" and draw(
-            st.sampled_from((False, True, True, True))):
-        unit = draw(st.sampled_from(("x", "ok\n", "\U0001f600", "\x00")))
+            _MOSTLY_OVER):
+        unit = draw(_NUMBER_UNITS)
         event["partialResult"]["content"][0]["text"] = unit * (
-            max_bytes // _escaped_size(unit) + draw(st.integers(1, 50)))
+            max_bytes // _escaped_size(unit) + draw(_OVER_BY))
     return event
 
 
@@ -1002,19 +1171,23 @@ def classify_inputs(capabilities: Capabilities) -> st.SearchStrategy[OpInput]:
 def _classify_inputs(draw: st.DrawFn) -> OpInput:
     # An explicit choice: st.one_of would flatten agent_events' own branches into the choice
     # and leave an unknown type one in twelve.
-    unknown = draw(st.booleans())
+    unknown = draw(_BOOLEANS)
     return {"event": draw(unknown_events() if unknown else agent_events())}
 
 
 def _project(
-    capabilities: Capabilities, events: Callable[[int], st.SearchStrategy[Event]],
+    capabilities: Capabilities, events: st.SearchStrategy[Event],
     include: st.SearchStrategy[bool],
 ) -> st.SearchStrategy[OpInput]:
-    """``{"event", "includeLiveEvents", "maxBytes"}`` with the event drawn for the bound."""
+    """``{"event", "includeLiveEvents", "maxBytes"}`` with the event drawn for the bound (a
+    strategy built with ``max_bytes=CURRENT_BOUND`` is drawn for the drawn ``maxBytes``)."""
+    bounds = max_bytes_values(capabilities)
+
     @st.composite
     def inputs(draw: st.DrawFn) -> OpInput:
-        max_bytes = draw(max_bytes_values(capabilities))
-        event = draw(events(max_bytes))
+        max_bytes = draw(bounds)
+        with _for_bound(max_bytes):
+            event = draw(events)
         # maxBytes stays an int: the checks' view of a request (explain.project_view) judges
         # nothing when it is a double such as 4096.0, which §1 makes the same integer.
         return {"event": event, "includeLiveEvents": draw(include), "maxBytes": max_bytes}
@@ -1041,34 +1214,32 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
     texts whose cut falls inside astral characters (:func:`cut_updates`); and, when
     ``maxBytes`` may vary, updates at the smallest bound (:func:`edge_updates`).
     """
+    bound = CURRENT_BOUND
     families = [
-        Family("events", 2, _project(capabilities, lambda _: agent_events(), st.booleans())),
+        Family("events", 2, _project(capabilities, agent_events(), st.booleans())),
         Family("message-updates", 2, _project(
             capabilities,
-            lambda _: st.one_of(assistant_message_events(),
-                                assistant_message_events(erroneous=False, kind="toolcall_start")),
+            st.one_of(assistant_message_events(),
+                      assistant_message_events(erroneous=False, kind="toolcall_start")),
             _MOSTLY)),
         Family("erroneous", 1, _project(
-            capabilities, lambda _: assistant_message_events(erroneous=True), _MOSTLY)),
-        Family("turn-ends", 1, _project(capabilities, lambda _: _turn_ends(), st.booleans())),
-        Family("agent-ends", 1, _project(capabilities, lambda _: _agent_ends(), st.booleans())),
+            capabilities, assistant_message_events(erroneous=True), _MOSTLY)),
+        Family("turn-ends", 1, _project(capabilities, _turn_ends(), st.booleans())),
+        Family("agent-ends", 1, _project(capabilities, _agent_ends(), st.booleans())),
         Family("facts", 2, _project(
-            capabilities, lambda _: st.one_of(awkward_facts(), unknown_events()), st.booleans())),
+            capabilities, st.one_of(awkward_facts(), unknown_events()), st.booleans())),
         Family("facts-over-bound", 1, _project(
-            capabilities, lambda max_bytes: oversized_facts(max_bytes=max_bytes), st.booleans())),
+            capabilities, oversized_facts(max_bytes=bound), st.booleans())),
         Family("near-bound", 3, _project(
-            capabilities, lambda max_bytes: tool_execution_updates(max_bytes=max_bytes), _MOSTLY)),
+            capabilities, tool_execution_updates(max_bytes=bound), _MOSTLY)),
         Family("at-bound", 1, _project(
-            capabilities,
-            lambda max_bytes: tool_execution_updates(max_bytes=max_bytes, at_bound=True),
+            capabilities, tool_execution_updates(max_bytes=bound, at_bound=True),
             st.just(True))),
-        Family("cut", 2, _project(
-            capabilities, lambda max_bytes: cut_updates(max_bytes=max_bytes), st.just(True))),
+        Family("cut", 2, _project(capabilities, cut_updates(max_bytes=bound), st.just(True))),
         Family("numbers", 2, _project(
-            capabilities, lambda max_bytes: number_events(carried=True, max_bytes=max_bytes),
-            st.just(True))),
+            capabilities, number_events(carried=True, max_bytes=bound), st.just(True))),
         Family("dropped-numbers", 1, _project(
-            capabilities, lambda _: number_events(carried=False), st.just(True))),
+            capabilities, number_events(carried=False), st.just(True))),
     ]
     if capabilities.variable_max_bytes:
         families.append(Family("edge", 1, _edge_inputs()))
@@ -1119,19 +1290,21 @@ def observe_project(op_input: Any) -> dict[str, float]:
         return {}
     if not isinstance(max_bytes, int):
         return {}
-    try:
-        line = len(canonical_bytes(event))
-        bounded = full_text_bounded_size(event)
-    except ValueError:  # a value the spec refuses: nothing to steer by
-        return {}
+    # The bounded forms hold strings only and never fail; each is measured only when the score
+    # needs it (an observer runs on every example).
     if full_text_bounded_size(event, text="") + 64 > max_bytes:
         # The ids leave no room for a tail (the smallest bound, see edge_updates): such updates
         # are generated directly, and climbing from one would explore nothing else.
+        return {}
+    try:
+        line = len(canonical_bytes(event))
+    except ValueError:  # a value the spec refuses: nothing to steer by
         return {}
     scores = {"minus bytes from maxBytes": -float(abs(line - max_bytes))}
     if line > max_bytes:  # only a line over the bound is bounded
         # Flat at the top: every update whose tail must be cut scores 0, so the climb moves
         # sideways through many of them (other units, leads, ids) instead of polishing one.
+        bounded = full_text_bounded_size(event)
         scores["bytes the whole-text bounded form lacks to be over maxBytes, negated"] = (
             -float(max(0, max_bytes + 1 - bounded)))
     return scores
