@@ -264,9 +264,12 @@ def test_every_command_writes_no_escape_code_with_no_color(tmp_path: Path) -> No
         (1, ("run", *QUICK, "--ops", "select", "--impl", REFERENCE, "--impl", UNFILTERED,
              "--state-dir", str(state))),
     ]
-    for code, command in commands:
-        for prefix, env in (((), {"NO_COLOR": "1"}), ((), {"TERM": "dumb"}),
-                            (("--no-color",), {})):
+    # Every command under NO_COLOR, and under TERM=dumb or --no-color in turn (all three ways on
+    # `run` in the test above).
+    others: list[tuple[tuple[str, ...], dict[str, str]]] = [
+        ((), {"TERM": "dumb"}), (("--no-color",), {})]
+    for index, (code, command) in enumerate(commands):
+        for prefix, env in (((), {"NO_COLOR": "1"}), others[index % len(others)]):
             result = run(*prefix, *command, FORCE_COLOR="1", PYTHONPATH=str(TESTS), **env)
             assert result.returncode == code, (command, result.stdout + result.stderr)
             assert "\x1b[" not in result.stdout + result.stderr, (command, env, prefix)

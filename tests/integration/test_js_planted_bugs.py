@@ -1,4 +1,5 @@
-"""Every bug planted in the JavaScript port fails ``eventproof run`` by its rules, with both fits.
+"""Every bug planted in the JavaScript port fails ``eventproof run`` by its rules, with both fits
+where the fit can matter (a bug of ``select``, ``fold`` or ``settle`` is run with one).
 
 The port is an implementation written outside the reference, in another language, behind the
 subprocess protocol: the way the suite is used. Each planted bug (``EVENTPROOF_JS_BUG``) is run
@@ -46,8 +47,21 @@ CAUGHT_BY: dict[str, dict[str, set[str]]] = {
 }
 
 
-@pytest.mark.parametrize("fit", ["halving", "maximal"])
-@pytest.mark.parametrize("bug", sorted(CAUGHT_BY))
+#: Operations whose inputs and answers do not depend on the fit strategy: a bug there is run
+#: with one fit (the run with the other would ask and answer exactly the same).
+FIT_FREE = {"select", "fold", "settle"}
+
+
+def _cases() -> list[tuple[str, str]]:
+    cases = []
+    for bug in sorted(CAUGHT_BY):
+        rules = set().union(*CAUGHT_BY[bug].values())
+        free = {RULES_BY_ID[rule].op for rule in rules} <= FIT_FREE
+        cases += [(bug, fit) for fit in (("halving",) if free else ("halving", "maximal"))]
+    return cases
+
+
+@pytest.mark.parametrize(("bug", "fit"), _cases(), ids=[f"{bug}-{fit}" for bug, fit in _cases()])
 def test_planted_bug_is_caught(bug: str, fit: str, monkeypatch: pytest.MonkeyPatch) -> None:
     expected = CAUGHT_BY[bug].get(fit, CAUGHT_BY[bug].get("*", set()))
     ops = sorted({RULES_BY_ID[rule].op for rule in expected})

@@ -110,9 +110,9 @@ def test_an_in_process_implementation_ending_a_worker_is_a_usage_error(tmp_path:
 
 
 def test_max_time_bounds_a_run_with_two_jobs(tmp_path: Path) -> None:
-    result = run(tmp_path, "--budget", "thorough", "--max-time", "5", "--jobs", "2")
+    result = run(tmp_path, "--budget", "thorough", "--max-time", "3", "--jobs", "2")
     assert result.code == 1
-    assert result.seconds < 5 + SLACK
+    assert result.seconds < 3 + SLACK
     assert "the run reached --max-time" in result.stderr
     assert "untested" in outcomes(result).values()
 

@@ -68,8 +68,8 @@ def test_stop_after_under_jobs_finds_its_rule_as_one_process_does(whole: object)
                                  stop_after=[rule], jobs=2)
     assert _broken(early)[rule] == _broken(whole)[rule]
     assert early.cut_short == STOP_AFTER_REASON
-    assert {result.outcome for result in early.results if result.rule.id != rule} <= {
-        "untested", "fail", "error"}
+    # An operation whose search ran its course before the stop keeps its verdicts.
+    assert "untested" in {result.outcome for result in early.results}
 
 
 def test_stop_after_an_unknown_rule_is_refused() -> None:
