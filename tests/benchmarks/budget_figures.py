@@ -196,18 +196,27 @@ def lane_figure(n: int = 600) -> Figure:
                   f"header total {sorted({s['total'] for s in bounded})}")
 
 
+def builders(scale: int = 1) -> dict[str, Callable[[], Figure]]:
+    """How to make each row, by its label; ``scale`` multiplies the child output sizes (the
+    bounded bytes must not move)."""
+    return {
+        "200 tasks x 300 KB answers": lambda: details_figure(
+            "200 tasks x 300 KB answers", answers_batch(200, 300_000 * scale), MidReview),
+        "1,000 tasks, control-character output": lambda: details_figure(
+            "1,000 tasks, control-character output", control_batch(1000, 3000 * scale),
+            UnchargedFields),
+        "20 tasks x 12 KB": lambda: details_figure(
+            "20 tasks x 12 KB", review_batch(20, 12_000 * scale), FirstComeBudget),
+        "200 tasks x 5 KB": lambda: details_figure(
+            "200 tasks x 5 KB", review_batch(200, 5_000 * scale), FirstComeBudget),
+        "600-task batch, live payload": live_figure,
+        "600-task lane, 12 roster updates": lane_figure,
+    }
+
+
 def figures(scale: int = 1) -> list[Figure]:
-    """Every row; ``scale`` multiplies the child output sizes (the bounded bytes must not move)."""
-    return [
-        details_figure("200 tasks x 300 KB answers", answers_batch(200, 300_000 * scale),
-                       MidReview),
-        details_figure("1,000 tasks, control-character output", control_batch(1000, 3000 * scale),
-                       UnchargedFields),
-        details_figure("20 tasks x 12 KB", review_batch(20, 12_000 * scale), FirstComeBudget),
-        details_figure("200 tasks x 5 KB", review_batch(200, 5_000 * scale), FirstComeBudget),
-        live_figure(),
-        lane_figure(),
-    ]
+    """Every row (see :func:`builders`)."""
+    return [build() for build in builders(scale).values()]
 
 
 def _size(n: int) -> str:
