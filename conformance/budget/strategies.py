@@ -13,7 +13,7 @@ generation and give the shrinker nothing to do.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -30,6 +30,7 @@ from eventproof.reference import (
 from hypothesis import strategies as st
 
 from .._model import Capabilities, Family
+from .._reused import BOOLEANS, integers, sampled
 
 Record = dict[str, Any]
 OpInput = dict[str, Any]
@@ -42,31 +43,7 @@ AWKWARD = ("\x00", "\x1b", "\x07", "\n", "\t", '"', "\\", "é", "€", "\u2028",
 EXTRA_MEMBERS = ("messages", "sessionFile", "usage", "partial", "cancelledPrompts")
 
 
-# Strategies drawn inside composites are built once and reused: building a strategy object inside
-# every draw (and Hypothesis validating and labelling each new one) costs more than drawing from
-# it. Each is the very strategy the draw built before, so every example draws the same choices and
-# gets the same value.
-
-_BOOLEANS = st.booleans()
-
-
-@cache
-def _integers(min_value: int, max_value: int) -> st.SearchStrategy[int]:
-    return st.integers(min_value, max_value)
-
-
-_SAMPLED: dict[tuple[Any, ...], st.SearchStrategy[Any]] = {}
-
-
-def _sampled(choices: Sequence[Any]) -> st.SearchStrategy[Any]:
-    """``st.sampled_from(choices)``, built once per sequence (the key holds each element's type:
-    ``(1, 0)`` and ``(True, False)`` are equal tuples, never the same choices)."""
-    key = (choices, tuple(map(type, choices)))
-    try:
-        return _SAMPLED[key]
-    except KeyError:
-        strategy = _SAMPLED[key] = st.sampled_from(choices)
-        return strategy
+# Strategies drawn inside composites are built once and reused (conformance/_reused.py).
 
 
 @cache
@@ -144,7 +121,7 @@ def _task_records(draw: st.DrawFn, max_bytes: int, status: str | None,
                   extras: bool) -> Record:
     record: Record = {
         "id": draw(ids()), "agent": draw(_AGENTS),
-        "status": status or draw(_sampled(STATUSES)),
+        "status": status or draw(sampled(STATUSES)),
         "task": draw(heavy_text(max_bytes)),
     }
     for name in ("output", "errorMessage", "stderr"):
@@ -152,7 +129,7 @@ def _task_records(draw: st.DrawFn, max_bytes: int, status: str | None,
                           "reason" if record["status"] == "failed" else "other"]
         if draw(wanted):
             record[name] = draw(heavy_text(max_bytes))
-    if extras or draw(_integers(0, 5)) == 0:
+    if extras or draw(integers(0, 5)) == 0:
         for name in draw(_EXTRA_NAMES):
             record[name] = draw(_EXTRA_VALUES)
     return record
@@ -173,7 +150,7 @@ def _picks(templates: int, n: int) -> st.SearchStrategy[list[int]]:
 @st.composite
 def _batches(draw: st.DrawFn, min_size: int, max_size: int, max_bytes: int,
              templates: int) -> list[Record]:
-    n = draw(_integers(min_size, max_size))
+    n = draw(integers(min_size, max_size))
     records = task_records(max_bytes=max_bytes)
     if n <= templates:
         return [draw(records) for _ in range(n)]
@@ -244,8 +221,8 @@ def failure_details(draw: st.DrawFn) -> OpInput:
     failures = draw(_failures())
     pool = spenders + failures
     records = [pool[i] for i in draw(_permutations(len(pool)))]
-    return _details(records, draw(_integers(0, 2000)), DEFAULT_TASK_FLOOR_BYTES,
-                    DEFAULT_OUTPUT_FLOOR_BYTES, draw(_sampled((64, 16, 200))))
+    return _details(records, draw(integers(0, 2000)), DEFAULT_TASK_FLOOR_BYTES,
+                    DEFAULT_OUTPUT_FLOOR_BYTES, draw(sampled((64, 16, 200))))
 
 
 def _answer(size: int, unit: str) -> str:
@@ -263,18 +240,18 @@ SEED_SCALE_DEMAND = 4 * DEFAULT_SHARED_BYTES
 def seed_scale_details(draw: st.DrawFn) -> OpInput:
     """The seed's measured batches, at their record counts and with the host's numbers
     (budget.md §5.1), each asking several times the shared budget."""
-    kind = draw(_sampled(("answers", "control", "review", "wide", "chain")))
-    unit = draw(_sampled(("a", "word ", "é", "\x00", "\U0001f600")))
+    kind = draw(sampled(("answers", "control", "review", "wide", "chain")))
+    unit = draw(sampled(("a", "word ", "é", "\x00", "\U0001f600")))
     if kind == "answers":  # 200 tasks with long answers
-        n = draw(_sampled((200, 60, 20)))
+        n = draw(sampled((200, 60, 20)))
         size = SEED_SCALE_DEMAND // n
         records = [{"id": f"task-{i:03d}", "agent": "worker", "status": "completed",
                     "task": f"Answer question {i}", "output": _answer(size, unit)}
                    for i in range(n)]
     elif kind == "control":  # 1,000 tasks with control-character tool output
-        n = draw(_sampled((1000, 300)))
-        noise = _answer(SEED_SCALE_DEMAND // (12 * n) * draw(_sampled((1, 2))),
-                        draw(_sampled(("\x00", "\x1b", "\x1b[0m\x07"))))
+        n = draw(sampled((1000, 300)))
+        noise = _answer(SEED_SCALE_DEMAND // (12 * n) * draw(sampled((1, 2))),
+                        draw(sampled(("\x00", "\x1b", "\x1b[0m\x07"))))
         records = [{"id": f"task-{i:04d}", "agent": "worker",
                     "status": "failed" if i % 7 == 3 else "completed",
                     "task": f"Run step {i}", "output": noise, "stderr": noise,
@@ -289,7 +266,7 @@ def seed_scale_details(draw: st.DrawFn) -> OpInput:
                     **({"errorMessage": f"Error: part {i} timed out"} if i % 5 == 4 else {})}
                    for i in range(n)]
     else:  # a chain: every task splices the previous answer
-        n = draw(_sampled((5, 12)))
+        n = draw(sampled((5, 12)))
         answer = _answer(SEED_SCALE_DEMAND // n, unit)
         records = [{"id": f"step-{i}", "agent": "chain", "status": "completed",
                     "task": "Improve the previous answer:\n" + (answer if i else ""),
@@ -308,17 +285,17 @@ def cut_details(draw: st.DrawFn) -> OpInput:
     land inside a surrogate pair or an escape, where counting UTF-16 units or characters goes
     wrong."""
     records = []
-    for i in range(draw(_integers(1, 4))):
-        unit = draw(_sampled(CUT_UNITS))
+    for i in range(draw(integers(1, 4))):
+        unit = draw(sampled(CUT_UNITS))
         record: Record = {"id": f"call_{i}", "agent": "worker",
-                          "status": draw(_sampled(STATUSES)),
-                          "task": unit * draw(_integers(1, 80))}
+                          "status": draw(sampled(STATUSES)),
+                          "task": unit * draw(integers(1, 80))}
         for name in ("output", "errorMessage", "stderr"):
-            if draw(_BOOLEANS):
-                record[name] = draw(_sampled(CUT_UNITS)) * draw(_integers(1, 120))
+            if draw(BOOLEANS):
+                record[name] = draw(sampled(CUT_UNITS)) * draw(integers(1, 120))
         records.append(record)
-    floor = _integers(0, 130)
-    return _details(records, draw(_integers(0, 400)), draw(floor), draw(floor), draw(floor))
+    floor = integers(0, 130)
+    return _details(records, draw(integers(0, 400)), draw(floor), draw(floor), draw(floor))
 
 
 def spread_details() -> st.SearchStrategy[OpInput]:
@@ -368,19 +345,19 @@ def exact_fit_rosters(draw: st.DrawFn) -> OpInput:
     """A bound exactly at a prefix's size, or one byte either side."""
     records = draw(batches(min_size=1, max_size=8, max_bytes=400))
     sizes = _prefix_sizes(records)
-    target = sizes[draw(_integers(0, len(records)))]
-    return _roster(records, max(2, target + draw(_sampled((0, 0, -1, 1)))))
+    target = sizes[draw(integers(0, len(records)))]
+    return _roster(records, max(2, target + draw(sampled((0, 0, -1, 1)))))
 
 
 @st.composite
 def large_rosters(draw: st.DrawFn) -> OpInput:
     """Up to 1,000 tasks (the tool's limit), control-character output included."""
-    n = draw(_sampled((174, 200, 600, 1000)))
-    output = draw(_sampled(("ok", "\x00" * 40, "\x1b[0m" * 30, "é" * 100, "x" * 200)))
+    n = draw(sampled((174, 200, 600, 1000)))
+    output = draw(sampled(("ok", "\x00" * 40, "\x1b[0m" * 30, "é" * 100, "x" * 200)))
     records = [{"id": f"task-{i:04d}", "agent": "worker",
                 "status": STATUSES[i % len(STATUSES)], "task": f"Step {i}", "output": output}
                for i in range(n)]
-    return _roster(records, draw(_sampled((DEFAULT_ROSTER_BYTES, 4096, 30000))))
+    return _roster(records, draw(sampled((DEFAULT_ROSTER_BYTES, 4096, 30000))))
 
 
 def roster_families(capabilities: Capabilities) -> tuple[Family, ...]:
@@ -416,24 +393,24 @@ def _update(records: list[Record], shown: int) -> Record:
 def random_lanes(draw: st.DrawFn) -> OpInput:
     """Any short sequence of rosters, of varying totals."""
     updates = []
-    for _ in range(draw(_integers(0, 5))):
-        total = draw(_integers(0, 6))
-        status = draw(_sampled(STATUSES))
+    for _ in range(draw(integers(0, 5))):
+        total = draw(integers(0, 6))
+        status = draw(sampled(STATUSES))
         updates.append(_update([_live(i, status) for i in range(total)],
-                               draw(_integers(0, total))))
+                               draw(integers(0, total))))
     return {"updates": updates}
 
 
 @st.composite
 def recovering_lanes(draw: st.DrawFn) -> OpInput:
     """One batch published as prefixes: merges that recover the whole roster, then shrink."""
-    total = draw(_integers(1, 8))
+    total = draw(integers(1, 8))
     updates = []
-    for step in range(draw(_integers(1, 6))):
+    for step in range(draw(integers(1, 6))):
         status = STATUSES[step % len(STATUSES)]
         updates.append(_update([_live(i, status) for i in range(total)],
-                               draw(_integers(0, total))))
-    if draw(_BOOLEANS):  # the seed's case: complete, then "1 record + 2 omitted"
+                               draw(integers(0, total))))
+    if draw(BOOLEANS):  # the seed's case: complete, then "1 record + 2 omitted"
         updates = [_update([_live(i) for i in range(total)], total),
                    _update([_live(i, "completed") for i in range(total)], 1), *updates]
     return {"updates": updates}
@@ -442,22 +419,22 @@ def recovering_lanes(draw: st.DrawFn) -> OpInput:
 @st.composite
 def reused_lanes(draw: st.DrawFn) -> OpInput:
     """A larger roster, then a smaller batch on the same lane."""
-    big, small = draw(_integers(2, 8)), draw(_integers(0, 4))
+    big, small = draw(integers(2, 8)), draw(integers(0, 4))
     small = min(small, big - 1)
     return {"updates": [
-        _update([_live(i) for i in range(big)], draw(_integers(small + 1, big))),
-        _update([_live(i, "completed") for i in range(small)], draw(_integers(0, small))),
+        _update([_live(i) for i in range(big)], draw(integers(small + 1, big))),
+        _update([_live(i, "completed") for i in range(small)], draw(integers(0, small))),
     ]}
 
 
 @st.composite
 def large_lanes(draw: st.DrawFn) -> OpInput:
     """The seed's 600-task lane: rosters of a 174- or 202-record prefix of 600 tasks."""
-    total = draw(_sampled((200, 600)))
-    shown = draw(_sampled((174, 202, 60)))
+    total = draw(sampled((200, 600)))
+    shown = draw(sampled((174, 202, 60)))
     records = [_live(i) for i in range(total)]
-    steps = draw(_integers(1, 4))
-    return {"updates": [_update(records, min(total, shown + draw(_integers(-50, 50))))
+    steps = draw(integers(1, 4))
+    return {"updates": [_update(records, min(total, shown + draw(integers(-50, 50))))
                         for _ in range(steps)]}
 
 
@@ -496,19 +473,19 @@ def timelines(draw: st.DrawFn, *, window: int | None = None, gaps: Any = None,
               late: bool | None = None) -> OpInput:
     """Changes at increasing times, one return, and maybe late callbacks after it."""
     interval = window if window is not None else draw(
-        _sampled((DEFAULT_INTERVAL_MS, DEFAULT_INTERVAL_MS, 1, 50)))
-    gap = gaps if gaps is not None else _integers(0, 2 * interval + 10)
+        sampled((DEFAULT_INTERVAL_MS, DEFAULT_INTERVAL_MS, 1, 50)))
+    gap = gaps if gaps is not None else integers(0, 2 * interval + 10)
     events: list[Record] = []
-    at = draw(_integers(0, 20))
-    for seq in range(draw(_integers(0, 12))):
+    at = draw(integers(0, 20))
+    for seq in range(draw(integers(0, 12))):
         at += draw(gap)
-        kind = draw(_sampled(("update", "status", "status")))
+        kind = draw(sampled(("update", "status", "status")))
         events.append({"at": at, "kind": kind, "state": {"seq": seq, "kind": kind}})
     at += draw(gap)
     events.append({"at": at, "kind": "return"})
-    if late if late is not None else draw(_BOOLEANS):
-        for seq in range(draw(_integers(1, 3))):
-            at += draw(_integers(0, interval))
+    if late if late is not None else draw(BOOLEANS):
+        for seq in range(draw(integers(1, 3))):
+            at += draw(integers(0, interval))
             events.append({"at": at, "kind": "status", "state": {"late": seq}})
     return {"intervalMs": interval, "events": events}
 
@@ -535,8 +512,8 @@ def bursts(draw: st.DrawFn) -> OpInput:
 @st.composite
 def aligned(draw: st.DrawFn) -> OpInput:
     """Changes exactly one window apart (and one millisecond either side)."""
-    interval = draw(_sampled((DEFAULT_INTERVAL_MS, 10)))
-    late = draw(_BOOLEANS)
+    interval = draw(sampled((DEFAULT_INTERVAL_MS, 10)))
+    late = draw(BOOLEANS)
     return draw(_aligned_timelines(interval, late))
 
 

@@ -38,6 +38,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from .._model import Capabilities, Family
+from .._reused import BOOLEANS, integers, sampled
 
 Event = dict[str, Any]
 Block = dict[str, Any]
@@ -529,38 +530,14 @@ def session_events() -> st.SearchStrategy[Event]:
         lambda pair: _with_envelope(pair[0], pair[1], {}))
 
 
-# -- strategies drawn inside composites ------------------------------------------------------------
-# Each is built once and reused: building a strategy object inside every draw (and Hypothesis
-# validating and labelling each new one) costs more than drawing from it. Each is the very strategy
-# the draw built before, so every example draws the same choices and gets the same value.
-
-_BOOLEANS = st.booleans()
-
-
-@cache
-def _integers(min_value: int, max_value: int) -> st.SearchStrategy[int]:
-    return st.integers(min_value, max_value)
-
-
-_SAMPLED: dict[tuple[Any, ...], st.SearchStrategy[Any]] = {}
-
-
-def _sampled(choices: Sequence[Any]) -> st.SearchStrategy[Any]:
-    """``st.sampled_from(choices)``, built once per sequence (the key holds each element's type:
-    ``(1, 0)`` and ``(True, False)`` are equal tuples, never the same choices)."""
-    key = (choices, tuple(map(type, choices)))
-    try:
-        return _SAMPLED[key]
-    except KeyError:
-        strategy = _SAMPLED[key] = st.sampled_from(choices)
-        return strategy
+# -- strategies drawn inside composites: built once and reused (conformance/_reused.py) -----------
 
 
 # -- one model step: stream the blocks, then maybe a message ---------------------------------------
 
 def _likely(draw: st.DrawFn) -> bool:
     """True three times in four, shrinking to False: for parts a shape usually has."""
-    return draw(_integers(0, 3)) > 0
+    return draw(integers(0, 3)) > 0
 
 
 def _streamed_block(
@@ -575,7 +552,7 @@ def _streamed_block(
     else:
         block = draw(_tool_call_blocks())
         encoded = block["arguments"]
-        cut = draw(_integers(0, len(encoded)))
+        cut = draw(integers(0, len(encoded)))
         deltas = [
             _chunk({"type": "tool-call-delta", "index": index, "id": block["id"],
                     **({"name": block["name"]} if n == 0 else {}), "argumentsDelta": part})
@@ -593,7 +570,7 @@ def _interleaved(draw: st.DrawFn, streams: list[list[Event]]) -> list[Event]:
     pending = [list(stream) for stream in streams if stream]
     merged: list[Event] = []
     while pending:
-        pick = draw(_integers(0, len(pending) - 1)) if len(pending) > 1 else 0
+        pick = draw(integers(0, len(pending) - 1)) if len(pending) > 1 else 0
         merged.append(pending[pick].pop(0))  # pick 0 (the shrink target): one block at a time
         pending = [stream for stream in pending if stream]
     return merged
@@ -606,9 +583,9 @@ STEP_ENDINGS = ("message", "empty-message", "cut", "interrupted", "stream-only")
 
 def _step(draw: st.DrawFn, kinds: Sequence[str], ending: str) -> list[Event]:
     """One model step: optional framing, the streamed blocks, then what ``ending`` says."""
-    framed = draw(_BOOLEANS)
+    framed = draw(BOOLEANS)
     # A message is often logged without its chunks; a stream mostly has block-start/block-end.
-    streamed = ending != "message" or draw(_BOOLEANS)
+    streamed = ending != "message" or draw(BOOLEANS)
     framed_blocks = _likely(draw)
     blocks: list[Block] = []
     streams: list[list[Event]] = []
@@ -621,13 +598,13 @@ def _step(draw: st.DrawFn, kinds: Sequence[str], ending: str) -> list[Event]:
         chunk_events = _interleaved(draw, streams)
         if ending in ("cut", "interrupted", "empty-message"):
             # Cut mid-stream: with framing, some block-start and deltas without their block-end.
-            chunk_events = chunk_events[: draw(_integers(0, len(chunk_events) - 1))]
+            chunk_events = chunk_events[: draw(integers(0, len(chunk_events) - 1))]
         events += chunk_events
-        if ending not in ("cut", "interrupted") and draw(_BOOLEANS):
+        if ending not in ("cut", "interrupted") and draw(BOOLEANS):
             events.append(_chunk({"type": "usage", "usage": draw(usages())}))
     if ending == "message":
         events.append(_message(blocks, usage=draw(_maybe(usages()))))
-        if draw(_BOOLEANS):
+        if draw(BOOLEANS):
             for block in blocks:
                 if block["type"] == "tool-call":
                     events.append(_tool_call(block))
@@ -673,7 +650,7 @@ def _kinds(*choices: str, max_size: int = 2) -> st.SearchStrategy[list[str]]:
 def _step_of(
     draw: st.DrawFn, kinds: st.SearchStrategy[list[str]], endings: Sequence[str],
 ) -> list[Event]:
-    return _step(draw, draw(kinds), draw(_sampled(endings)))
+    return _step(draw, draw(kinds), draw(sampled(endings)))
 
 
 def _maybe_step(
@@ -793,8 +770,8 @@ def _text_then_empty_message(draw: st.DrawFn) -> list[Event]:
     answer = _maybe_step(draw, _kinds("text", "reasoning", "tool-call"),
                          ("message", "stream-only", "interrupted"))
     truncated = _maybe_step(draw, _kinds("tool-call"), ("empty-message",))
-    more_empty = [_message([], usage=draw(usages())) for _ in range(draw(_integers(0, 1)))]
-    kind = draw(_sampled((None, "max-tokens", "completed", "aborted")))
+    more_empty = [_message([], usage=draw(usages())) for _ in range(draw(integers(0, 1)))]
+    kind = draw(sampled((None, "max-tokens", "completed", "aborted")))
     return _turn(draw, [answer, truncated, more_empty], kind) + draw(_trailing())
 
 
@@ -803,9 +780,9 @@ def _only_chunks(draw: st.DrawFn) -> list[Event]:
     """A cancelled child that never finished a message: chunks only, cut mid-block (§3.3)."""
     steps = [
         _step_of(draw, _kinds("text", "reasoning", "tool-call", max_size=3), ("cut", "stream-only"))
-        for _ in range(draw(_integers(0, 2)))
+        for _ in range(draw(integers(0, 2)))
     ]
-    kind = draw(_sampled((None, "aborted", "interrupted", "error")))
+    kind = draw(sampled((None, "aborted", "interrupted", "error")))
     return _turn(draw, steps, kind) + draw(_trailing())
 
 
@@ -813,11 +790,11 @@ def _only_chunks(draw: st.DrawFn) -> list[Event]:
 def _textless_message_then_text(draw: st.DrawFn) -> list[Event]:
     """A reasoning-only (or tool-call-only) message, then streamed text: the message wins (§3.1)."""
     message = _maybe_step(draw, _kinds("reasoning", "tool-call"), ("message", "interrupted"))
-    if draw(_BOOLEANS):
+    if draw(BOOLEANS):
         blocks = draw(_some(content_blocks(("image", "unknown", "reasoning")), 1, 2))
         message.append(_message(blocks))
     text = _maybe_step(draw, _kinds("text", "reasoning"), ("cut", "stream-only", "empty-message"))
-    return _turn(draw, [message, text], draw(_sampled((None, "aborted", "completed"))))
+    return _turn(draw, [message, text], draw(sampled((None, "aborted", "completed"))))
 
 
 @st.composite
@@ -825,7 +802,7 @@ def _message_then_cut_stream(draw: st.DrawFn) -> list[Event]:
     """A complete message, then a later step cancelled while streaming (§3.1, §5.2)."""
     first = _maybe_step(draw, _kinds("text", "reasoning"), ("message",))
     later = _maybe_step(draw, _kinds("text", "reasoning"), ("cut", "interrupted", "stream-only"))
-    kind = draw(_sampled((None, "aborted", "interrupted")))
+    kind = draw(sampled((None, "aborted", "interrupted")))
     return _turn(draw, [first, later], kind) + draw(_trailing())
 
 
@@ -862,7 +839,7 @@ def _tool_round_trip(draw: st.DrawFn) -> list[Event]:
     ]
     after = _maybe_step(draw, _kinds("text", "reasoning"),
                         ("stream-only", "cut", "message", "empty-message"))
-    return _turn(draw, [calls, results, after], draw(_sampled((None, *REASON_KINDS))))
+    return _turn(draw, [calls, results, after], draw(sampled((None, *REASON_KINDS))))
 
 
 @st.composite
@@ -878,19 +855,19 @@ def _answer_with_many_blocks(draw: st.DrawFn) -> list[Event]:
     blocks = [draw(text), *blocks, draw(text)] if _likely(draw) else blocks
     answer = [_message(blocks, usage=draw(_maybe(usages())))]
     later = _maybe_step(draw, _kinds("text", "tool-call"), ("cut", "empty-message", "interrupted"))
-    return _turn(draw, [answer, later], draw(_sampled((None, *REASON_KINDS))))
+    return _turn(draw, [answer, later], draw(sampled((None, *REASON_KINDS))))
 
 
 @st.composite
 def _many_turns(draw: st.DrawFn) -> list[Event]:
     """A realistic multi-turn run: user messages, several steps a turn, every reason kind."""
     events: list[Event] = []
-    for number in range(draw(_integers(2, 4))):
-        if draw(_BOOLEANS):
+    for number in range(draw(integers(2, 4))):
+        if draw(BOOLEANS):
             events.append(_user_message(draw(_some(_text_blocks(), 1, 1))))
         steps = [
             _step_of(draw, _kinds("text", "reasoning", "tool-call"), STEP_ENDINGS)
-            for _ in range(draw(_integers(0, 2)))
+            for _ in range(draw(integers(0, 2)))
         ]
         kind = draw(_maybe(_reason_kinds()))
         events += _turn(draw, steps, kind, number + 1)
@@ -918,7 +895,7 @@ _WEIGHTED_SHAPES = tuple(index for index, (_, weight) in enumerate(_SHAPES) for 
 @cache
 @st.composite
 def _log_drafts(draw: st.DrawFn) -> list[Event]:
-    shape, _ = _SHAPES[draw(_sampled(_WEIGHTED_SHAPES))]
+    shape, _ = _SHAPES[draw(sampled(_WEIGHTED_SHAPES))]
     return draw(shape)
 
 
@@ -949,7 +926,7 @@ def select_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy
 def _pushes(draw: st.DrawFn) -> list[dict[str, Any]]:
     # Three transports (selection.md §4): session events only, raw text only (push_text), and a
     # mix where some text arrives as raw text and extra pieces (incl. "") are pushed in between.
-    transport = draw(_sampled(("events", "text", "mixed")))
+    transport = draw(sampled(("events", "text", "mixed")))
     if transport == "text":
         return [{"text": piece} for piece in draw(_some(text_pieces(), 0, 6))]
     events = draw(session_logs())
@@ -957,11 +934,11 @@ def _pushes(draw: st.DrawFn) -> list[dict[str, Any]]:
         return [{"event": event} for event in events]
     pushes: list[dict[str, Any]] = []
     for event in events:
-        if _is_text_delta(event) and draw(_BOOLEANS):
+        if _is_text_delta(event) and draw(BOOLEANS):
             pushes.append({"text": event["data"]["chunk"]["text"]})
         else:
             pushes.append({"event": event})
-        if draw(_BOOLEANS):
+        if draw(BOOLEANS):
             pushes.append({"text": draw(text_pieces())})
     return pushes
 
@@ -1056,7 +1033,7 @@ def _model_step(draw: st.DrawFn, turn: int, step: int) -> list[Event]:
     anywhere.
     """
     events = [_step_start(turn, step)]
-    if draw(_BOOLEANS):
+    if draw(BOOLEANS):
         events.append(_in_turn(_chunk({"type": "text-delta", "index": 0,
                                        "text": draw(text_pieces())}), turn, step))
     if _likely(draw):
@@ -1070,9 +1047,9 @@ def _model_step(draw: st.DrawFn, turn: int, step: int) -> list[Event]:
 def _unstepped_turn(draw: st.DrawFn, turn: int, kinds: Sequence[str] = _UNSTEPPED_ENDS,
                     claim: bool | None = None) -> list[Event]:
     """A turn that opens and closes before any step: claimed or not (§5.1)."""
-    claimed = draw(_BOOLEANS) if claim is None else claim
+    claimed = draw(BOOLEANS) if claim is None else claim
     return [_turn_start(turn), *([_claim()] if claimed else []),
-            _turn_end(turn, draw(_sampled(kinds)))]
+            _turn_end(turn, draw(sampled(kinds)))]
 
 
 def _stepped_turn(draw: st.DrawFn, turn: int, kind: str | None = None) -> list[Event]:
@@ -1080,11 +1057,11 @@ def _stepped_turn(draw: st.DrawFn, turn: int, kind: str | None = None) -> list[E
     events = [_turn_start(turn)]
     if _likely(draw):
         events.append(_claim())
-    for step in range(draw(_integers(1, 2))):
+    for step in range(draw(integers(1, 2))):
         events += _model_step(draw, turn, step)
         if not _likely(draw):
             events.append(_claim("next-step"))  # a steering message claimed at a step boundary
-    events.append(_turn_end(turn, kind or draw(_sampled(_STEPPED_ENDS))))
+    events.append(_turn_end(turn, kind or draw(sampled(_STEPPED_ENDS))))
     return events
 
 
@@ -1115,15 +1092,15 @@ def _irregular_events() -> st.SearchStrategy[Event]:
 def _stepped_then_unstepped(draw: st.DrawFn) -> dict[str, Any]:
     """A stepped turn, then balanced turns that never reach a step (§5.1): the later turn/end
     events account for work only when claimed and not completed."""
-    first = draw(_integers(1, 2))
-    events = [_insertion()] if draw(_BOOLEANS) else []
+    first = draw(integers(1, 2))
+    events = [_insertion()] if draw(BOOLEANS) else []
     events += _stepped_turn(draw, first)
-    for turn in range(first + 1, first + 1 + draw(_integers(1, 2))):
-        if draw(_BOOLEANS):
+    for turn in range(first + 1, first + 1 + draw(integers(1, 2))):
+        if draw(BOOLEANS):
             events.append(_insertion())
         events += _unstepped_turn(draw, turn)
     if not _likely(draw):
-        events.append(_cancellation(draw(_BOOLEANS)))
+        events.append(_cancellation(draw(BOOLEANS)))
     return _request(draw, events)
 
 
@@ -1131,9 +1108,9 @@ def _stepped_then_unstepped(draw: st.DrawFn) -> dict[str, Any]:
 def _claimed_unstepped(draw: st.DrawFn) -> dict[str, Any]:
     """Turns that claim their input and end before the first step: rejected (blocked), cancelled,
     failed or rewritten away (completed), maybe after a stepped turn (§5.1)."""
-    events = _stepped_turn(draw, 1) if draw(_BOOLEANS) else []
-    for _ in range(draw(_integers(1, 2))):
-        turn = draw(_integers(1, 3))  # may repeat an earlier turn's number
+    events = _stepped_turn(draw, 1) if draw(BOOLEANS) else []
+    for _ in range(draw(integers(1, 2))):
+        turn = draw(integers(1, 3))  # may repeat an earlier turn's number
         events += _unstepped_turn(draw, turn, _CLAIMED_ENDS, claim=True)
     return _request(draw, events)
 
@@ -1144,20 +1121,20 @@ def _cancelled_work(draw: st.DrawFn) -> dict[str, Any]:
     the end; with a replacement or none (§5.1 settle.dropped-unrun); and claims at any point,
     inside a turn or outside all."""
     turns: list[list[Event]] = []
-    for turn in range(1, 1 + draw(_integers(1, 2))):
+    for turn in range(1, 1 + draw(integers(1, 2))):
         # Dropped work is read only after a clean end or none (§5.3): mostly completed turns.
-        kind = draw(_sampled(("completed", "completed", None)))
+        kind = draw(sampled(("completed", "completed", None)))
         turns.append(_stepped_turn(draw, turn, kind) if _likely(draw)
                      else _unstepped_turn(draw, turn))
-    for _ in range(draw(_integers(1, 2))):
-        at = draw(_sampled(range(len(turns) + 1)))  # before a turn, or after the last
-        splice = draw(_sampled(("cancel", "replace", "cancel", "claim")))
+    for _ in range(draw(integers(1, 2))):
+        at = draw(sampled(range(len(turns) + 1)))  # before a turn, or after the last
+        splice = draw(sampled(("cancel", "replace", "cancel", "claim")))
         turns.insert(at, [_claim() if splice == "claim" else _cancellation(splice == "replace")])
     if not _likely(draw):
-        inside = draw(_sampled(range(len(turns))))  # a cancellation inside a turn
+        inside = draw(sampled(range(len(turns))))  # a cancellation inside a turn
         turns[inside] = [*turns[inside][:1], _cancellation(), *turns[inside][1:]]
     events = [event for part in turns for event in part]
-    if draw(_BOOLEANS):
+    if draw(BOOLEANS):
         events.append(_insertion())
     return _request(draw, events, modes=_MOSTLY_CONTINUABLE)
 
@@ -1175,28 +1152,28 @@ _PATH_ENDS: tuple[str | None, ...] = (
 def _path_differences(draw: st.DrawFn) -> dict[str, Any]:
     """One stepped turn ending where the two paths part (§5.2, §5.3), maybe with no turn/end,
     maybe followed by a cancellation: the same kinds of log on both paths."""
-    kind = draw(_sampled(_PATH_ENDS))
+    kind = draw(sampled(_PATH_ENDS))
     events = _stepped_turn(draw, 1, kind or "completed")
     if kind is None:
         events = events[:-1]  # torn down before the loop recorded its end
     if not _likely(draw):
-        events.append(_cancellation(draw(_BOOLEANS)))
+        events.append(_cancellation(draw(BOOLEANS)))
     return _request(draw, events)
 
 
 def _agent_loop_run(draw: st.DrawFn) -> list[Event]:
     """A run as the agent loop writes it, cut at any point and maybe cancelled afterwards."""
     events = [_insertion()]
-    for turn in range(1, 1 + draw(_integers(1, 3))):
+    for turn in range(1, 1 + draw(integers(1, 3))):
         if not _likely(draw):
-            events.append(_cancellation(draw(_BOOLEANS)))
+            events.append(_cancellation(draw(BOOLEANS)))
         events += (_stepped_turn(draw, turn) if _likely(draw) else
                    _unstepped_turn(draw, turn, claim=_likely(draw)))
-        if draw(_BOOLEANS):
+        if draw(BOOLEANS):
             events.append(_insertion())
-    if draw(_BOOLEANS):
-        events = events[:draw(_integers(0, len(events)))]  # torn down mid-run
-    ending = draw(_sampled((None, None, "cancel", "replace")))
+    if draw(BOOLEANS):
+        events = events[:draw(integers(0, len(events)))]  # torn down mid-run
+    ending = draw(sampled((None, None, "cancel", "replace")))
     if ending is not None:
         events.append(_cancellation(ending == "replace"))
     return events
@@ -1220,7 +1197,7 @@ _OUTPUT_ENDS: tuple[str | None, ...] = (
 def _outputs(draw: st.DrawFn) -> dict[str, Any]:
     """The selection's log shapes (§3) as runs that end every way (§5.4-§5.6)."""
     drafts = draw(_log_drafts())
-    end = draw(_sampled(_OUTPUT_ENDS))
+    end = draw(sampled(_OUTPUT_ENDS))
     if end != "as-logged":
         drafts = [e for e in drafts if e["type"] != "turn/end"]
         if end is not None:

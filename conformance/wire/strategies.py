@@ -34,6 +34,7 @@ from eventproof.reference import (
 from hypothesis import strategies as st
 
 from .._model import Capabilities, Family
+from .._reused import BOOLEANS
 
 Event = dict[str, Any]
 OpInput = dict[str, Any]
@@ -103,8 +104,7 @@ SIZE_SENSITIVE_VALUES: tuple[Any, ...] = (
 # Strategies drawn inside composites are built once, here or in cached factories: building a
 # strategy object inside every draw (and Hypothesis validating and labelling each new one) costs
 # more than drawing from it. Each is the very strategy the draw built before, so every example
-# draws the same choices and gets the same value.
-_BOOLEANS = st.booleans()
+# draws the same choices and gets the same value (conformance/_reused.py).
 
 #: Passed as ``max_bytes`` to the composites that size an update for a bound: the bound is the one
 #: :func:`_for_bound` set around the draw. One strategy object then serves every bound, instead
@@ -586,8 +586,8 @@ def assistant_message_events(
         message = partial
     if mistake == "role":
         message = {**draw(_other_messages()),
-                   **({"usage": draw(usages())} if draw(_BOOLEANS) else {})}
-        if draw(_BOOLEANS):
+                   **({"usage": draw(usages())} if draw(BOOLEANS) else {})}
+        if draw(BOOLEANS):
             message["role"] = draw(_WRONG_ROLES)
     return {"type": "message_update", "message": message, "assistantMessageEvent": ame}
 
@@ -874,7 +874,7 @@ def tool_execution_updates(
         elif shape == "split-pair-blocks":
             # The halves of one pair in two blocks: each is well-formed on its own (§5.3).
             blocks = [holder, {"type": "text", "text": "\ude00 after the split"}]
-            unit = unit + "\ud83d" if draw(_BOOLEANS) else unit
+            unit = unit + "\ud83d" if draw(BOOLEANS) else unit
         event["partialResult"] = {"content": blocks}
         if draw(_MOSTLY_DETAILS):
             event["partialResult"]["details"] = draw(_small_objects())
@@ -1041,7 +1041,7 @@ def oversized_facts(draw: st.DrawFn, *, max_bytes: int) -> Event:
     if kind == "tool_execution_end":
         event = {"type": kind, "toolCallId": draw(tool_ids()), "toolName": "bash",
                  "result": {"content": [text_holder], "details": draw(json_values(max_leaves=4))},
-                 "isError": draw(_BOOLEANS)}
+                 "isError": draw(BOOLEANS)}
     elif kind == "message_end":
         event = {"type": kind, "message": {"role": "assistant", "content": [text_holder]}}
     elif kind == "tool_execution_start":
@@ -1171,7 +1171,7 @@ def classify_inputs(capabilities: Capabilities) -> st.SearchStrategy[OpInput]:
 def _classify_inputs(draw: st.DrawFn) -> OpInput:
     # An explicit choice: st.one_of would flatten agent_events' own branches into the choice
     # and leave an unknown type one in twelve.
-    unknown = draw(_BOOLEANS)
+    unknown = draw(BOOLEANS)
     return {"event": draw(unknown_events() if unknown else agent_events())}
 
 

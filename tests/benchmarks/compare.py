@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,7 @@ if str(HERE) not in sys.path:
 import orjson  # noqa: E402
 from eventproof import reference as current  # noqa: E402
 from eventproof.conformance._workloads import build_stream  # noqa: E402
-from paired import Spread, Variant, measure  # noqa: E402
+from paired import Spread, Variant, measure, project_stream  # noqa: E402
 
 FITS = ("halving", "maximal")
 
@@ -48,20 +48,6 @@ def load_reference(revision: str, into: Path) -> Any:
     sys.path.insert(0, str(into))
     return importlib.import_module(name)
 
-
-def project_stream(module: Any, fit: str) -> Callable[[Sequence[Any]], list[bytes]]:
-    classify, project = module.classify_event, module.project_event
-
-    def run(events: Sequence[Any]) -> list[bytes]:
-        lines = []
-        for event in events:
-            classify(event)
-            line = project(event, include_live_events=True, fit_strategy=fit)
-            if line is not None:
-                lines.append(line)
-        return lines
-
-    return run
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -91,8 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             variants = [Variant("orjson", plain, lambda events: [orjson.dumps(event)
                                                                  for event in events])]
             for fit in FITS:
-                variants += [Variant(f"{args.revision} {fit}", raw, project_stream(before, fit)),
-                             Variant(f"now {fit}", raw, project_stream(current, fit))]
+                variants += [Variant(f"{args.revision} {fit}", raw, project_stream(fit, before)),
+                             Variant(f"now {fit}", raw, project_stream(fit, current))]
             paired = measure(variants, rounds=args.rounds, warmup=args.warmup)
             for fit in FITS:
                 if paired.results[f"{args.revision} {fit}"] != paired.results[f"now {fit}"]:

@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 Timer = Callable[[], float]
 
 
@@ -52,6 +54,34 @@ class Paired:
 
     def median(self, name: str) -> float:
         return statistics.median(self.times[name])
+
+
+# -- the subjects every comparison times --------------------------------------------------------
+
+
+def project_stream(fit: str, reference: Any = None) -> Callable[[Sequence[Any]], list[bytes]]:
+    """A reference's whole projection of a stream: classify and project every event
+    (``reference``: a module with ``classify_event`` and ``project_event``, by default
+    :mod:`eventproof.reference`; another revision's, for a before/after comparison)."""
+    if reference is None:
+        import eventproof.reference as reference
+    classify, project = reference.classify_event, reference.project_event
+
+    def run(events: Sequence[Any]) -> list[bytes]:
+        lines = []
+        for event in events:
+            classify(event)
+            line = project(event, include_live_events=True, fit_strategy=fit)
+            if line is not None:
+                lines.append(line)
+        return lines
+
+    return run
+
+
+def orjson_stream(events: Sequence[Any]) -> list[bytes]:
+    """The baseline: each event serialized by ``orjson.dumps``."""
+    return [orjson.dumps(event) for event in events]
 
 
 def measure(variants: Sequence[Variant], *, rounds: int, warmup: int = 1,

@@ -43,11 +43,17 @@ from eventproof.conformance._workloads import (  # noqa: E402
 from eventproof.reference import (  # noqa: E402
     DEFAULT_MAX_BYTES,
     MARKER,
-    classify_event,
     project_event,
 )
 from eventproof.reference._backstop import BoundStats, bound_live_update  # noqa: E402
-from paired import Spread, Variant, measure, peak_memory  # noqa: E402
+from paired import (  # noqa: E402
+    Spread,
+    Variant,
+    measure,
+    orjson_stream,
+    peak_memory,
+    project_stream,
+)
 
 KiB, MiB = 1024, 1024 * 1024
 FITS = ("halving", "maximal")
@@ -66,25 +72,6 @@ COMMAND = "nox -s bench-publish"
 
 
 # -- what is timed ---------------------------------------------------------------------------
-
-
-def project_stream(fit: str) -> Callable[[Sequence[Any]], list[bytes]]:
-    """The reference's whole projection of a stream: classify and project every event."""
-
-    def run(events: Sequence[Any]) -> list[bytes]:
-        lines = []
-        for event in events:
-            classify_event(event)
-            line = project_event(event, include_live_events=True, fit_strategy=fit)
-            if line is not None:
-                lines.append(line)
-        return lines
-
-    return run
-
-
-def orjson_stream(events: Sequence[Any]) -> list[bytes]:
-    return [orjson.dumps(event) for event in events]
 
 
 def project_one(fit: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Callable[[Any], bytes | None]:

@@ -24,14 +24,13 @@ from eventproof.reference import (  # noqa: E402
     DEFAULT_MAX_BYTES,
     MARKER,
     canonical_bytes,
-    classify_event,
-    project_event,
 )
 from eventproof.reference._backstop import (  # noqa: E402
     BoundStats,
     bound_live_update,
     extract_text,
 )
+from paired import orjson_stream, project_stream  # noqa: E402
 from workloads import (  # noqa: E402
     STREAM_KINDS,
     BenchSettings,
@@ -61,25 +60,6 @@ EVENT_SIZE_SUBJECTS = ("reference", "orjson", "json")
 
 
 # -- what is timed ---------------------------------------------------------------------------------
-
-
-def project_stream(fit: str) -> Callable[[Sequence[Any]], list[bytes]]:
-    """The reference's whole projection of a stream: classify and project every event."""
-
-    def run(events: Sequence[Any]) -> list[bytes]:
-        lines = []
-        for event in events:
-            classify_event(event)
-            line = project_event(event, include_live_events=True, fit_strategy=fit)
-            if line is not None:
-                lines.append(line)
-        return lines
-
-    return run
-
-
-def orjson_stream(events: Sequence[Any]) -> list[bytes]:
-    return [orjson.dumps(event) for event in events]
 
 
 def json_stream(events: Sequence[Any]) -> list[bytes]:

@@ -1,0 +1,38 @@
+"""Strategies drawn inside composites, built once and reused by every profile's strategies.
+
+Building a strategy object inside every draw (and Hypothesis validating and labelling each new
+one) costs more than drawing from it. Each strategy here is the very one a draw would build, so
+every example draws the same choices and gets the same value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+from hypothesis import strategies as st
+
+__all__ = ["BOOLEANS", "integers", "sampled"]
+
+BOOLEANS = st.booleans()
+
+
+@cache
+def integers(min_value: int, max_value: int) -> st.SearchStrategy[int]:
+    """``st.integers(min_value, max_value)``, built once per range."""
+    return st.integers(min_value, max_value)
+
+
+_SAMPLED: dict[tuple[Any, ...], st.SearchStrategy[Any]] = {}
+
+
+def sampled(choices: Sequence[Any]) -> st.SearchStrategy[Any]:
+    """``st.sampled_from(choices)``, built once per sequence (the key holds each element's type:
+    ``(1, 0)`` and ``(True, False)`` are equal tuples, never the same choices)."""
+    key = (choices, tuple(map(type, choices)))
+    try:
+        return _SAMPLED[key]
+    except KeyError:
+        strategy = _SAMPLED[key] = st.sampled_from(choices)
+        return strategy
