@@ -3,7 +3,10 @@ checks it: ``eventproof run --impl 'node examples/js/eventproof-port.mjs' --ops 
 
 The unplanted port conforms on the four budget operations at the default budget, and each planted
 budget bug (``EVENTPROOF_JS_BUG``, examples/js/bugs.mjs) makes a quick run fail the rule it
-breaks, with a counterexample in the JSON report.
+breaks, explained. The planted bugs go through the engine in process, each run ending once its
+rule is broken (the rounds until then are a whole run's, so the verdict and counterexample are
+the ones ``eventproof run`` reports); one of them goes through the command, for its exit code and
+JSON report.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from eventproof.conformance import check_implementation
 
 pytestmark = pytest.mark.node
 
@@ -69,12 +73,25 @@ def test_unplanted_port_conforms_on_the_budget_operations(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("bug", sorted(CAUGHT_BY))
-def test_planted_budget_bug_is_caught(tmp_path: Path, bug: str) -> None:
-    """The run on the port with the bug planted fails its rule, explained, and exits 1: within
-    the quick budget (60 examples a search), so each of the seed's defects is found early."""
+def test_planted_budget_bug_is_caught(bug: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The quick run on the port with the bug planted fails its rule, explained: within the quick
+    budget (60 examples a search), so each of the seed's defects is found early."""
     op, rule, phrase = CAUGHT_BY[bug]
-    code, report = eventproof_run(tmp_path, op, bug, budget="quick")
+    monkeypatch.setenv("EVENTPROOF_JS_BUG", bug)
+    report = check_implementation(f"node {PORT}", ops=[op], budget="quick", stop_after=[rule])
+    result = report.result_for(rule)
+    assert result.outcome in {"fail", "error"}, (bug, result.outcome, result.note)
+    assert result.counterexample is not None
+    assert phrase in result.counterexample.message, result.counterexample.message
+    assert not report.conforms
+
+
+def test_a_planted_bug_fails_the_command_with_its_counterexample(tmp_path: Path) -> None:
+    """``eventproof run`` on the port with a planted bug exits 1, and the JSON report carries the
+    rule's counterexample with its explanation."""
+    op, rule, phrase = CAUGHT_BY["late-publish"]
+    code, report = eventproof_run(tmp_path, op, "late-publish", budget="quick")
     result = next(result for result in report["results"] if result["id"] == rule)
-    assert result["outcome"] in {"fail", "error"}, (bug, result)
+    assert result["outcome"] in {"fail", "error"}, result
     assert phrase in result["counterexample"]["message"], result["counterexample"]["message"]
     assert (code, report["conforms"]) == (1, False)
