@@ -52,7 +52,31 @@ class MidReview(ZeroAllowanceKeepsWhole, FirstComeBudget):
 
 
 class LiveNaive(StatusPublishedImmediately, UnboundedRoster):
-    """The seed's live path before the fix: every transition published, the roster unbounded."""
+    """The seed's live path before the fix: every transition published, the roster unbounded.
+
+    Its 1,200 rosters of 600 records hold each record many times over (a record changes only
+    with its status), so each record's live form and size are worked out once: the same
+    answers, in a fraction of the time.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._live: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
+        self._sizes: dict[int, int] = {}
+
+    def live_record(self, record: dict[str, Any]) -> dict[str, Any]:
+        key = tuple(record.items())
+        live = self._live.get(key)
+        if live is None:
+            live = self._live[key] = super().live_record(record)
+        return live
+
+    def record_size(self, live: dict[str, Any]) -> int:
+        # ``live`` is one of the records kept in ``_live``, so its id stays its own.
+        size = self._sizes.get(id(live))
+        if size is None:
+            size = self._sizes[id(live)] = super().record_size(live)
+        return size
 
 
 @dataclass(frozen=True)
