@@ -18,6 +18,10 @@ from ..explain import (
 )
 
 
+#: A JSON escape of a surrogate code point (either case), paired or not.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+
+
 def _surrogate_in(value: Any, path: str = "$") -> tuple[str, str, int] | None:
     """The first string (or member name) holding a surrogate: (path, string, index)."""
     if isinstance(value, str):
@@ -55,7 +59,9 @@ def check_utf8(case: Case) -> Iterator[Violation]:
             "with U+FFFD (bytes ef bf bd) before encoding (wire.md §6.1)"),
             kind="raw surrogate code point", cause=True)
         return
-    if not line.parsed:
+    # Without a raw one, a surrogate can only reach the value through a \uD800-\uDFFF escape:
+    # a line that holds none is well-formed without a walk through its value.
+    if not line.parsed or _SURROGATE_ESCAPE.search(line.text) is None:
         return
     found = _surrogate_in(line.value)
     if found is None:
