@@ -22,12 +22,21 @@ if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
   exit 2
 fi
 
-"$python" -m venv "$venv"
-if [ -x "$venv/bin/python" ]; then bin="$venv/bin"; else bin="$venv/Scripts"; fi
 packages=("$action_path")
 if [ -n "${INPUT_HYPOTHESIS_VERSION:-}" ]; then
   packages+=("hypothesis==${INPUT_HYPOTHESIS_VERSION}")
 fi
-"$bin/python" -m pip install --quiet --disable-pip-version-check "${packages[@]}"
+# With a pip that can install into another interpreter (pip 22.3+, --python), the environment
+# is made without a pip of its own, which saves the seconds venv spends installing one.
+if "$python" -m pip --python "$(command -v "$python")" --version >/dev/null 2>&1; then
+  "$python" -m venv --without-pip "$venv"
+  if [ -x "$venv/bin/python" ]; then bin="$venv/bin"; else bin="$venv/Scripts"; fi
+  "$python" -m pip --python "$bin/python" install --quiet --disable-pip-version-check \
+    "${packages[@]}"
+else
+  "$python" -m venv "$venv"
+  if [ -x "$venv/bin/python" ]; then bin="$venv/bin"; else bin="$venv/Scripts"; fi
+  "$bin/python" -m pip install --quiet --disable-pip-version-check "${packages[@]}"
+fi
 "$bin/eventproof" --version
 echo "python=$bin/python" >> "${GITHUB_OUTPUT:-/dev/null}"
