@@ -251,8 +251,9 @@ def test_every_command_writes_no_escape_code_with_no_color(tmp_path: Path) -> No
     TERM=dumb and --no-color even when colour is forced."""
     state = tmp_path / "state"
     report = tmp_path / "bad.json"
-    made = run("run", *SEARCH, "--ops", "select", "--impl", UNFILTERED, "--json", str(report),
-               "--state-dir", str(state), PYTHONPATH=str(TESTS))
+    # -x: one failure is all the styled output needs, and the run ends there.
+    made = run("run", *SEARCH, "-x", "--ops", "select", "--impl", UNFILTERED, "--json",
+               str(report), "--state-dir", str(state), PYTHONPATH=str(TESTS))
     assert made.returncode == 1, made.stdout + made.stderr
     commands = [
         (0, ("rules",)),
@@ -261,8 +262,8 @@ def test_every_command_writes_no_escape_code_with_no_color(tmp_path: Path) -> No
         (0, ("report", "--html", str(tmp_path / "site"), str(report))),
         (2, ("report", "--html", str(tmp_path / "site"), str(tmp_path / "missing.json"))),
         (1, ("report", "--merge", str(tmp_path / "merged.json"), str(report))),
-        (1, ("run", *QUICK, "--ops", "select", "--impl", REFERENCE, "--impl", UNFILTERED,
-             "--state-dir", str(state))),
+        (1, ("run", *QUICK, "-x", "--ops", "select", "--impl", REFERENCE, "--impl",
+             UNFILTERED, "--state-dir", str(state))),
     ]
     # Every command under NO_COLOR, and under TERM=dumb or --no-color in turn (all three ways on
     # `run` in the test above).
