@@ -46,7 +46,7 @@ def rules_tripped_by_vectors(name: str, op: str | None = None) -> frozenset[str]
     try:
         capabilities = adapter.start().capabilities
         for vector in load_vectors():
-            if (op is not None and vector.op != op
+            if ((op is not None and vector.op != op)
                     or _skip_reason(vector, capabilities) is not None):
                 continue
             response = adapter.run(vector.op, vector.input)

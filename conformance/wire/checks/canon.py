@@ -17,7 +17,6 @@ from ..explain import (
     shown,
 )
 
-
 #: A JSON escape of a surrogate code point (either case), paired or not.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
 
