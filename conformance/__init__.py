@@ -6,14 +6,17 @@ strategies in :mod:`eventproof.conformance.strategies` to generate events for yo
 :data:`OPERATIONS` is the operation table (every operation with its rules, input families, checks
 and reference answer); every error the harness raises is one of the exported error classes.
 Everything else is private.
+
+The search engine and the operation table are imported on first use of one of their names, so
+that a process which only speaks the protocol (the worker of ``--isolate``) starts without
+Hypothesis, jsonschema and rich.
 """
 
-from ._engine import (
-    Counterexample,
-    RuleResult,
-    RunReport,
-    check_implementation,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
 from ._errors import (
     ExpectationsError,
     HarnessError,
@@ -23,7 +26,17 @@ from ._errors import (
     VectorBuildError,
 )
 from ._model import Capabilities, Operation, Profile, Rule
-from ._operations import OPERATIONS, PROFILES, RULES, RULES_BY_ID
+
+if TYPE_CHECKING:
+    from ._engine import Counterexample, RuleResult, RunReport, check_implementation
+    from ._operations import OPERATIONS, PROFILES, RULES, RULES_BY_ID
+
+#: The names imported on first use, and the module each comes from.
+_LAZY = {
+    **dict.fromkeys(("Counterexample", "RuleResult", "RunReport", "check_implementation"),
+                    "._engine"),
+    **dict.fromkeys(("OPERATIONS", "PROFILES", "RULES", "RULES_BY_ID"), "._operations"),
+}
 
 __all__ = [
     "OPERATIONS",
@@ -45,3 +58,20 @@ __all__ = [
     "VectorBuildError",
     "check_implementation",
 ]
+
+
+if not TYPE_CHECKING:
+    # Hidden from type checkers, which see the imports above: to them, as before, a name this
+    # module does not export is an error rather than an ``object``.
+
+    def __getattr__(name: str) -> object:
+        """The lazily imported names (PEP 562); each is imported once, then is a plain global."""
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module, __name__), name)
+        globals()[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})

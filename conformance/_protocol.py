@@ -11,17 +11,19 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Final, cast
-
-from jsonschema.exceptions import (  # type: ignore[import-untyped, unused-ignore]
-    ValidationError,
-    best_match,
-)
+from typing import TYPE_CHECKING, Any, ClassVar, Final, cast
 
 from ._errors import ProtocolError
 from ._model import Capabilities, FitStrategy
-from ._operations import OPS
-from ._schemas import validator_for
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import (  # type: ignore[import-untyped, unused-ignore]
+        ValidationError,
+    )
+
+# jsonschema and the operation table (which loads every profile's strategies, and so Hypothesis)
+# are imported where they are used: the worker process of ``--isolate`` speaks this protocol
+# without validating it, and starts again after every crash of the implementation.
 
 #: The protocol version this harness speaks (spec/protocol.md §4.3).
 PROTOCOL_VERSION: Final = 1
@@ -232,6 +234,8 @@ STOP: Final = StopRequest()
 
 
 def _op_order(op: str) -> tuple[int, str]:
+    from ._operations import OPS
+
     return (OPS.index(op), op) if op in OPS else (len(OPS), op)
 
 
@@ -291,6 +295,10 @@ def _expected(error: ValidationError) -> str:
 
 def _check(instance: Any, schema_def: str, message: str) -> None:
     """Raise :class:`ProtocolError` when ``instance`` breaks ``protocol.json#/$defs/<def>``."""
+    from jsonschema.exceptions import best_match  # type: ignore[import-untyped, unused-ignore]
+
+    from ._schemas import validator_for
+
     validator = validator_for(f"{SCHEMA}#/$defs/{schema_def}")
     error = best_match(validator.iter_errors(instance))
     if error is None:
