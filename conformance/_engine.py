@@ -14,16 +14,16 @@ import math
 import random
 import shlex
 import time
-from collections import Counter
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from hypothesis import HealthCheck, Phase, given, reject, seed, settings, target
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
-from hypothesis.errors import Flaky, Unsatisfiable
+from hypothesis.errors import Flaky, Unsatisfiable, UnsatisfiedAssumption
 from hypothesis.strategies import SearchStrategy
 
 from . import _adapters
@@ -331,6 +331,17 @@ class _Search:
     #: Answers to inputs that broke a rule, so replaying the minimal example gives the same verdict.
     failing_answers: dict[str, Any] = field(default_factory=dict)
     met_violation: bool = False
+    #: The trace being recorded for :data:`REPLAYS` (None when not recording): every input in
+    #: the order asked, with whether its example passed or was rejected.
+    trace: list[tuple[Any, bool]] | None = None
+    trace_bytes: int = 0
+    #: The JSON size of the input last asked (what it adds to a trace).
+    last_size: int = 0
+    #: The answers a replay received, by input key in the order received (kept while
+    #: ``keeping``): when the replay parts from its trace, the search run after it takes them
+    #: instead of asking again (see :meth:`Engine._replay`).
+    exchanges: dict[str, deque[tuple[Any, float]]] | None = None
+    keeping: bool = False
 
 
 def _first_found(error: BaseException) -> _Found | None:
@@ -414,11 +425,96 @@ def isolated_constants() -> Iterator[None]:
         cache.clear()
 
 
-def _key(op_input: Any) -> str:
+def _sized_key(op_input: Any) -> tuple[str, int]:
     """A digest of ``op_input`` that tells apart everything an answer may depend on: member
-    order too (§6.4 writes members in insertion order), and ``30`` from ``30.0``."""
-    text = json.dumps(op_input, ensure_ascii=True)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
+    order too (§6.4 writes members in insertion order), and ``30`` from ``30.0``; and the size
+    of the JSON text it digests."""
+    text = json.dumps(op_input, ensure_ascii=True).encode("ascii")
+    return hashlib.sha256(text).hexdigest(), len(text)
+
+
+def _key(op_input: Any) -> str:
+    """The digest of :func:`_sized_key`."""
+    return _sized_key(op_input)[0]
+
+
+@dataclass(frozen=True)
+class _Trace:
+    """A deterministic family search that found nothing: every input its test was called with,
+    in order, and whether the example passed (True) or was rejected (False)."""
+
+    calls: tuple[tuple[Any, bool], ...]
+    size: int
+
+
+class Replays:
+    """The traces of deterministic family searches that found nothing, kept for the process.
+
+    A derandomized search is a function of its digest, its settings and what each example came
+    to: while every example passes or is rejected as it did before, Hypothesis draws the very
+    same inputs in the same order. So a later search with the same digest and settings (another
+    implementation, another run in this process) asks the recorded inputs in turn and judges
+    each answer, without drawing anything; the first example that comes to something else (a
+    violation, or a rejection where the trace passed) ends the replay, and the search then runs
+    under Hypothesis as it would have, taking the answers already received instead of asking
+    again. The implementation receives the same requests in the same order either way, and the
+    verdicts, counts and counterexamples are the same.
+
+    Traces are kept up to ``max_bytes`` of input JSON in all (the oldest go first).
+    """
+
+    def __init__(self, max_bytes: int = 64 * 1024 * 1024) -> None:
+        self.max_bytes = max_bytes
+        self.enabled = True
+        self._traces: OrderedDict[tuple[Any, ...], _Trace] = OrderedDict()
+        self._bytes = 0
+
+    def get(self, key: tuple[Any, ...]) -> _Trace | None:
+        trace = self._traces.get(key)
+        if trace is not None:
+            self._traces.move_to_end(key)
+        return trace
+
+    def put(self, key: tuple[Any, ...], trace: _Trace) -> None:
+        old = self._traces.pop(key, None)
+        if old is not None:
+            self._bytes -= old.size
+        if trace.size > self.max_bytes:
+            return  # over the bound on its own: never kept, and nothing else is dropped for it
+        while self._traces and self._bytes + trace.size > self.max_bytes:
+            self._bytes -= self._traces.popitem(last=False)[1].size
+        self._traces[key] = trace
+        self._bytes += trace.size
+
+    def clear(self) -> None:
+        self._traces.clear()
+        self._bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._traces)
+
+
+#: The process's traces of deterministic searches that found nothing (see :class:`Replays`).
+REPLAYS = Replays()
+
+
+class _SetAside(Exception):
+    """A replayed example set aside (where a search calls ``hypothesis.reject``)."""
+
+
+def _set_aside(working: _Search) -> NoReturn:
+    """Set the example aside: ``hypothesis.reject`` in a search, :class:`_SetAside` in a replay
+    (which runs outside any Hypothesis test)."""
+    if working.keeping:
+        raise _SetAside
+    reject()
+
+
+def _copy_result(source: FamilySearch, into: FamilySearch) -> None:
+    """Everything a search counted, from ``source`` into ``into`` (its time aside)."""
+    for item in fields(FamilySearch):
+        if item.name not in ("op", "family", "seconds"):
+            setattr(into, item.name, getattr(source, item.name))
 
 
 class OpSearch:
@@ -587,7 +683,7 @@ class Engine:
         state = search.state
         if not self.capabilities.lone_surrogates and holds_lone_surrogate(op_input):
             return _LIMITED  # the implementation declared it cannot take such a request
-        key = _key(op_input)
+        key, search.last_size = _sized_key(op_input)
         if key in search.failing_answers:
             return search.failing_answers[key]
         if key in state.hung_inputs:
@@ -608,12 +704,7 @@ class Engine:
         shortened = budget < state.timeout
         clipped = remaining < budget
         budget = min(budget, remaining)
-        started = time.perf_counter()
-        response = self.adapter.run(op.name, op_input, timeout=budget)
-        # Only the wait for the answer counts, never a restart or handshake before it.
-        elapsed = getattr(self.adapter, "last_exchange_seconds", None)
-        if not isinstance(elapsed, float):
-            elapsed = time.perf_counter() - started
+        response, elapsed = self._exchange(op, op_input, key, budget, search)
         search.result.calls += 1
         if isinstance(response, _adapters.TimedOut):
             if clipped:
@@ -627,19 +718,59 @@ class Engine:
             state.slowest = max(state.slowest, elapsed)
         return response
 
+    def _exchange(self, op: Operation, op_input: Any, key: str, budget: float,
+                  search: _Search) -> tuple[Any, float]:
+        """Send one request and wait for the answer, or take the answer a replay received for
+        it; the answer and the seconds spent waiting for it."""
+        exchanges = search.exchanges
+        if exchanges is not None and not search.keeping:
+            received = exchanges.get(key)
+            if received:
+                return received.popleft()
+        started = time.perf_counter()
+        response = self.adapter.run(op.name, op_input, timeout=budget)
+        # Only the wait for the answer counts, never a restart or handshake before it.
+        elapsed = getattr(self.adapter, "last_exchange_seconds", None)
+        if not isinstance(elapsed, float):
+            elapsed = time.perf_counter() - started
+        if exchanges is not None and search.keeping:
+            exchanges.setdefault(key, deque()).append((response, elapsed))
+        return response, elapsed
+
     def _judge(self, op: Operation, op_input: Any, response: Any, excluded: frozenset[str],
                working: _Search) -> None:
         """Raise :class:`_Found` when the response breaks a rule not yet found; count what was
-        judged either way."""
+        judged either way (and add the example to the trace being recorded)."""
+        trace = working.trace
+        if trace is None:
+            self._judge_answer(op, op_input, response, excluded, working)
+            return
+        working.trace_bytes += working.last_size
+        if working.trace_bytes > REPLAYS.max_bytes:
+            working.trace = None  # too big to keep: the search runs on unrecorded
+            self._judge_answer(op, op_input, response, excluded, working)
+            return
+        try:
+            self._judge_answer(op, op_input, response, excluded, working)
+        except UnsatisfiedAssumption:
+            trace.append((op_input, False))
+            raise
+        except BaseException:
+            working.trace = None  # a search that found something is never replayed
+            raise
+        trace.append((op_input, True))
+
+    def _judge_answer(self, op: Operation, op_input: Any, response: Any,
+                      excluded: frozenset[str], working: _Search) -> None:
         search = working.result
         state = search.counts
         if response is _NOT_SENT:
             state.not_sent += 1
-            reject()
+            _set_aside(working)
         if response is _LIMITED:
             state.limited += 1
             search.limited_this_search += 1
-            reject()
+            _set_aside(working)
         verdict = judge(op, op_input, response, self.capabilities, excluded=excluded)
         if verdict.outcome == "skip":
             state.skipped += 1
@@ -669,7 +800,7 @@ class Engine:
             raise _Found(verdict.first, verdict.outcome, verdict.actual, verdict.stderr,
                          op_input)
         if not verdict.judged:
-            reject()  # a hang or crash under a rule already found tells nothing new
+            _set_aside(working)  # a hang or crash under a rule already found tells nothing new
 
     # -- one family search ---------------------------------------------------------------------
     def search_family(
@@ -746,7 +877,18 @@ class Engine:
         )(test)
         if self.run_seed is not None and not self.deterministic:
             test = seed(self.run_seed)(test)
+        # A deterministic search is a function of its digest and settings while its examples
+        # come to what they came to before: such a search replays its trace (see Replays).
+        replay_key = None
+        if self.deterministic and self.database is None and REPLAYS.enabled:
+            replay_key = (test.hypothesis.inner_test._hypothesis_internal_add_digest, budget,
+                          tuple(phases), self.capabilities)
+        trace = None if replay_key is None else REPLAYS.get(replay_key)
         try:
+            if trace is not None and self._replay(op, trace, excluded, search):
+                return None
+            if replay_key is not None:
+                search.trace = []
             with isolated_constants():
                 test()
         except _Found as found:
@@ -762,7 +904,7 @@ class Engine:
             return None
         except Unsatisfiable:
             # Every remaining example was set aside (e.g. each one hangs on a rule already found).
-            return None
+            pass
         except Flaky as flaky:
             # The minimal example did not fail the same way when replayed (an implementation that
             # hangs or answers differently from one call to the next): keep what it did first.
@@ -774,7 +916,46 @@ class Engine:
                     "deterministic, or rerun with --seed to reproduce."
                 ) from None
             return first
+        if replay_key is not None and search.trace is not None:
+            REPLAYS.put(replay_key, _Trace(tuple(search.trace), search.trace_bytes))
         return None
+
+    def _replay(self, op: Operation, trace: _Trace, excluded: frozenset[str],
+                search: _Search) -> bool:
+        """Ask the inputs of ``trace`` in turn and judge each answer, counting into ``search``
+        as the search would: True when every example came to what it came to before (the search
+        is then done, having found nothing). Otherwise False, with what the replay learnt undone
+        and its answers left in ``search.exchanges`` for the search that must now run."""
+        state = search.state
+        learnt = (set(state.hung_inputs), state.hung, state.slowest)
+        # met_violation: a driver hears of a violation from the search that will report it.
+        scratch = _Search(state=state, result=FamilySearch(op=op.name,
+                                                           family=search.result.family),
+                          met_violation=True, exchanges={}, keeping=True)
+        try:
+            for op_input, passed in trace.calls:
+                response = self._ask(op, op_input, scratch, excluded)
+                try:
+                    self._judge_answer(op, op_input, response, excluded, scratch)
+                except _SetAside:
+                    if passed:
+                        break
+                except _Found:
+                    break
+                else:
+                    if not passed:
+                        break
+            else:
+                _copy_result(scratch.result, search.result)
+                return True
+        except BaseException:
+            # The run ended (--max-time, an interrupt, a search run ahead dropped) where the
+            # search would have: what was counted until then is the search's.
+            _copy_result(scratch.result, search.result)
+            raise
+        state.hung_inputs, state.hung, state.slowest = learnt
+        search.exchanges = scratch.exchanges
+        return False
 
     def check_op(self, name: str) -> list[RuleResult]:
         """Search one operation until no further rule can be broken."""
@@ -970,6 +1151,10 @@ def check_implementation(
     deterministic mode the report is the one a single process gives, bar its duration
     (:mod:`._parallel`). ``calls`` then counts the requests of the searches one process would
     have run.
+
+    A deterministic check replays the searches of earlier checks in the same process that found
+    nothing (:class:`Replays`): the same report and the same requests, without drawing the
+    inputs again.
     """
     if not (isinstance(jobs, int) and jobs >= 1):
         raise HarnessError(f"jobs {jobs!r} is not a whole number of worker processes, at least "
