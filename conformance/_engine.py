@@ -337,11 +337,11 @@ class _Search:
     trace_bytes: int = 0
     #: The JSON size of the input last asked (what it adds to a trace).
     last_size: int = 0
-    #: The answers a replay received, by input key in the order received (kept while
-    #: ``keeping``): when the replay parts from its trace, the search run after it takes them
-    #: instead of asking again (see :meth:`Engine._replay`).
+    #: Whether this is a replay (:meth:`Engine._replay`), which runs outside any Hypothesis test.
+    replaying: bool = False
+    #: The answers a replay received, by input key in the order received: when the replay parts
+    #: from its trace, the search run after it takes them instead of asking again.
     exchanges: dict[str, deque[tuple[Any, float]]] | None = None
-    keeping: bool = False
 
 
 def _first_found(error: BaseException) -> _Found | None:
@@ -505,7 +505,7 @@ class _SetAside(Exception):
 def _set_aside(working: _Search) -> NoReturn:
     """Set the example aside: ``hypothesis.reject`` in a search, :class:`_SetAside` in a replay
     (which runs outside any Hypothesis test)."""
-    if working.keeping:
+    if working.replaying:
         raise _SetAside
     reject()
 
@@ -723,7 +723,7 @@ class Engine:
         """Send one request and wait for the answer, or take the answer a replay received for
         it; the answer and the seconds spent waiting for it."""
         exchanges = search.exchanges
-        if exchanges is not None and not search.keeping:
+        if exchanges is not None and not search.replaying:
             received = exchanges.get(key)
             if received:
                 return received.popleft()
@@ -733,7 +733,7 @@ class Engine:
         elapsed = getattr(self.adapter, "last_exchange_seconds", None)
         if not isinstance(elapsed, float):
             elapsed = time.perf_counter() - started
-        if exchanges is not None and search.keeping:
+        if exchanges is not None and search.replaying:
             exchanges.setdefault(key, deque()).append((response, elapsed))
         return response, elapsed
 
@@ -762,6 +762,7 @@ class Engine:
 
     def _judge_answer(self, op: Operation, op_input: Any, response: Any,
                       excluded: frozenset[str], working: _Search) -> None:
+        """Judge and count one answer (:meth:`_judge` without the trace)."""
         search = working.result
         state = search.counts
         if response is _NOT_SENT:
@@ -931,7 +932,7 @@ class Engine:
         # met_violation: a driver hears of a violation from the search that will report it.
         scratch = _Search(state=state, result=FamilySearch(op=op.name,
                                                            family=search.result.family),
-                          met_violation=True, exchanges={}, keeping=True)
+                          met_violation=True, exchanges={}, replaying=True)
         try:
             for op_input, passed in trace.calls:
                 response = self._ask(op, op_input, scratch, excluded)

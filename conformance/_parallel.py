@@ -49,6 +49,7 @@ from ._engine import (
     ABANDONED_REASON,
     EARLY_STOPS,
     INTERRUPTED_REASON,
+    REPLAYS,
     Engine,
     FamilySearch,
     OpSearch,
@@ -200,6 +201,8 @@ def _start_worker(impl: Any, timeout: float, use_shell: bool, isolate: bool,
     signal.signal(signal.SIGINT, _on_interrupt)
     _WORKER.stop_flags = stop_flags
     _WORKER.notices = notices
+    # A worker checks one implementation and runs each search once: no trace would be replayed.
+    REPLAYS.enabled = False
     notices.cancel_join_thread()  # a notice the driver no longer reads never holds up an exit
     try:
         adapter = _adapters.adapter_for(impl, timeout=timeout, use_shell=use_shell,

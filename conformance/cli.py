@@ -394,6 +394,11 @@ def run(
         deterministic=is_deterministic, timeout=timeout, use_shell=use_shell,
         state_dir=state_dir, allow_untested=allow_untested, max_time=max_time,
         isolate=isolate, progress=not no_progress, exitfirst=exitfirst)
+    from ._engine import REPLAYS
+
+    # Only an implementation after the first replays searches (the digests of one run's searches
+    # differ): a run of one keeps no trace.
+    REPLAYS.enabled = len(specs) > 1
     checked: list[_Checked] = []
     for index, spec in enumerate(specs, start=1):
         if len(specs) > 1:

@@ -31,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "tests"), str(Path(__file__).resolve().parent)]
 
+from helpers import without_duration  # noqa: E402
 from miniatures.budget import LaneCountsShown, RosterWithoutCount  # noqa: E402
 from miniatures.selection import LastMessageUnfiltered, ResultOutputNull  # noqa: E402
 from miniatures.wire import KeepsPartial, UnknownTypeIsFrame  # noqa: E402
@@ -68,10 +69,9 @@ def timed_run(impl: str, jobs: int, budget: str, report: Path, state: Path) -> f
     return seconds
 
 
-def without_duration(path: Path) -> dict[str, object]:
-    document = json.loads(path.read_text())
-    document.pop("durationSeconds")
-    return dict(document)
+def report_at(path: Path) -> dict[str, object]:
+    """The JSON report at ``path`` without its duration."""
+    return without_duration(json.loads(path.read_text()))
 
 
 def main() -> None:
@@ -96,7 +96,7 @@ def main() -> None:
                     reports[jobs] = Path(scratch) / f"{name}-{jobs}.json"
                     seconds[jobs] = timed_run(IMPLEMENTATIONS[name], jobs, args.budget,
                                               reports[jobs], Path(scratch) / name)
-                if without_duration(reports[1]) != without_duration(reports[args.jobs]):
+                if report_at(reports[1]) != report_at(reports[args.jobs]):
                     sys.exit(f"{name}: the --jobs {args.jobs} report differs from --jobs 1's")
                 speedups[name].append(seconds[1] / seconds[args.jobs])
                 print(f"round {round_ + 1} {name:13} --jobs 1 {seconds[1]:6.1f} s, "

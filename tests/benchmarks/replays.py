@@ -31,6 +31,7 @@ from eventproof.conformance import check_implementation  # noqa: E402
 from eventproof.conformance._engine import REPLAYS  # noqa: E402
 from eventproof.conformance._reports import report_document  # noqa: E402
 from eventproof.reference import Reference  # noqa: E402
+from helpers import without_duration  # noqa: E402
 from parallel import SeveralBugs  # noqa: E402
 
 
@@ -39,9 +40,7 @@ def timed(subject: type, budget: str, replay: bool) -> tuple[float, dict[str, An
     started = time.process_time()
     report = check_implementation(subject(), budget=budget, deterministic=True)
     seconds = time.process_time() - started
-    document = report_document(report)
-    document.pop("durationSeconds", None)
-    return seconds, document
+    return seconds, without_duration(report_document(report))
 
 
 def main() -> int:

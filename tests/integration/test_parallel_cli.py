@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from helpers import without_duration
+
 ROOT = Path(__file__).resolve().parents[2]
 FAULTY = "python:tests.integration.programs.misbehaving_impl"
 #: Starting Python, the harness and its workers on a slow shared machine.
@@ -72,11 +74,6 @@ def run(tmp_path: Path, *args: str, interrupt_after: float | None = None) -> Run
     return Run(process.returncode, stderr, seconds, report)
 
 
-def without_duration(report: Any) -> Any:
-    assert report is not None
-    return {key: value for key, value in report.items() if key != "durationSeconds"}
-
-
 def outcomes(result: Run) -> dict[str, str]:
     assert result.report is not None, result.stderr
     return {rule["id"]: rule["outcome"] for rule in result.report["results"]}
@@ -87,6 +84,8 @@ def test_the_cli_report_with_two_jobs_is_the_one_process_report(tmp_path: Path) 
     one = run(tmp_path, *args, "--jobs", "1")
     two = run(tmp_path, *args, "--jobs", "2")
     assert one.code == two.code == 0, one.stderr + two.stderr
+    assert one.report is not None
+    assert two.report is not None
     assert without_duration(two.report) == without_duration(one.report)
 
 

@@ -33,6 +33,7 @@ from eventproof.conformance._operations import OPS
 from eventproof.conformance._parallel import parse_shard, shard_ops, split_ops
 from eventproof.conformance._reports import report_document
 from eventproof.reference import Reference
+from helpers import without_duration
 from miniatures import Miniature
 from miniatures.budget import FirstComeBudget, LaneCountsShown, RosterWithoutCount
 from miniatures.selection import FoldIgnoresPushText, LastMessageUnfiltered, ResultOutputNull
@@ -73,9 +74,7 @@ class RaisesOnSelect(Miniature):
 
 def document(report: RunReport) -> dict[str, Any]:
     """The JSON report without its duration (the only thing --jobs may change)."""
-    found = report_document(report)
-    found.pop("durationSeconds")
-    return found
+    return without_duration(report_document(report))
 
 
 def both(impl: Any, **options: Any) -> tuple[RunReport, RunReport]:

@@ -18,6 +18,7 @@ from eventproof.conformance import _engine, check_implementation
 from eventproof.conformance._engine import REPLAYS, Replays, _Trace
 from eventproof.conformance._reports import report_document
 from eventproof.reference import Reference
+from helpers import without_duration
 from miniatures import Miniature
 from miniatures.budget import RosterWithoutCount
 from miniatures.selection import LastMessageUnfiltered
@@ -27,6 +28,7 @@ from miniatures.wire import CountsCharacters, KeepsPartial, SliceMinusZeroLoop
 @pytest.fixture(autouse=True)
 def _fresh_replays() -> Iterator[None]:
     enabled = REPLAYS.enabled
+    REPLAYS.enabled = True  # as in any process that has not turned it off
     REPLAYS.clear()
     yield
     REPLAYS.clear()
@@ -34,9 +36,7 @@ def _fresh_replays() -> Iterator[None]:
 
 
 def document(report: Any) -> dict[str, Any]:
-    found = report_document(report)
-    found.pop("durationSeconds", None)
-    return found
+    return without_duration(report_document(report))
 
 
 class Recording(Miniature):
@@ -169,3 +169,18 @@ def test_traces_are_kept_up_to_the_byte_bound_oldest_first() -> None:
     assert replays.get(("d",)) is None
     replays.put(("a",), _Trace((), 10))  # a new trace for a key replaces the old one
     assert len(replays) == 2
+
+
+@pytest.mark.parametrize(("impls", "kept"), [(1, False), (2, True)])
+def test_the_command_keeps_traces_only_for_an_implementation_after_the_first(
+        tmp_path: Any, impls: int, kept: bool) -> None:
+    """``eventproof run`` with one ``--impl`` has nothing to replay: it keeps no trace."""
+    from click.testing import CliRunner
+    from eventproof.conformance.cli import main
+
+    specs = ["--impl", "python:eventproof.reference:Reference"] * impls
+    result = CliRunner().invoke(main, ["run", *specs, "--ops", "classify", "--budget", "quick",
+                                       "--deterministic", "--no-progress",
+                                       "--state-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert (len(REPLAYS) > 0) is kept
