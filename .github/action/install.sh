@@ -30,13 +30,13 @@ fi
 # is made without a pip of its own, which saves the seconds venv spends installing one.
 if "$python" -m pip --python "$(command -v "$python")" --version >/dev/null 2>&1; then
   "$python" -m venv --without-pip "$venv"
-  if [ -x "$venv/bin/python" ]; then bin="$venv/bin"; else bin="$venv/Scripts"; fi
-  "$python" -m pip --python "$bin/python" install --quiet --disable-pip-version-check \
-    "${packages[@]}"
+  own_pip=false
 else
   "$python" -m venv "$venv"
-  if [ -x "$venv/bin/python" ]; then bin="$venv/bin"; else bin="$venv/Scripts"; fi
-  "$bin/python" -m pip install --quiet --disable-pip-version-check "${packages[@]}"
+  own_pip=true
 fi
+if [ -x "$venv/bin/python" ]; then bin="$venv/bin"; else bin="$venv/Scripts"; fi
+if "$own_pip"; then pip=("$bin/python" -m pip); else pip=("$python" -m pip --python "$bin/python"); fi
+"${pip[@]}" install --quiet --disable-pip-version-check "${packages[@]}"
 "$bin/eventproof" --version
 echo "python=$bin/python" >> "${GITHUB_OUTPUT:-/dev/null}"
