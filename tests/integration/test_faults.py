@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from eventproof.conformance._adapters import Crashed, SubprocessAdapter, TimedOut
+from helpers import sigint_as_at_a_terminal
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,7 +87,9 @@ def run(tmp_path: Path, impl: str, *args: str, bound: float, interrupt_after: fl
     started = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, cwd=ROOT,
-                               env={**os.environ, "COLUMNS": "1000", **(env or {}), MARK: marker})
+                               env={**os.environ, "COLUMNS": "1000", **(env or {}), MARK: marker},
+                               preexec_fn=(None if interrupt_after is None
+                                           else sigint_as_at_a_terminal))
     if interrupt_after is not None:
         time.sleep(interrupt_after)
         process.send_signal(signal.SIGINT)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from helpers import without_duration
+from helpers import sigint_as_at_a_terminal, without_duration
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULTY = "python:tests.integration.programs.misbehaving_impl"
@@ -55,7 +55,9 @@ def run(tmp_path: Path, *args: str, interrupt_after: float | None = None) -> Run
     started = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, cwd=ROOT,
-                               env={**os.environ, "COLUMNS": "1000", MARK: marker})
+                               env={**os.environ, "COLUMNS": "1000", MARK: marker},
+                               preexec_fn=(None if interrupt_after is None
+                                           else sigint_as_at_a_terminal))
     if interrupt_after is not None:
         time.sleep(interrupt_after)
         process.send_signal(signal.SIGINT)
