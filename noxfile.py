@@ -1,4 +1,4 @@
-"""Sessions: tests, lint, typing, spec, build, docs (default); vectors, mutation, bench,
+"""Sessions: tests, lint, typing, spec, build, docs (default); slow, vectors, mutation, bench,
 bench-publish, thorough, catch-rate (opt-in).
 
 Every session uses the Python that runs nox; dependency groups come from pyproject.toml.
@@ -27,10 +27,20 @@ def _group(name: str) -> list[str]:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the test suite (unit, integration, miniatures) against the installed wheel."""
+    """Run the test suite (unit, integration, miniatures) against the installed wheel, but the
+    tests marked slow (see the slow session)."""
     session.install(".", *_group("test"))
     # pytest exits 5 when it collected nothing; nox treats every non-zero code as a failure.
-    session.run("pytest", "-n", "auto", "-q", *session.posargs,
+    session.run("pytest", "-n", "auto", "-q", "-m", "not slow", *session.posargs,
+                env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")})
+
+
+@nox.session(default=False)
+def slow(session: nox.Session) -> None:
+    """Run only the tests marked slow: searches the tests session leaves out because every
+    miniature is caught without them (the JavaScript port's whole planted-bug matrix)."""
+    session.install(".", *_group("test"))
+    session.run("pytest", "-n", "auto", "-q", "-m", "slow", *session.posargs,
                 env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")})
 
 

@@ -7,6 +7,10 @@ breaks, explained. The planted bugs go through the engine in process, each run e
 rule is broken (the rounds until then are a whole run's, so the verdict and counterexample are
 the ones ``eventproof run`` reports); one of them goes through the command, for its exit code and
 JSON report.
+
+The default run takes one planted bug per operation (``DEFAULT_RUN``); each planted bug is a copy
+of a miniature the default run catches in process (``tests/miniatures/budget.py``), and the rest
+are marked ``slow`` (``nox -s slow``).
 """
 
 from __future__ import annotations
@@ -72,7 +76,19 @@ def test_unplanted_port_conforms_on_the_budget_operations(tmp_path: Path) -> Non
     assert (code, report["conforms"]) == (0, True)
 
 
-@pytest.mark.parametrize("bug", sorted(CAUGHT_BY))
+#: The planted bugs the default test run checks in process, one per budget operation.
+DEFAULT_RUN = {"zero-allowance-whole", "roster-without-count", "lane-clears-count",
+               "status-immediate"}
+
+
+def test_the_default_run_takes_each_budget_operation() -> None:
+    assert set(CAUGHT_BY) >= DEFAULT_RUN
+    assert sorted(CAUGHT_BY[bug][0] for bug in DEFAULT_RUN) == sorted(BUDGET_OPS)
+
+
+@pytest.mark.parametrize("bug", [
+    pytest.param(bug, marks=() if bug in DEFAULT_RUN else pytest.mark.slow)
+    for bug in sorted(CAUGHT_BY)])
 def test_planted_budget_bug_is_caught(bug: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The quick run on the port with the bug planted fails its rule, explained: within the quick
     budget (60 examples a search), so each of the seed's defects is found early."""
