@@ -1,0 +1,39 @@
+"""The suite's own xdist scheduling (tests/conftest.py): a module of SHARED_SETUP runs whole on
+one worker, every other test is scheduled on its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import SHARED_SETUP, pytest_xdist_make_scheduler, unit_of_work
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class _Config:
+    def __init__(self, dist: str) -> None:
+        self.dist = dist
+
+    def getvalue(self, name: str) -> Any:
+        return {"dist": self.dist}.get(name)
+
+
+def test_every_shared_setup_module_exists() -> None:
+    """A renamed module would otherwise quietly lose its grouping."""
+    missing = [path for path in SHARED_SETUP if not (ROOT / path).is_file()]
+    assert not missing
+
+
+def test_a_shared_setup_module_is_one_unit_and_other_tests_are_their_own() -> None:
+    shared = sorted(SHARED_SETUP)[0]
+    assert unit_of_work(f"{shared}::test_a[x]") == shared
+    assert unit_of_work(f"{shared}::test_b") == shared
+    other = "tests/unit/test_engine.py::test_a[x]"
+    assert unit_of_work(other) == other
+
+
+@pytest.mark.parametrize("dist", ["loadscope", "loadfile", "worksteal", "no"])
+def test_another_dist_mode_is_left_to_xdist(dist: str) -> None:
+    assert pytest_xdist_make_scheduler(_Config(dist), None) is None
