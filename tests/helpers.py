@@ -18,3 +18,40 @@ def sigint_as_at_a_terminal() -> None:
     at a terminal. A test session started in the background (``&`` in a script, ``nohup``) has
     SIGINT ignored, every child inherits that, and Python then never raises KeyboardInterrupt."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+#: Test modules whose tests share one costly setup (a module fixture or a cache): a port's build,
+#: a browser page, a sample drawn once. Under pytest-xdist each goes to one worker whole, so the
+#: setup is made once, not once on every worker that gets one of its tests.
+SHARED_SETUP = frozenset({
+    "tests/integration/test_typescript_port.py",  # npm ci and tsc
+    "tests/integration/test_go_port.py",  # go build
+    "tests/integration/test_matrix_browser.py",  # two runs and the matrix page
+    "tests/integration/test_js_port_protocol.py",  # the reference's answers to every case
+    "tests/unit/test_selection_strategies.py",  # each operation's fixed sample
+    "tests/unit/test_stop_early.py",  # one whole quick run
+})
+
+
+def shared_setup_scheduler(config: Any, log: Any) -> Any:
+    """The suite's pytest-xdist scheduler (tests/conftest.py), with ``-n`` and the default
+    ``--dist load``: every test is scheduled on its own, as load schedules it, except that a
+    module of SHARED_SETUP is one unit of work; None (xdist's own) for another mode.
+    (pytest-xdist's loadgroup cannot group them: it rides on a node id suffix pytest 9.2 no
+    longer lets it write.)"""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedSetupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return unit_of_work(nodeid)
+
+    return SharedSetupScheduling(config, log)
+
+
+def unit_of_work(nodeid: str) -> str:
+    """The scope a test is scheduled in: its module's path for a module of SHARED_SETUP, its own
+    node id otherwise."""
+    path = nodeid.split("::", 1)[0]
+    return path if path in SHARED_SETUP else nodeid

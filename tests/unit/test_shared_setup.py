@@ -1,5 +1,5 @@
-"""The suite's own xdist scheduling (tests/conftest.py): a module of SHARED_SETUP runs whole on
-one worker, every other test is scheduled on its own."""
+"""The suite's own xdist scheduling (tests/helpers.py, used by tests/conftest.py): a module of
+SHARED_SETUP runs whole on one worker, every other test is scheduled on its own."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SHARED_SETUP, pytest_xdist_make_scheduler, unit_of_work
+from helpers import SHARED_SETUP, shared_setup_scheduler, unit_of_work
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,4 +36,4 @@ def test_a_shared_setup_module_is_one_unit_and_other_tests_are_their_own() -> No
 
 @pytest.mark.parametrize("dist", ["loadscope", "loadfile", "worksteal", "no"])
 def test_another_dist_mode_is_left_to_xdist(dist: str) -> None:
-    assert pytest_xdist_make_scheduler(_Config(dist), None) is None
+    assert shared_setup_scheduler(_Config(dist), None) is None
