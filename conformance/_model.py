@@ -253,6 +253,32 @@ def reference_answer(name: str, function: Callable[..., Any] | None = None) -> R
     return answer
 
 
+class Deferred:
+    """A function of a module that is imported on the first call, so that reading the operation
+    table (``eventproof rules``, ``--version``, a report, a usage error) imports no strategy and
+    no Hypothesis. ``inspect.unwrap`` reaches the function itself (``__wrapped__``)."""
+
+    __slots__ = ("_function", "module", "name")
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+        self._function: Callable[..., Any] | None = None
+
+    @property
+    def __wrapped__(self) -> Callable[..., Any]:
+        if self._function is None:
+            from importlib import import_module
+
+            self._function = getattr(import_module(self.module), self.name)
+        return self._function
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return (self._function or self.__wrapped__)(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"{self.module}.{self.name}"
+
+
 def one_family(inputs: StrategyFactory) -> Callable[[Capabilities], tuple[Family, ...]]:
     """The families of an operation searched as one family of all its inputs."""
 

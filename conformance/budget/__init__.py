@@ -12,10 +12,9 @@ from typing import Any
 
 from eventproof.reference import Reference
 
-from .._model import Capabilities, Operation, Profile, RuleGroup, judges
+from .._model import Capabilities, Deferred, Operation, Profile, RuleGroup, judges
 from .checks import CHECK_BY_RULE, CHECKS
 from .rules import RULES
-from .strategies import FAMILIES, inputs_for
 from .vectors import details_sources, lane_sources, publish_sources, roster_sources
 
 _REFERENCE = Reference()
@@ -28,13 +27,23 @@ def _reference(op: str) -> Any:
     return answer
 
 
+def _inputs(op: str) -> Any:
+    """Every input of ``op`` (the union of its families); .strategies is imported once a search
+    or a public strategy needs it."""
+    def inputs(capabilities: Capabilities) -> Any:
+        from .strategies import inputs_for
+
+        return inputs_for(op)(capabilities)
+    return inputs
+
+
 def _operation(name: str) -> Operation:
     return Operation(
         name=name,
         profile="budget",
         rules=tuple(rule for rule in RULES if rule.op == name),
-        families=FAMILIES[name],
-        inputs=inputs_for(name),
+        families=Deferred(f"{__name__}.strategies", f"{name}_families"),
+        inputs=_inputs(name),
         reference=_reference(name),
         checks=CHECKS[name],
         observer=None,

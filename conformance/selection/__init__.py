@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from eventproof.reference import fold_results, select_output, settle_run
 
-from .._model import Operation, Profile, Rule, RuleGroup, one_family, reference_answer
+from .._model import Deferred, Operation, Profile, Rule, RuleGroup, one_family, reference_answer
 from .checks import fold, select, settle
 from .rules import RULES
-from .strategies import (
-    fold_inputs,
-    observe_fold,
-    observe_select,
-    observe_settle,
-    select_inputs,
-    settle_families,
-    settle_inputs,
-)
 from .vectors import fold_sources, select_sources, settle_sources
+
+
+def _strategies(name: str) -> Deferred:
+    """A function of .strategies, imported once a search needs it."""
+    return Deferred(f"{__name__}.strategies", name)
+
+
+select_inputs, fold_inputs, settle_inputs = map(
+    _strategies, ("select_inputs", "fold_inputs", "settle_inputs"))
 
 
 def _rules(op: str) -> tuple[Rule, ...]:
@@ -31,7 +31,7 @@ OPERATIONS: tuple[Operation, ...] = (
         reference=reference_answer("select", select_output),
         checks=(select.check_select_never_empty, select.check_select_last_message,
                 select.check_select_text_fallback, select.check_select_agrees),
-        observer=observe_select, agreement_rule="select.agrees",
+        observer=_strategies("observe_select"), agreement_rule="select.agrees",
         hang_rule="select.agrees", input_schema="op-select.json",
     ),
     Operation(
@@ -39,12 +39,12 @@ OPERATIONS: tuple[Operation, ...] = (
         families=one_family(fold_inputs), inputs=fold_inputs,
         reference=reference_answer("fold", fold_results),
         checks=(fold.check_fold_shape, fold.check_fold_prefix),
-        observer=observe_fold, agreement_rule="fold.prefix",
+        observer=_strategies("observe_fold"), agreement_rule="fold.prefix",
         hang_rule="fold.prefix", input_schema="op-fold.json",
     ),
     Operation(
         name="settle", profile="selection", rules=_rules("settle"),
-        families=settle_families, inputs=settle_inputs,
+        families=_strategies("settle_families"), inputs=settle_inputs,
         reference=reference_answer("settle", settle_run),
         # The stop-reason checks are exclusive: each wrong stop reason is blamed on one rule
         # (checks/settle.py says how). The catch-all comes last.
@@ -53,7 +53,7 @@ OPERATIONS: tuple[Operation, ...] = (
                 settle.check_settle_continuable_reason, settle.check_settle_output,
                 settle.check_settle_last_assistant, settle.check_settle_tool_result,
                 settle.check_settle_agrees),
-        observer=observe_settle, agreement_rule="settle.agrees",
+        observer=_strategies("observe_settle"), agreement_rule="settle.agrees",
         hang_rule="settle.agrees", input_schema="op-settle.json",
     ),
 )

@@ -5,11 +5,18 @@ from __future__ import annotations
 
 from eventproof.reference import classify_event, project_event
 
-from .._model import Operation, Profile, Rule, RuleGroup, one_family, reference_answer
+from .._model import Deferred, Operation, Profile, Rule, RuleGroup, one_family, reference_answer
 from .checks import bound, canon, classify, project
 from .rules import RULES
-from .strategies import classify_inputs, observe_project, project_families, project_inputs
 from .vectors import bound_sources, canon_sources, classify_sources, project_sources
+
+
+def _strategies(name: str) -> Deferred:
+    """A function of .strategies, imported once a search needs it."""
+    return Deferred(f"{__name__}.strategies", name)
+
+
+classify_inputs, project_inputs = map(_strategies, ("classify_inputs", "project_inputs"))
 
 
 def _rules(op: str) -> tuple[Rule, ...]:
@@ -27,7 +34,7 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         name="project", profile="wire", rules=_rules("project"),
-        families=project_families, inputs=project_inputs,
+        families=_strategies("project_families"), inputs=project_inputs,
         reference=reference_answer("project", project_event),
         # Most specific first: the verdict reports the first rule a case breaks.
         checks=(
@@ -49,7 +56,7 @@ OPERATIONS: tuple[Operation, ...] = (
             project.check_project_agrees,
             canon.check_canonical_bytes,
         ),
-        observer=observe_project, agreement_rule="project.agrees",
+        observer=_strategies("observe_project"), agreement_rule="project.agrees",
         # wire.md §5.6: a projection that never answers is a shrink loop that did not converge.
         hang_rule="bound.converges", input_schema="op-project.json",
     ),

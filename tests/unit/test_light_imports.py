@@ -41,6 +41,8 @@ def _heavy_after(statement: str) -> list[str]:
     "from eventproof.conformance import HarnessError, ProtocolError, UsageError, Capabilities",
     "from eventproof.conformance._adapters import SubprocessAdapter, adapter_for",
     "from eventproof.conformance._protocol import encode, decode_request, START",
+    # The operation table, and every rule in it: `eventproof rules`, `--version`, a report.
+    "from eventproof.conformance._operations import OPERATIONS, RULES",
 ])
 def test_a_light_import_loads_no_search_machinery(statement: str) -> None:
     assert _heavy_after(statement) == []
@@ -56,7 +58,39 @@ def test_the_public_names_still_load_what_they_name() -> None:
         "assert set(c.__all__) <= set(dir(c))"
     )
     assert "hypothesis" in loaded
-    assert "eventproof.conformance.selection.strategies" in loaded
+
+
+def test_a_search_loads_the_strategies_of_its_profile_only() -> None:
+    """An operation's families, inputs and observer are its profile's strategies, imported when
+    a search first needs them."""
+    loaded = _heavy_after(
+        "from eventproof.conformance import check_implementation\n"
+        "from eventproof.reference import Reference\n"
+        "assert check_implementation(Reference, ops=['select'], max_examples=5).conforms"
+    )
+    strategies = [name for name in loaded if name.startswith("eventproof.")]
+    assert strategies == ["eventproof.conformance.selection.strategies"]
+
+
+def test_the_command_line_loads_neither_hypothesis_nor_a_strategy() -> None:
+    """``eventproof rules``, ``--version``, ``report`` and a usage error need only the table (and
+    rich, which prints them)."""
+    loaded = _heavy_after("import eventproof.conformance.cli")
+    assert [name for name in loaded if name.partition(".")[0] != "rich"] == []
+
+
+def test_a_deferred_function_is_the_function_it_names() -> None:
+    import inspect
+
+    from eventproof.conformance._model import Deferred
+    from eventproof.conformance.wire import strategies
+
+    deferred = Deferred("eventproof.conformance.wire.strategies", "observe_project")
+    assert inspect.unwrap(deferred) is strategies.observe_project
+    assert deferred({"event": {"type": "agent_start"}, "maxBytes": 4096}) == (
+        strategies.observe_project({"event": {"type": "agent_start"}, "maxBytes": 4096}))
+    with pytest.raises(AttributeError, match="no_such_function"):
+        Deferred("eventproof.conformance.wire.strategies", "no_such_function")(None)
 
 
 def test_every_exported_name_resolves_and_an_unknown_one_is_an_attribute_error() -> None:
