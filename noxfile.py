@@ -27,8 +27,8 @@ def _group(name: str) -> list[str]:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the test suite (unit, integration, miniatures) against the installed wheel, but the
-    tests marked slow (see the slow session)."""
+    """Run the test suite (unit, integration, miniatures) against the installed wheel, except
+    the tests marked slow (see the slow session)."""
     session.install(".", *_group("test"))
     # pytest exits 5 when it collected nothing; nox treats every non-zero code as a failure.
     session.run("pytest", "-n", "auto", "-q", "-m", "not slow", *session.posargs,
