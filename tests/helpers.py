@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -56,13 +56,3 @@ def unit_of_work(nodeid: str) -> str:
     path = nodeid.split("::", 1)[0]
     return path if path in SHARED_SETUP else nodeid
 
-
-#: Where the tests that catch each miniature live: none of them may be marked slow, so the
-#: default test run (the README's test command) catches every miniature.
-CATCHES_MINIATURES = ("tests/miniatures/", "tests/unit/test_vacuity.py")
-
-
-def slow_catchers(items: Iterable[Any]) -> list[str]:
-    """The node ids of collected ``items`` that are marked slow but catch miniatures."""
-    return [item.nodeid for item in items if item.get_closest_marker("slow") is not None
-            and item.nodeid.startswith(CATCHES_MINIATURES)]
