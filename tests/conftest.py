@@ -36,4 +36,3 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 def pytest_xdist_make_scheduler(config: Any, log: Any) -> Any:
     """pytest-xdist's scheduler: see helpers.shared_setup_scheduler."""
     return shared_setup_scheduler(config, log)
-

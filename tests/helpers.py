@@ -55,4 +55,3 @@ def unit_of_work(nodeid: str) -> str:
     node id otherwise."""
     path = nodeid.split("::", 1)[0]
     return path if path in SHARED_SETUP else nodeid
-
