@@ -38,7 +38,8 @@ def tests(session: nox.Session) -> None:
 @nox.session(default=False)
 def slow(session: nox.Session) -> None:
     """Run only the tests marked slow: searches the tests session leaves out because every
-    miniature is caught without them (the JavaScript port's whole planted-bug matrix)."""
+    miniature is caught without them, second copies of its checks (the JavaScript port's whole
+    planted-bug matrix, more wrong implementations under replays and --jobs)."""
     session.install(".", *_group("test"))
     session.run("pytest", "-n", "auto", "-q", "-m", "slow", *session.posargs,
                 env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")})
