@@ -51,7 +51,9 @@ def test_rules_json_and_run_json_to_stdout() -> None:
 
 # -- the first run -----------------------------------------------------------------------------
 
-SEARCH = ("--budget", "quick", "--deterministic", "--no-progress")
+#: These tests are about what the command writes where, not about what a search finds: a few
+#: examples a search are enough for the planted bug to be found and every rule judged.
+SEARCH = ("--max-examples", "12", "--deterministic", "--no-progress")
 QUICK = (*SEARCH, "--ops", "classify")
 REFERENCE = "python:eventproof.reference:Reference"
 #: A planted bug: an empty usage-only message taken as the output (tests/miniatures/selection.py).
