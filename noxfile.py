@@ -39,7 +39,8 @@ def tests(session: nox.Session) -> None:
 def slow(session: nox.Session) -> None:
     """Run only the tests marked slow: searches the tests session leaves out because every
     miniature is caught without them, second copies of its checks (the JavaScript port's whole
-    planted-bug matrix, more wrong implementations under replays and --jobs)."""
+    planted-bug matrix, more wrong implementations under replays and --jobs), and the action's
+    real install."""
     session.install(".", *_group("test"))
     session.run("pytest", "-n", "auto", "-q", "-m", "slow", *session.posargs,
                 env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")})

@@ -175,6 +175,56 @@ def test_action_yml_maps_every_input_to_the_scripts() -> None:
     assert upload["with"]["include-hidden-files"] is True  # .eventproof/failures is hidden
 
 
+#: A stand-in for python that logs each call (one line of arguments) to $FAKE_LOG and does what
+#: install.sh needs of it: the version check passes; ``-m venv DIR`` makes DIR/bin with itself as
+#: python and an eventproof that prints a version; ``-m pip`` succeeds, but answers the probe
+#: ``--python ... --version`` with $FAKE_PROBE (1: a pip too old for --python).
+FAKE_PYTHON = """#!/bin/sh
+echo "$0 $*" >> "$FAKE_LOG"
+if [ "$1" = "-c" ]; then exit 0; fi
+if [ "$1 $2" = "-m venv" ]; then
+  for dir in "$@"; do :; done
+  mkdir -p "$dir/bin" && cp "$0" "$dir/bin/python"
+  printf '#!/bin/sh\necho "eventproof 0.1.0 (spec 1.0)"\n' > "$dir/bin/eventproof"
+  chmod +x "$dir/bin/eventproof"
+  exit 0
+fi
+case "$*" in *--python*--version*) exit "${FAKE_PROBE:-0}";; esac
+exit 0
+"""
+
+
+@pytest.mark.parametrize(("probe", "pin"), [("0", ""), ("1", "6.170.17")],
+                         ids=["job-pip", "own-pip-and-a-pin"])
+def test_install_makes_the_environment_and_installs_the_checkout(
+        tmp_path: Path, probe: str, pin: str) -> None:
+    """install.sh's decisions, with a stand-in python (the real install is the slow test below):
+    with a pip that takes --python, an environment without pip of its own, installed into by the
+    job's pip; otherwise an environment with its own pip. Either way the action's checkout (and
+    the pinned Hypothesis) is installed, and the output names the environment's python."""
+    env, runner, _ = runner_env(tmp_path, python=str(tmp_path / "python"),
+                                hypothesis_version=pin)
+    (tmp_path / "python").write_text(FAKE_PYTHON)
+    (tmp_path / "python").chmod(0o755)
+    log = tmp_path / "calls.log"
+    env.update(FAKE_LOG=str(log), FAKE_PROBE=probe)
+    installed = subprocess.run(["bash", str(INSTALL)], env=env, capture_output=True, text=True,
+                               timeout=60, check=False)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    venv = runner / "temp" / "eventproof-venv"
+    packages = f" {ROOT}" + (f" hypothesis=={pin}" if pin else "")
+    install = "install --quiet --disable-pip-version-check" + packages
+    calls = log.read_text("utf-8").splitlines()
+    job, own = str(tmp_path / "python"), str(venv / "bin" / "python")
+    expected = ([f"{job} -m venv --without-pip {venv}",
+                 f"{job} -m pip --python {own} {install}"] if probe == "0" else
+                [f"{job} -m venv {venv}", f"{own} -m pip {install}"])
+    assert [call for call in calls if " venv " in call or " install " in call] == expected
+    assert "eventproof 0.1.0" in installed.stdout
+    assert (runner / "output").read_text("utf-8") == f"python={own}\n"
+
+
+@pytest.mark.slow  # a real install (about 12 s of pip); the test above holds install.sh's logic
 def test_install_then_check_as_the_action_does(tmp_path: Path) -> None:
     """install.sh builds a private environment from the action's checkout; run.py runs in it."""
     env, runner, _ = runner_env(tmp_path)
