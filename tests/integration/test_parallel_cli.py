@@ -111,16 +111,16 @@ def test_an_in_process_implementation_ending_a_worker_is_a_usage_error(tmp_path:
 
 
 def test_max_time_bounds_a_run_with_two_jobs(tmp_path: Path) -> None:
-    result = run(tmp_path, "--budget", "thorough", "--max-time", "3", "--jobs", "2")
+    result = run(tmp_path, "--budget", "thorough", "--max-time", "2", "--jobs", "2")
     assert result.code == 1
-    assert result.seconds < 3 + SLACK
+    assert result.seconds < 2 + SLACK
     assert "the run reached --max-time" in result.stderr
     assert "untested" in outcomes(result).values()
 
 
 def test_ctrl_c_with_two_jobs_writes_the_partial_report_and_exits_130(tmp_path: Path) -> None:
-    result = run(tmp_path, "--budget", "thorough", "--jobs", "2", interrupt_after=4.0)
+    result = run(tmp_path, "--budget", "thorough", "--jobs", "2", interrupt_after=2.0)
     assert result.code == 130, result.stderr
-    assert result.seconds < 4 + SLACK
+    assert result.seconds < 2 + SLACK
     assert "the run was interrupted" in result.stderr
     assert "untested" in outcomes(result).values()
