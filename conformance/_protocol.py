@@ -21,9 +21,9 @@ if TYPE_CHECKING:
         ValidationError,
     )
 
-# jsonschema and the operation table (which loads every profile's strategies, and so Hypothesis)
-# are imported where they are used: the worker process of ``--isolate`` speaks this protocol
-# without validating it, and starts again after every crash of the implementation.
+# jsonschema and the operation table (every profile's rules, checks and vectors) are imported
+# where they are used: the worker process of ``--isolate`` speaks this protocol without
+# validating it, and starts again after every crash of the implementation.
 
 #: The protocol version this harness speaks (spec/protocol.md §4.3).
 PROTOCOL_VERSION: Final = 1

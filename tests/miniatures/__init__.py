@@ -6,6 +6,17 @@ from typing import Any, ClassVar
 
 from eventproof.reference import Reference
 
+#: Seconds one request of a miniature may take before the harness calls it hung.
+REQUEST_TIMEOUT = 2.0
+#: The same for a miniature whose bug is a hang (``bound.converges``): it burns a core until the
+#: deadline, so it gets a shorter one.
+HANG_TIMEOUT = 1.0
+
+
+def timeout_for(rule: str) -> float:
+    """The request timeout to check a miniature of ``rule`` with."""
+    return HANG_TIMEOUT if rule == "bound.converges" else REQUEST_TIMEOUT
+
 
 class Miniature:
     """The reference under another name; a subclass plants one bug in one operation by defining

@@ -18,12 +18,11 @@ from eventproof.conformance._protocol import dumps_literal
 from eventproof.conformance.wire import OPERATIONS as WIRE_OPERATIONS
 from eventproof.reference import MIN_MAX_BYTES, InvalidInput, Reference, canonical_bytes
 
+from miniatures import REQUEST_TIMEOUT, timeout_for
 from miniatures.wire import MINIATURES, MaximalPipeline, Pipeline
 
-#: Seconds one request may take before the harness calls it hung; the miniature whose bug is a
-#: hang (the slice(-0) loop, ``bound.converges``) burns a core until then, so it gets less.
-TIMEOUT = 2.0
-HANG_TIMEOUT = 1.0
+#: Seconds one request may take before the harness calls it hung.
+TIMEOUT = REQUEST_TIMEOUT
 #: Rules whose counterexample needs a line over maxBytes; the smallest is about 4 KiB.
 CHECKS = {op.name: list(op.checks) for op in WIRE_OPERATIONS}
 CHECK_BY_RULE = {rule: check for checks in CHECKS.values() for check in checks
@@ -74,7 +73,7 @@ def run(name: str) -> RunReport:
     of a whole run."""
     cls, rule = MINIATURES[name]
     return check_implementation(cls, ops=_ops(rule), stop_after=[rule],
-                                timeout=HANG_TIMEOUT if rule == "bound.converges" else TIMEOUT)
+                                timeout=timeout_for(rule))
 
 
 def case_for(impl: Any, op: str, op_input: Any) -> Case:

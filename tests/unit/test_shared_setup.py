@@ -42,7 +42,6 @@ def test_another_dist_mode_is_left_to_xdist(dist: str) -> None:
     assert shared_setup_scheduler(_Config(dist), None) is None
 
 
-
 #: Where the tests that catch each miniature live: none of them may be marked slow, so the
 #: default test run (the README's test command) catches every miniature.
 CATCHES_MINIATURES = ("tests/miniatures", "tests/unit/test_vacuity.py")

@@ -17,7 +17,7 @@ import pytest
 from eventproof.conformance import _adapters, check_implementation
 from eventproof.conformance._operations import RULES
 from eventproof.conformance._vectors import _skip_reason, judge_vector, load_vectors
-from miniatures import budget, selection, wire
+from miniatures import budget, selection, timeout_for, wire
 
 #: Every miniature: name -> (class, the rule it must break).
 MINIATURES: dict[str, tuple[type[Any], str]] = {**selection.MINIATURES, **wire.MINIATURES,
@@ -27,14 +27,9 @@ BY_RULE: dict[str, list[str]] = defaultdict(list)
 for _name, (_, _rule) in MINIATURES.items():
     BY_RULE[_rule].append(_name)
 
-#: Seconds one request may take before it counts as a hang; a miniature whose bug is a hang
-#: (``bound.converges``) burns a core until then, so it gets the shorter one.
-REQUEST_TIMEOUT = 2.0
-HANG_TIMEOUT = 1.0
-
 
 def _timeout(name: str) -> float:
-    return HANG_TIMEOUT if MINIATURES[name][1] == "bound.converges" else REQUEST_TIMEOUT
+    return timeout_for(MINIATURES[name][1])
 
 
 @cache
