@@ -28,6 +28,7 @@ import click
 from eventproof.reference import DEFAULT_MAX_BYTES
 from rich.console import JustifyMethod
 from rich.table import Table
+from rich.text import Text
 
 from ._model import FIT_STRATEGIES
 from ._workloads import STREAM_KINDS
@@ -193,7 +194,7 @@ def _reference_answer(fit: str) -> Answer:
 def _fail(message: str) -> NoReturn:
     from .cli import _console
 
-    _console(stderr=True).print(f"[bold red]error:[/] {message}")
+    _console(stderr=True).print(Text.assemble(("error:", "bold red"), " ", message))
     sys.exit(2)
 
 

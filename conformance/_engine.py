@@ -12,7 +12,6 @@ import hashlib
 import json
 import math
 import random
-import shlex
 import time
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -30,7 +29,6 @@ from . import _adapters
 from ._errors import HarnessError
 from ._json import holds_lone_surrogate
 from ._model import (
-    BROKEN,
     FAILING,
     Capabilities,
     Family,
@@ -41,174 +39,49 @@ from ._model import (
     Violation,
 )
 from ._operations import OPERATIONS, OPS, RULES_BY_ID, operation
+from ._results import (
+    ABANDONED_REASON,
+    EARLY_STOPS,
+    EXITFIRST_REASON,
+    INTERRUPTED_REASON,
+    MAX_TIME_REASON,
+    STOP_AFTER_REASON,
+    Counterexample,
+    Coverage,
+    Invocation,
+    RuleResult,
+    RunReport,
+    apply_expectations,
+    iter_failures,
+)
 from ._verdict import expected_answer, judge, shown
 
-__all__ = ["BUDGETS", "FAILING", "HarnessError", "Outcome"]
+__all__ = [
+    "ABANDONED_REASON",
+    "BUDGETS",
+    "EARLY_STOPS",
+    "EXITFIRST_REASON",
+    "FAILING",
+    "INTERRUPTED_REASON",
+    "MAX_TIME_REASON",
+    "STOP_AFTER_REASON",
+    "Counterexample",
+    "Coverage",
+    "HarnessError",
+    "Invocation",
+    "Outcome",
+    "RuleResult",
+    "RunReport",
+    "apply_expectations",
+    "check_implementation",
+    "iter_failures",
+]
 
 #: Example budgets per operation search, by name (``--budget``).
 BUDGETS: Mapping[str, int] = {"quick": 60, "default": 200, "thorough": 2000}
 #: Runs with at least this many examples per operation (the thorough budget) also spend some
 #: on Hypothesis' target phase.
 TARGET_PHASE_BUDGET = 1000
-
-
-@dataclass(frozen=True)
-class Counterexample:
-    """A minimal input on which the implementation broke a rule, with everything to replay it."""
-
-    op: str
-    input: Any
-    #: The reference's answer (``{"errored": message}`` when the spec calls the input erroneous).
-    expected: Any
-    #: The implementation's answer, or a description of how it failed to answer.
-    actual: Any
-    #: The check's explanation.
-    message: str
-    #: The Hypothesis seed of the run that found it (None in deterministic mode).
-    seed: int | None
-    #: The tail of the implementation's stderr when it crashed or hung.
-    stderr: str = ""
-    #: The failure's stable kind (see :class:`~._model.Violation`); expectation files match it.
-    kind: str = ""
-
-
-@dataclass(frozen=True)
-class Invocation:
-    """Every setting that shaped a run, so a printed command reproduces it exactly."""
-
-    #: The ``--impl`` value (None: an object passed in code, which no command can name).
-    impl: str | None
-    use_shell: bool = False
-    #: The operations checked (None: every operation).
-    ops: tuple[str, ...] | None = None
-    timeout: float = 10.0
-    budget: str = "default"
-    max_examples: int | None = None
-    seed: int | None = None
-    deterministic: bool = True
-    allow_untested: bool = False
-    exitfirst: bool = False
-
-    def _common(self) -> list[str]:
-        impl = shlex.quote(self.impl) if self.impl else "'<your implementation>'"
-        words = [f"--impl {impl}"]
-        if self.use_shell:
-            words.append("--shell")
-        if self.timeout != 10.0:
-            words.append(f"--timeout {self.timeout:g}")
-        return words
-
-    def rerun(self) -> str:
-        """The ``eventproof run`` command that repeats this run."""
-        words = ["eventproof run", *self._common()]
-        if self.ops is not None:
-            words.append(f"--ops {','.join(self.ops)}")
-        words.append(f"--budget {self.budget}")
-        if self.max_examples is not None:
-            words.append(f"--max-examples {self.max_examples}")
-        words.append("--deterministic" if self.deterministic or self.seed is None
-                     else f"--random --seed {self.seed}")
-        if self.allow_untested:
-            words.append("--allow-untested")
-        if self.exitfirst:
-            words.append("--exitfirst")
-        return " ".join(words)
-
-    def replay(self, case_file: str | Path) -> str:
-        """The ``eventproof replay`` command that re-runs one saved case."""
-        return " ".join(["eventproof replay", shlex.quote(str(case_file)), *self._common()])
-
-
-@dataclass(frozen=True)
-class Coverage:
-    """How much of a rule's search was really judged (spec/protocol.md §5.6)."""
-
-    #: Answers the rule judged: outputs, and ``errored`` answers to inputs the spec calls
-    #: erroneous (an ``errored`` answer to a valid input judges only the rule it breaks).
-    judged: int = 0
-    #: Requests of the operation answered ``skipped``, and ``errored`` to a valid input.
-    skipped: int = 0
-    errored: int = 0
-    #: Requests that hung, crashed or broke the protocol, and requests set aside unsent.
-    unanswered: int = 0
-    #: Why the operation's search stopped.
-    stopped: str = ""
-    #: Requests not sent because the implementation declared it cannot take them
-    #: (``loneSurrogates: false``, spec/protocol.md §4.2).
-    limited: int = 0
-
-
-@dataclass(frozen=True)
-class RuleResult:
-    """The verdict on one rule."""
-
-    rule: Rule
-    outcome: Outcome
-    counterexample: Counterexample | None = None
-    #: Why a rule was skipped or untested, or which expectation turned a failure into ``xfail``.
-    note: str = ""
-    #: What the search judged (None for a result that was never searched, e.g. in a test).
-    coverage: Coverage | None = None
-    #: The rule whose failure this one follows from ("same cause"), or "" when it stands alone.
-    cause: str = ""
-    #: Seconds of the operation's check that settled this rule: for a rule broken by a search
-    #: round, that round (shrinking included); for the rules the last round settled together,
-    #: an equal share of that round and of the book-keeping after it. The rules of an operation
-    #: add up to the time spent checking it (see :func:`_settle_seconds`).
-    seconds: float = 0.0
-
-
-@dataclass
-class RunReport:
-    """What a run found: the implementation's identity and one result per rule."""
-
-    implementation: dict[str, Any]
-    capabilities: Capabilities
-    results: list[RuleResult]
-    #: The example budget's name (``quick``, ``default``, ``thorough``) or ``custom``.
-    budget: str
-    seed: int | None
-    deterministic: bool
-    duration: float = 0.0
-    calls: int = 0
-    #: Whether an ``untested`` MUST rule is let through (``--allow-untested``).
-    allow_untested: bool = False
-    #: The settings of the run, for commands that reproduce it (None when unknown).
-    invocation: Invocation | None = None
-    #: Why the run ended before every search ran its course ("" when it did not): it reached
-    #: ``--max-time``, or it was interrupted.
-    cut_short: str = ""
-
-    @property
-    def conforms(self) -> bool:
-        """True when no MUST rule failed, errored, crashed, timed out or unexpectedly passed, and
-        every MUST rule was judged (unless :attr:`allow_untested`)."""
-        return not any(
-            (result.outcome in FAILING
-             or (result.outcome == "untested" and not self.allow_untested))
-            and (result.rule.level == "MUST" or result.outcome == "xpass")
-            for result in self.results
-        )
-
-    @property
-    def judged_rules(self) -> int:
-        """How many rules were judged on at least one answer."""
-        return sum(1 for result in self.results
-                   if result.outcome not in ("skip", "untested")
-                   and (result.coverage is None or result.coverage.judged > 0
-                        or result.counterexample is not None))
-
-    @property
-    def failed_rule_ids(self) -> set[str]:
-        """Every rule whose outcome is fail, error, crash or timeout (SHOULD rules included)."""
-        return {result.rule.id for result in self.results if result.outcome in BROKEN}
-
-    def result_for(self, rule_id: str) -> RuleResult:
-        """The result of one rule by id."""
-        for result in self.results:
-            if result.rule.id == rule_id:
-                return result
-        raise KeyError(rule_id)
 
 
 class _Found(Exception):
@@ -363,18 +236,6 @@ _HANGS_PER_SEARCH = 3
 _NOT_SENT = object()
 #: Stands for a request not sent because the implementation declared a limit it breaks.
 _LIMITED = object()
-#: Why a run that reached its whole-run bound stopped (spec/protocol.md §7.1).
-MAX_TIME_REASON = "the run reached --max-time"
-#: Why a run that was interrupted (Ctrl-C) stopped.
-INTERRUPTED_REASON = "the run was interrupted"
-#: Why a run asked to stop at its first broken rule (``--exitfirst``) stopped.
-EXITFIRST_REASON = "the run stopped at its first broken rule (--exitfirst)"
-#: Why a run asked to stop once given rules were broken (``stop_after``) stopped.
-STOP_AFTER_REASON = "the run stopped once every rule it was to look for was broken"
-#: The reasons a run ends early because it found what it was asked to look for.
-EARLY_STOPS = frozenset({EXITFIRST_REASON, STOP_AFTER_REASON})
-
-
 class _OutOfTime(BaseException):
     """Raised inside a Hypothesis example once the run's time is up. Not an ``Exception``, so
     Hypothesis passes it straight through instead of shrinking it."""
@@ -383,10 +244,6 @@ class _OutOfTime(BaseException):
 class Abandoned(BaseException):
     """Raised inside a Hypothesis example when the search's result is no longer wanted (see
     :attr:`Engine.abandoned`); the search ends with :data:`ABANDONED_REASON`."""
-
-
-#: Why a family search whose result was no longer wanted stopped (it is never counted).
-ABANDONED_REASON = "the search was no longer wanted"
 
 
 def default_max_time(max_examples: int, timeout: float) -> float:
@@ -1227,49 +1084,3 @@ def check_implementation(
         adapter.stop()
         if workers is not None:
             workers.close()
-
-
-def apply_expectations(report: RunReport, expected: Mapping[str, str]) -> RunReport:
-    """Turn listed failures into ``xfail`` and listed passes into ``xpass``.
-
-    ``expected`` maps a rule id to ``[failure kind]`` (the current form), ``""`` (any failure),
-    or a message prefix (the earlier form, still honoured, with a migration note).
-    """
-    results = []
-    for result in report.results:
-        entry = expected.get(result.rule.id)
-        if entry is None:
-            results.append(result)
-        elif result.outcome in BROKEN:
-            example = result.counterexample
-            message = example.message if example else result.note
-            kind = example.kind if example else ""
-            if entry.startswith("[") and entry.endswith("]"):
-                listed = entry[1:-1]
-                if kind == listed:
-                    results.append(replace(result, outcome="xfail",
-                                           note=f"expected: {entry}"))
-                else:
-                    results.append(replace(result, note=(
-                        f"listed as {entry}, but this failure is "
-                        f"{f'[{kind}]' if kind else 'of the rule’s one kind'}: a different bug")))
-            elif message.startswith(entry):
-                migrate = ("" if not entry else " (an old-style message prefix: rewrite the file "
-                           "with --update-expectations to match the failure kind instead)")
-                results.append(replace(result, outcome="xfail",
-                                       note=f"expected: {entry}{migrate}".rstrip()))
-            else:
-                results.append(replace(result, note=f"listed with prefix {entry!r}, but the "
-                                       f"message is {message[:80]!r}"))
-        elif result.outcome == "pass":
-            results.append(replace(result, outcome="xpass",
-                                   note="listed as an expected failure but it passes now: "
-                                        "remove it from the expectations file"))
-        else:
-            results.append(result)
-    return replace(report, results=results)
-
-
-def iter_failures(report: RunReport) -> Iterator[RuleResult]:
-    """Results with a counterexample, in rule order."""
-    return (result for result in report.results if result.counterexample is not None)

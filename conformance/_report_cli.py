@@ -8,7 +8,7 @@ from typing import NoReturn
 
 import click
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
 
 @click.command("report")
@@ -88,5 +88,6 @@ def _merge(reports: tuple[Path, ...], out: Path, console: Console) -> None:
 def _die(message: str) -> NoReturn:
     from .cli import _console
 
-    _console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
+    _console(stderr=True).print(Text.assemble(("error:", "bold red"), " ", message),
+                                soft_wrap=True)
     sys.exit(2)

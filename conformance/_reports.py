@@ -27,11 +27,11 @@ from eventproof.reference import SPEC_VERSION
 from rich.console import Console
 from rich.text import Text
 
-from ._engine import Invocation, RuleResult, RunReport
 from ._json import dumps_json, pretty_json, readable_json
-from ._model import Capabilities, Outcome
+from ._model import Capabilities
 from ._operations import OPS
 from ._replay import case_path
+from ._results import OUTCOMES, Invocation, ProfileVerdict, RuleResult, RunReport
 from ._versions import HYPOTHESIS_VERSION, PROTOCOL_VERSION, REPORT_VERSION, SUITE_VERSION
 
 __all__ = [
@@ -59,10 +59,6 @@ __all__ = [
 
 #: Where the normative text is published; a rule's section is a file under it.
 SPEC_URL = "https://github.com/eventproof/eventproof/blob/main/spec/"
-#: Every outcome, in the order reports list them.
-OUTCOMES: tuple[Outcome, ...] = (
-    "pass", "fail", "error", "crash", "timeout", "untested", "skip", "xfail", "xpass",
-)
 
 #: Outcomes shown as a failure section (the run's verdict depends on them).
 _SHOWN = frozenset({"fail", "error", "crash", "timeout", "untested", "xpass"})
@@ -127,10 +123,7 @@ def _impl_label(implementation: Mapping[str, Any]) -> str:
 
 def totals(report: RunReport) -> dict[str, int]:
     """How many rules ended with each outcome (every outcome present, zeros included)."""
-    counts: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
-    for result in report.results:
-        counts[result.outcome] += 1
-    return counts
+    return dict(report.verdict.counts)
 
 
 def _ops_in(report: RunReport) -> list[str]:
@@ -151,39 +144,35 @@ def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
+def _profile_status(profile: ProfileVerdict) -> str:
+    """A profile's status with the operations it concerns: ``not declared (details, roster)``."""
+    return profile.describe().partition(": ")[2]
+
+
+def _shown_failures(report: RunReport) -> list[RuleResult]:
+    """The results shown one by one: each broken or untested rule that stands alone. After a
+    run ended early (Ctrl-C, SIGTERM, --max-time, -x), the rules it did not judge are one line
+    (:func:`_unjudged_line`), not one block each."""
+    early = bool(report.verdict.ending)
+    return [result for result in report.results
+            if result.outcome in _SHOWN and not result.cause
+            and not (early and result.outcome == "untested")]
+
+
+def _unjudged_line(report: RunReport) -> str:
+    """After a run that ended early: how many rules it left unjudged, and why, in one line."""
+    verdict = report.verdict
+    untested = [result.rule.id for result in report.results if result.outcome == "untested"]
+    if not verdict.ending or not untested:
+        return ""
+    shown = ", ".join(untested[:6]) + (f" and {len(untested) - 6} more" if len(untested) > 6
+                                       else "")
+    return f"not judged ({verdict.ending}): {_plural(len(untested), 'rule')}: {shown}"
+
+
 def _verdict_line(report: RunReport) -> str:
-    """The verdict and what it means for the exit code, with what else a reader should know."""
-    broken = sum(1 for result in report.results
-                 if result.outcome in _SHOWN - {"xpass", "untested"}
-                 and result.rule.level == "MUST")
-    untested = sum(1 for result in report.results
-                   if result.outcome == "untested" and result.rule.level == "MUST")
-    stale = sum(1 for result in report.results if result.outcome == "xpass")
-    should = sum(1 for result in report.results
-                 if result.outcome in _SHOWN - {"xpass", "untested"}
-                 and result.rule.level == "SHOULD")
-    expected = sum(1 for result in report.results if result.outcome == "xfail")
-    notes = []
-    if broken:
-        causes = sum(1 for result in report.results
-                     if result.outcome in _SHOWN - {"xpass", "untested"}
-                     and result.rule.level == "MUST" and not result.cause)
-        same = f" ({causes} distinct, the rest same cause)" if causes < broken else ""
-        notes.append(_plural(broken, "MUST rule") + f" broken{same}")
-    if untested:
-        allowed = " (let through by --allow-untested)" if report.allow_untested else ""
-        notes.append(_plural(untested, "MUST rule") + f" untested: judged on no answer{allowed}")
-    if stale:
-        notes.append(_plural(stale, "stale expectation") + " (listed, but passing now)")
-    if should:
-        notes.append(_plural(should, "SHOULD rule") + " broken (does not decide conformance)")
-    if expected:
-        notes.append(_plural(expected, "expected failure"))
-    judged = f"{report.judged_rules} of {len(report.results)} rules judged"
-    detail = f": {'; '.join(notes)}" if notes else ""
-    if report.conforms:
-        return f"conforms (exit code 0, {judged}){detail}"
-    return f"does not conform (exit code 1, {judged}){detail}"
+    """The verdict and what it means for the exit code (:meth:`RunVerdict.line`)."""
+    return report.verdict.line()
 
 
 # -- the diff ----------------------------------------------------------------------------------
@@ -298,6 +287,7 @@ def report_document(
     differs from one run to the next only in ``durationSeconds``.
     """
     files = replay_files or {}
+    verdict = report.verdict
     return {
         "reportVersion": REPORT_VERSION,
         "specVersion": _spec_version(),
@@ -310,12 +300,13 @@ def report_document(
         "deterministic": report.deterministic,
         "durationSeconds": _seconds(report.duration),
         "calls": report.calls,
-        "totals": totals(report),
-        "judgedRules": report.judged_rules,
+        "totals": dict(verdict.counts),
+        "judgedRules": verdict.judged,
         "hypothesisVersion": HYPOTHESIS_VERSION,
         **({"rerun": report.invocation.rerun()} if report.invocation is not None else {}),
         "allowUntested": report.allow_untested,
-        "conforms": report.conforms,
+        "conforms": verdict.conforms,
+        "verdict": verdict.document(),
         "results": [_result_document(result, files.get(result.rule.id), timings)
                     for result in report.results],
     }
@@ -422,7 +413,9 @@ def _properties(report: RunReport) -> ET.Element:
         ("seed", "none (deterministic)" if report.seed is None else report.seed),
         ("deterministic", report.deterministic), ("budget", report.budget),
         ("spec-version", _spec_version()), ("suite-version", SUITE_VERSION),
-        ("fit-strategy", report.capabilities.fit_strategy), ("conforms", report.conforms),
+        ("fit-strategy", report.capabilities.fit_strategy),
+        ("conforms", report.verdict.conforms), ("exit-code", int(report.verdict.exit_code)),
+        ("verdict", report.verdict.line()),
     ]
     for name, value in values:
         text = str(value).lower() if isinstance(value, bool) else str(value)
@@ -600,8 +593,9 @@ def markdown_summary(
 ) -> str:
     """A Markdown summary: identity and verdict, a table of outcomes, one section per failure."""
     files = replay_files or {}
-    verdict = "conforms" if report.conforms else "does not conform"
-    mark = "✅" if report.conforms else "❌"
+    run_verdict = report.verdict
+    verdict = run_verdict.headline
+    mark = "✅" if run_verdict.conforms else "❌"
     seed = "none (deterministic)" if report.seed is None else str(report.seed)
     lines = [
         f"# {mark} eventproof: {_cell(_impl_label(report.implementation))} {verdict}",
@@ -611,9 +605,13 @@ def markdown_summary(
         f"fit strategy {_code(report.capabilities.fit_strategy)}.",
         "",
         *_outcome_table(report),
+        "",
+        "| profile | status | rules judged |",
+        "|---|---|---|",
+        *(f"| {profile.profile} | {_cell(_profile_status(profile))} | "
+          f"{profile.judged} of {profile.rules} |" for profile in run_verdict.profiles),
     ]
-    failures = [result for result in report.results
-                if result.outcome in _SHOWN and not result.cause]
+    failures = _shown_failures(report)
     if failures:
         lines += ["", "## Failures", ""]
         for result in failures:
@@ -632,7 +630,10 @@ def markdown_summary(
                   *(f"- {_code(result.rule.id)} ({result.rule.level}): "
                     f"{_cell(_printable(_first_line(_explanation(result), 200)))}"
                     for result in expected)]
-    lines += ["", f"**Verdict:** {_verdict_line(report)}", ""]
+    unjudged = _unjudged_line(report)
+    if unjudged:
+        lines += ["", _cell(unjudged)]
+    lines += ["", f"**Verdict:** {_cell(_verdict_line(report))}", ""]
     return "\n".join(lines)
 
 
@@ -655,6 +656,10 @@ def _out(console: Console, *items: Text) -> None:
 _STYLE = {"pass": "green", "fail": "bold red", "error": "bold red", "crash": "bold red",
           "timeout": "bold red", "untested": "bold magenta", "skip": "yellow", "xfail": "yellow",
           "xpass": "bold red"}
+
+
+_PROFILE_STYLE = {"conforms": "green", "does not conform": "bold red",
+                  "partly declared": "yellow", "not declared": "yellow", "not checked": "dim"}
 
 
 def _indented(text: str, indent: str = "    ") -> str:
@@ -763,17 +768,27 @@ def render_console(
                     line.append(f"  {_printable(_first_line(result.note, 200))}",
                                 style="dim")
                 _out(console, line)
-    for result in report.results:
-        if result.outcome in _SHOWN and not result.cause:
-            _out(console)
-            _console_failure(console, result, files.get(result.rule.id), impl_spec, verbose,
-                             report.implementation, report.invocation)
-            for follower in _same_cause(report, result):
-                line = Text("  same cause: ", style="dim")
-                line.append(f"{follower.outcome.upper()}  {follower.rule.id}  "
-                            f"{follower.rule.level}  {section_label(follower.rule.section)}",
-                            style=_STYLE[follower.outcome])
-                _out(console, line)
+    profiles = report.verdict.profiles
+    if any(profile.status != "conforms" for profile in profiles):
+        line = Text("  profiles:")
+        for profile in profiles:
+            line.append(f"  {profile.profile} ")
+            line.append(_profile_status(profile), style=_PROFILE_STYLE[profile.status])
+        _out(console, line)
+    for result in _shown_failures(report):
+        _out(console)
+        _console_failure(console, result, files.get(result.rule.id), impl_spec, verbose,
+                         report.implementation, report.invocation)
+        for follower in _same_cause(report, result):
+            line = Text("  same cause: ", style="dim")
+            line.append(f"{follower.outcome.upper()}  {follower.rule.id}  "
+                        f"{follower.rule.level}  {section_label(follower.rule.section)}",
+                        style=_STYLE[follower.outcome])
+            _out(console, line)
+    unjudged = _unjudged_line(report)
+    if unjudged:
+        _out(console)
+        _out(console, Text(unjudged, style=_STYLE["untested"]))
     _out(console)
-    _out(console, Text(_verdict_line(report), style="bold green" if report.conforms
+    _out(console, Text(_verdict_line(report), style="bold green" if report.verdict.conforms
                        else "bold red"))

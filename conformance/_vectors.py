@@ -426,7 +426,6 @@ def render(outcome: VectorOutcome, console: Console, *, impl_spec: str | None = 
     Every line is printed whole (no wrapping at the console's width), so ``grep`` finds a
     vector's id, rule and rerun command each on one line in a pipe.
     """
-    from rich.markup import escape
     from rich.table import Table
     from rich.text import Text
 
@@ -447,7 +446,7 @@ def render(outcome: VectorOutcome, console: Console, *, impl_spec: str | None = 
         console.print(heading, soft_wrap=True)
         for line in lines[1:]:
             console.print(line, markup=False, highlight=False, soft_wrap=True)
-    table = Table(title=f"vectors for {escape(str(name))}", title_justify="left")
+    table = Table(title=Text(f"vectors for {name}"), title_justify="left")
     for column in ("group", "pass", "fail", "SHOULD", "skip"):
         table.add_column(column, justify="left" if column == "group" else "right")
     for group, counts in outcome.by_group().items():
@@ -456,13 +455,14 @@ def render(outcome: VectorOutcome, console: Console, *, impl_spec: str | None = 
     skipped = Counter(r.message for r in outcome.results if r.status == "skip")
     for reason, count in skipped.most_common():
         console.print(f"  skipped {count}: {reason}", markup=False, soft_wrap=True)
-    verdict = "[green]conforms[/]" if outcome.conforms else "[red]does not conform[/]"
     unanswered = totals(outcome)["error"]
     errors = f" ({unanswered} unanswered)" if unanswered else ""
-    console.print(
+    console.print(Text.assemble(
         f"{len(outcome.results)} vectors: {outcome.count('pass')} passed, "
         f"{outcome.count('fail')} failed{errors}, {outcome.count('should')} broke only a "
-        f"SHOULD rule, {outcome.count('skip')} skipped — {verdict}", soft_wrap=True)
+        f"SHOULD rule, {outcome.count('skip')} skipped — ",
+        ("conforms", "green") if outcome.conforms else ("does not conform", "red")),
+        soft_wrap=True)
 
 
 def _result_document(outcome: VectorOutcome, result: VectorResult,

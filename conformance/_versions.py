@@ -26,4 +26,4 @@ SUITE_VERSION: str = _suite_version()
 #: same seed, so reports and case files record it.
 HYPOTHESIS_VERSION: str = version("hypothesis")
 #: The version of the JSON report's shape; bumped on any incompatible change to schemas/report.json.
-REPORT_VERSION = 2
+REPORT_VERSION = 3

@@ -20,19 +20,22 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from rich.console import Console
-from rich.markup import escape
 from rich.text import Text
 
 from ._model import FIT_STRATEGIES
 from ._operations import OPS
+from ._results import ExitCode, RunVerdict, combined_exit_code
 
 if TYPE_CHECKING:
-    from ._engine import RunReport
+    from ._results import RunReport
 
 #: The embedded default: the reference checked against itself.
 DEFAULT_IMPL = "python:eventproof.reference:Reference"
 
-EXIT_CONFORMS, EXIT_NONCONFORMING, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_CONFORMS, EXIT_NONCONFORMING, EXIT_USAGE, EXIT_INTERRUPTED = (
+    ExitCode.CONFORMS, ExitCode.NONCONFORMING, ExitCode.USAGE, ExitCode.INTERRUPTED)
+#: Exit codes of a run ended by a signal: the implementations after it are not checked.
+_ENDED_BY_SIGNAL = frozenset({ExitCode.INTERRUPTED, ExitCode.TERMINATED})
 
 
 def _console(*, stderr: bool = False) -> Console:
@@ -41,26 +44,31 @@ def _console(*, stderr: bool = False) -> Console:
     outside a terminal."""
     stream = sys.stderr if stderr else sys.stdout
     plain = bool(os.environ.get("NO_COLOR")) or os.environ.get("TERM") == "dumb"
+    # markup=False: text from a schema, a spec line, an input or an implementation never becomes
+    # console markup (``[a-z]`` in a pattern would vanish); styles come from Text objects only.
     return Console(highlight=False, stderr=stderr, soft_wrap=not stream.isatty(),
-                   color_system=None if plain else "auto")
+                   color_system=None if plain else "auto", markup=False)
 
 
 def _fail(message: str) -> NoReturn:
-    _console(stderr=True).print(f"[bold red]error:[/] {message}")
+    _console(stderr=True).print(Text.assemble(("error:", "bold red"), " ", message))
     sys.exit(EXIT_USAGE)
 
 
 @contextmanager
-def _user_errors() -> Iterator[None]:
-    """Turn every error that a user can fix into one clear message and exit code 2."""
+def _user_errors(remember: list[str] | None = None) -> Iterator[None]:
+    """Turn every error that a user can fix into one clear message and exit code 2; the message
+    is also appended to ``remember`` when given (a summary names it again)."""
     from ._errors import ExpectationsError, HarnessError, ProtocolError, ReplayError, UsageError
 
     try:
         yield
     except (UsageError, HarnessError, ExpectationsError, ProtocolError, ReplayError) as error:
+        if remember is not None:
+            remember.append(str(error))
         _fail(str(error))
     except KeyboardInterrupt:
-        _console(stderr=True).print("[bold]interrupted[/]")
+        _console(stderr=True).print(Text("interrupted", style="bold"))
         sys.exit(EXIT_INTERRUPTED)
     except RecursionError as error:
         _fail(f"eventproof ran out of stack ({error}) on a deeply nested value. This is a bug in "
@@ -163,7 +171,7 @@ def _progress(
     status.start()
 
     def update(op: str, message: str) -> None:
-        status.update(f"[bold]{op}[/]: {message}")
+        status.update(Text.assemble((op, "bold"), ": ", message))
 
     return update, status.stop
 
@@ -340,7 +348,6 @@ def run(
     conform, else 0.
     """
     from . import _expectations
-    from ._engine import INTERRUPTED_REASON
 
     to_stdout = json_path is not None and str(json_path) == "-"
     console = _console(stderr=to_stdout)
@@ -404,19 +411,20 @@ def run(
         if len(specs) > 1:
             if index > 1:
                 console.print()
-            console.print(f"[bold]== {index}/{len(specs)}: --impl {escape(shlex.quote(spec))}[/]",
-                          soft_wrap=True)
+            console.print(Text(f"== {index}/{len(specs)}: --impl {shlex.quote(spec)}",
+                               style="bold"), soft_wrap=True)
         if len(specs) == 1:
             with _user_errors():
                 report = _check(spec, settings)
         else:
             try:
-                with _user_errors():
+                with _user_errors(remember := []):
                     report = _check(spec, settings)
             except SystemExit as stop:
                 if stop.code != EXIT_USAGE:
                     raise
-                checked.append(_Checked(spec, None))
+                checked.append(_Checked(spec, None, error=remember[-1] if remember else
+                                        "could not be checked"))
                 continue
         if update_expectations:
             assert expect is not None
@@ -431,25 +439,23 @@ def run(
                         markdown_path=markdown_path, reports_dir=reports_dir,
                         html_dir=html_dir, timings=timings)
         checked.append(entry)
-        if entry.report is not None and entry.report.cut_short == INTERRUPTED_REASON:
+        if entry.verdict.exit_code in _ENDED_BY_SIGNAL:
             break
     if html_dir is not None:
         _write_html(html_dir, [entry.json_file for entry in checked if entry.json_file],
                     console)
+    code = combined_exit_code(entry.verdict for entry in checked)
     if len(specs) > 1:
-        _summarize(checked, console, skipped=specs[len(checked):])
+        _summarize(checked, console, skipped=specs[len(checked):], code=code)
     elif not impls and not any(entry.report is not None and entry.report.cut_short
                                for entry in checked):
         _first_run_hint(console)
-    reports = [entry.report for entry in checked if entry.report is not None]
-    for report in reports:
+    for report in (entry.report for entry in checked if entry.report is not None):
         if report.cut_short:
-            _console(stderr=True).print(
-                f"[bold]{report.cut_short}[/] after {report.duration:.1f} s: the rules it did "
-                "not judge are reported untested", soft_wrap=True)
-    if any(report.cut_short == INTERRUPTED_REASON for report in reports):
-        sys.exit(EXIT_INTERRUPTED)
-    sys.exit(_exit_code(checked))
+            _console(stderr=True).print(Text.assemble(
+                (report.cut_short, "bold"), f" after {report.duration:.1f} s: the rules it did "
+                "not judge are reported untested"), soft_wrap=True)
+    sys.exit(int(code))
 
 
 @dataclass(frozen=True)
@@ -480,6 +486,16 @@ class _Checked:
     spec: str
     report: RunReport | None
     json_file: Path | None = None
+    #: Why it could not be checked (when :attr:`report` is None).
+    error: str = ""
+
+    @property
+    def verdict(self) -> RunVerdict:
+        """The report's verdict, or the verdict on an implementation that could not be
+        checked."""
+        if self.report is None:
+            return RunVerdict.could_not_check(self.error or "could not be checked")
+        return self.report.verdict
 
 
 def _check(spec: str, settings: _RunSettings) -> RunReport:
@@ -563,65 +579,58 @@ def _write_html(html_dir: Path, reports: list[Path], console: Console) -> None:
     from ._matrix import MatrixError, write_matrix
 
     if not reports:
-        _console(stderr=True).print(f"no report to render under --html {escape(str(html_dir))}:"
+        _console(stderr=True).print(f"no report to render under --html {html_dir}:"
                                     " no implementation could be checked", soft_wrap=True)
         return
     try:
         written = write_matrix(html_dir, reports)
     except MatrixError as error:
-        _fail(escape(str(error)))
+        _fail(str(error))
     except OSError as error:
-        _fail(f"--html {escape(str(html_dir))}: the matrix could not be written "
+        _fail(f"--html {html_dir}: the matrix could not be written "
               f"({error.strerror or error}). Name a directory you can write to")
     console.print(f"matrix: {written[0]} ({len(reports)} report(s), {len(written) - 1} "
                   "badge(s))", markup=False, soft_wrap=True)
 
 
-def _verdict(entry: _Checked) -> str:
-    if entry.report is None:
-        return "broken"
-    return "conforms" if entry.report.conforms else "does not conform"
-
-
-def _summarize(checked: list[_Checked], console: Console, *, skipped: list[str]) -> None:
+def _summarize(checked: list[_Checked], console: Console, *, skipped: list[str],
+               code: int) -> None:
     """One line per implementation (its verdict first, so ``grep`` selects by verdict), then
-    the run's verdict."""
+    the run's verdict and the exit code the process returns."""
     console.print()
-    conforming = sum(1 for entry in checked if entry.report is not None
-                     and entry.report.conforms)
-    console.print(f"[bold]{conforming} of {len(checked) + len(skipped)} implementation(s) "
-                  "conform[/]", soft_wrap=True)
-    styles = {"conforms": "green", "does not conform": "red", "broken": "red"}
+    conforming = sum(1 for entry in checked if entry.verdict.conforms)
+    console.print(Text(f"{conforming} of {len(checked) + len(skipped)} implementation(s) "
+                       "conform", style="bold"), soft_wrap=True)
+    styles = {"conforms": "green", "interrupted": "magenta", "terminated": "magenta"}
     for entry in checked:
-        verdict = _verdict(entry)
-        line = Text(f"  {verdict:<18}", style=styles[verdict])
+        verdict = entry.verdict
+        line = Text(f"  {verdict.headline:<20}", style=styles.get(verdict.headline, "red"))
         line.append(f"--impl {shlex.quote(entry.spec)}")
         if entry.report is not None:
             identity = entry.report.implementation
             declared = " ".join(str(identity[key]) for key in ("name", "version")
                                 if identity.get(key))
             line.append(f"  ({declared or 'unnamed implementation'})")
+            line.append(f"  {verdict.line()}")
         else:
-            line.append("  (could not be checked: see the error above)")
+            line.append(f"  ({_first_line(entry.error)})")
         if entry.json_file is not None:
             line.append(f"  report: {entry.json_file}")
         console.print(line, soft_wrap=True)
     for spec in skipped:
-        console.print(Text(f"  {'not checked':<18}--impl {shlex.quote(spec)}  (the run was "
-                           "interrupted first)"), soft_wrap=True)
-    code = _exit_code(checked)
+        console.print(Text(f"  {'not checked':<20}--impl {shlex.quote(spec)}  (the run ended "
+                           "first)"), soft_wrap=True)
     meaning = {EXIT_CONFORMS: "every implementation conforms",
                EXIT_NONCONFORMING: "an implementation does not conform",
-               EXIT_USAGE: "an implementation could not be checked"}[code]
-    console.print(f"exit code {code}: {meaning}", markup=False, soft_wrap=True)
+               EXIT_USAGE: "an implementation could not be checked",
+               ExitCode.INTERRUPTED: "the run was interrupted",
+               ExitCode.TERMINATED: "the run was terminated"}[code]
+    console.print(Text(f"exit code {code}: {meaning}"), soft_wrap=True)
 
 
-def _exit_code(checked: list[_Checked]) -> int:
-    if any(entry.report is None for entry in checked):
-        return EXIT_USAGE
-    if all(entry.report is not None and entry.report.conforms for entry in checked):
-        return EXIT_CONFORMS
-    return EXIT_NONCONFORMING
+def _first_line(text: str, limit: int = 300) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[:limit] + "…"
 
 
 def _first_run_hint(console: Console) -> None:
@@ -671,8 +680,8 @@ def replay(files: tuple[Path, ...], impl: str | None, fit: str, timeout: float,
     for path, result in zip(files, results, strict=True):
         fixed = result.status == "fixed"
         still += not fixed
-        mark = "[green]fixed[/]" if fixed else f"[red]{result.status}[/]"
-        console.print(f"{mark}  {path}  ({result.case.rule})", soft_wrap=True)
+        console.print(Text.assemble((result.status, "green" if fixed else "red"),
+                                    f"  {path}  ({result.case.rule})"), soft_wrap=True)
         if not fixed and result.message:
             console.print(f"    {result.message}", markup=False, soft_wrap=True)
     console.print(f"{len(results) - still} fixed, {still} still failing")

@@ -75,7 +75,11 @@ def test_skipping_everything_is_untested_not_pass() -> None:
     assert document["judgedRules"] == 0
     allowed = check_implementation(SkipsEverything, ops=["fold"], budget="quick",
                                    allow_untested=True)
-    assert allowed.conforms
+    # --allow-untested lets an untested rule through, but a run that judged no rule at all
+    # checked nothing: it never conforms (spec/protocol.md §5.6).
+    assert not allowed.conforms
+    assert allowed.verdict.exit_code == 1
+    assert any("no rule was judged" in reason for reason in allowed.verdict.reasons)
 
 
 def test_skipping_some_requests_passes_with_the_skips_counted() -> None:

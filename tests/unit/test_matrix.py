@@ -221,7 +221,7 @@ def test_coverage_is_rendered_when_a_result_has_it(tmp_path: Path) -> None:
     ("not json", "not JSON"),
     ("[1]", "a report is a JSON object, this is list"),
     ('{"reportVersion": 1}', "$.reportVersion is 1; this eventproof"),
-    ('{"reportVersion": 2}', "$: 'specVersion' is a required property"),
+    ('{"reportVersion": 3}', "$: 'specVersion' is a required property"),
 ])
 def test_a_bad_report_is_named(tmp_path: Path, content: str, named: str) -> None:
     path = tmp_path / "bad.json"

@@ -1,0 +1,565 @@
+"""The results model: what a run found, and the one verdict every output renders.
+
+The search (:mod:`._engine`) produces one :class:`RuleResult` per rule; a :class:`RunReport`
+holds them with the implementation's identity. :class:`RunVerdict` is computed from those results
+by :func:`judge_run` alone — whether the run conforms, its exit code, its counts and each
+profile's status — and the console, the JSON, JUnit and Markdown reports, the matrix page and its
+badges, the action, the pytest plugin, ``replay`` and ``report --merge`` render that value; none of
+them decides a verdict of its own (spec/protocol.md §5.6).
+
+This module imports nothing of the search, the adapters or the renderers.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from enum import IntEnum, StrEnum
+from pathlib import Path
+from typing import Any, Literal
+
+from ._model import BROKEN, FAILING, Capabilities, Outcome, Rule
+
+__all__ = [
+    "ABANDONED_REASON",
+    "EARLY_STOPS",
+    "EXITFIRST_REASON",
+    "INTERRUPTED_REASON",
+    "MAX_TIME_REASON",
+    "OUTCOMES",
+    "STOP_AFTER_REASON",
+    "TERMINATED_REASON",
+    "Counterexample",
+    "Coverage",
+    "ExitCode",
+    "Invocation",
+    "ProfileVerdict",
+    "RuleResult",
+    "RunReport",
+    "RunVerdict",
+    "StopReason",
+    "apply_expectations",
+    "combined_exit_code",
+    "iter_failures",
+    "judge_run",
+    "verdict_of_document",
+]
+
+#: Every outcome a rule can have, in the order reports count them.
+OUTCOMES: tuple[Outcome, ...] = (
+    "pass", "fail", "error", "crash", "timeout", "untested", "skip", "xfail", "xpass")
+
+
+class StopReason(StrEnum):
+    """Why a run, or one operation's search, ended before every search ran its course. The value
+    is the sentence reports print (``cut_short``; "" when the run was not cut short)."""
+
+    #: The run reached its whole-run bound (``--max-time``, spec/protocol.md §7.1).
+    MAX_TIME = "the run reached --max-time"
+    #: The run was interrupted (Ctrl-C, SIGINT).
+    INTERRUPTED = "the run was interrupted"
+    #: The run was asked to end (SIGTERM: ``timeout``, ``kill``, a cancelled CI job).
+    TERMINATED = "the run was terminated"
+    #: The run was asked to stop at its first broken rule (``--exitfirst``).
+    EXITFIRST = "the run stopped at its first broken rule (--exitfirst)"
+    #: The run was asked to stop once given rules were broken (``stop_after``).
+    STOP_AFTER = "the run stopped once every rule it was to look for was broken"
+    #: A family search whose result was no longer wanted (never counted in a report).
+    ABANDONED = "the search was no longer wanted"
+
+
+MAX_TIME_REASON = StopReason.MAX_TIME
+INTERRUPTED_REASON = StopReason.INTERRUPTED
+TERMINATED_REASON = StopReason.TERMINATED
+EXITFIRST_REASON = StopReason.EXITFIRST
+STOP_AFTER_REASON = StopReason.STOP_AFTER
+ABANDONED_REASON = StopReason.ABANDONED
+#: The reasons a run ends early because it found what it was asked to look for.
+EARLY_STOPS: frozenset[str] = frozenset({StopReason.EXITFIRST, StopReason.STOP_AFTER})
+
+
+class ExitCode(IntEnum):
+    """What the process returns (README, docs/gate-ci.md)."""
+
+    CONFORMS = 0
+    NONCONFORMING = 1
+    #: A usage or harness error: a bad flag, an unreadable file, a program that cannot start.
+    USAGE = 2
+    #: Interrupted (Ctrl-C): 128 + SIGINT.
+    INTERRUPTED = 130
+    #: Terminated (SIGTERM): 128 + SIGTERM.
+    TERMINATED = 143
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """A minimal input on which the implementation broke a rule, with everything to replay it."""
+
+    op: str
+    input: Any
+    #: The reference's answer (``{"errored": message}`` when the spec calls the input erroneous).
+    expected: Any
+    #: The implementation's answer, or a description of how it failed to answer.
+    actual: Any
+    #: The check's explanation.
+    message: str
+    #: The Hypothesis seed of the run that found it (None in deterministic mode).
+    seed: int | None
+    #: The tail of the implementation's stderr when it crashed or hung.
+    stderr: str = ""
+    #: The failure's stable kind (see :class:`~._model.Violation`); expectation files match it.
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """Every setting that shaped a run, so a printed command reproduces it exactly."""
+
+    #: The ``--impl`` value (None: an object passed in code, which no command can name).
+    impl: str | None
+    use_shell: bool = False
+    #: The operations checked (None: every operation).
+    ops: tuple[str, ...] | None = None
+    timeout: float = 10.0
+    budget: str = "default"
+    max_examples: int | None = None
+    seed: int | None = None
+    deterministic: bool = True
+    allow_untested: bool = False
+    exitfirst: bool = False
+
+    def _common(self) -> list[str]:
+        impl = shlex.quote(self.impl) if self.impl else "'<your implementation>'"
+        words = [f"--impl {impl}"]
+        if self.use_shell:
+            words.append("--shell")
+        if self.timeout != 10.0:
+            words.append(f"--timeout {self.timeout:g}")
+        return words
+
+    def rerun(self) -> str:
+        """The ``eventproof run`` command that repeats this run."""
+        words = ["eventproof run", *self._common()]
+        if self.ops is not None:
+            words.append(f"--ops {','.join(self.ops)}")
+        words.append(f"--budget {self.budget}")
+        if self.max_examples is not None:
+            words.append(f"--max-examples {self.max_examples}")
+        words.append("--deterministic" if self.deterministic or self.seed is None
+                     else f"--random --seed {self.seed}")
+        if self.allow_untested:
+            words.append("--allow-untested")
+        if self.exitfirst:
+            words.append("--exitfirst")
+        return " ".join(words)
+
+    def replay(self, case_file: str | Path) -> str:
+        """The ``eventproof replay`` command that re-runs one saved case."""
+        return " ".join(["eventproof replay", shlex.quote(str(case_file)), *self._common()])
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How much of a rule's search was really judged (spec/protocol.md §5.6)."""
+
+    #: Answers the rule judged: outputs, and ``errored`` answers to inputs the spec calls
+    #: erroneous (an ``errored`` answer to a valid input judges only the rule it breaks).
+    judged: int = 0
+    #: Requests of the operation answered ``skipped``, and ``errored`` to a valid input.
+    skipped: int = 0
+    errored: int = 0
+    #: Requests that hung, crashed or broke the protocol, and requests set aside unsent.
+    unanswered: int = 0
+    #: Why the operation's search stopped.
+    stopped: str = ""
+    #: Requests not sent because the implementation declared it cannot take them
+    #: (``loneSurrogates: false``, spec/protocol.md §4.2).
+    limited: int = 0
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    """The verdict on one rule."""
+
+    rule: Rule
+    outcome: Outcome
+    counterexample: Counterexample | None = None
+    #: Why a rule was skipped or untested, or which expectation turned a failure into ``xfail``.
+    note: str = ""
+    #: What the search judged (None for a result that was never searched, e.g. in a test).
+    coverage: Coverage | None = None
+    #: The rule whose failure this one follows from ("same cause"), or "" when it stands alone.
+    cause: str = ""
+    #: Seconds of the operation's check that settled this rule: for a rule broken by a search
+    #: round, that round (shrinking included); for the rules the last round settled together,
+    #: an equal share of that round and of the book-keeping after it. The rules of an operation
+    #: add up to the time spent checking it (see :func:`_settle_seconds`).
+    seconds: float = 0.0
+
+
+@dataclass
+class RunReport:
+    """What a run found: the implementation's identity and one result per rule."""
+
+    implementation: dict[str, Any]
+    capabilities: Capabilities
+    results: list[RuleResult]
+    #: The example budget's name (``quick``, ``default``, ``thorough``) or ``custom``.
+    budget: str
+    seed: int | None
+    deterministic: bool
+    duration: float = 0.0
+    calls: int = 0
+    #: Whether an ``untested`` MUST rule is let through (``--allow-untested``).
+    allow_untested: bool = False
+    #: The settings of the run, for commands that reproduce it (None when unknown).
+    invocation: Invocation | None = None
+    #: Why the run ended before every search ran its course ("" when it did not): it reached
+    #: ``--max-time``, or it was interrupted.
+    cut_short: str = ""
+
+    @property
+    def verdict(self) -> RunVerdict:
+        """The verdict on this run (:func:`judge_run`): every output renders this value."""
+        return judge_run([_row(result) for result in self.results],
+                         declared=self.capabilities.ops, allow_untested=self.allow_untested,
+                         ending=self.cut_short)
+
+    @property
+    def conforms(self) -> bool:
+        """:attr:`RunVerdict.conforms` of :attr:`verdict`."""
+        return self.verdict.conforms
+
+    @property
+    def judged_rules(self) -> int:
+        """How many rules were judged on at least one answer (:attr:`RunVerdict.judged`)."""
+        return self.verdict.judged
+
+    @property
+    def failed_rule_ids(self) -> set[str]:
+        """Every rule whose outcome is fail, error, crash or timeout (SHOULD rules included)."""
+        return {result.rule.id for result in self.results if result.outcome in BROKEN}
+
+    def result_for(self, rule_id: str) -> RuleResult:
+        """The result of one rule by id."""
+        for result in self.results:
+            if result.rule.id == rule_id:
+                return result
+        raise KeyError(rule_id)
+
+
+def apply_expectations(report: RunReport, expected: Mapping[str, str]) -> RunReport:
+    """Turn listed failures into ``xfail`` and listed passes into ``xpass``.
+
+    ``expected`` maps a rule id to ``[failure kind]`` (the current form), ``""`` (any failure),
+    or a message prefix (the earlier form, still honoured, with a migration note).
+    """
+    results = []
+    for result in report.results:
+        entry = expected.get(result.rule.id)
+        if entry is None:
+            results.append(result)
+        elif result.outcome in BROKEN:
+            example = result.counterexample
+            message = example.message if example else result.note
+            kind = example.kind if example else ""
+            if entry.startswith("[") and entry.endswith("]"):
+                listed = entry[1:-1]
+                if kind == listed:
+                    results.append(replace(result, outcome="xfail",
+                                           note=f"expected: {entry}"))
+                else:
+                    results.append(replace(result, note=(
+                        f"listed as {entry}, but this failure is "
+                        f"{f'[{kind}]' if kind else 'of the rule’s one kind'}: a different bug")))
+            elif message.startswith(entry):
+                migrate = ("" if not entry else " (an old-style message prefix: rewrite the file "
+                           "with --update-expectations to match the failure kind instead)")
+                results.append(replace(result, outcome="xfail",
+                                       note=f"expected: {entry}{migrate}".rstrip()))
+            else:
+                results.append(replace(result, note=f"listed with prefix {entry!r}, but the "
+                                       f"message is {message[:80]!r}"))
+        elif result.outcome == "pass":
+            results.append(replace(result, outcome="xpass",
+                                   note="listed as an expected failure but it passes now: "
+                                        "remove it from the expectations file"))
+        else:
+            results.append(result)
+    return replace(report, results=results)
+
+
+def iter_failures(report: RunReport) -> Iterator[RuleResult]:
+    """Results with a counterexample, in rule order."""
+    return (result for result in report.results if result.counterexample is not None)
+
+
+# -- the verdict -------------------------------------------------------------------------------
+
+#: A profile's status in a run (spec/protocol.md §5.6).
+ProfileStatus = Literal[
+    "conforms", "does not conform", "partly declared", "not declared", "not checked"]
+#: Where each profile's operations are, in run order (read from the operation table once).
+_ENDING_CODES: Mapping[str, ExitCode] = {
+    StopReason.INTERRUPTED: ExitCode.INTERRUPTED, StopReason.TERMINATED: ExitCode.TERMINATED}
+
+
+@dataclass(frozen=True)
+class RuleRow:
+    """What the verdict reads of one rule's result (from a :class:`RuleResult` or a report's
+    JSON, so that a merged or re-read report is judged by the same function)."""
+
+    id: str
+    level: str
+    profile: str
+    op: str
+    outcome: str
+    #: Whether the rule judged at least one answer.
+    judged: bool
+    #: The rule whose failure this one follows from, or "".
+    cause: str = ""
+
+
+@dataclass(frozen=True)
+class ProfileVerdict:
+    """One profile's status in a run."""
+
+    profile: str
+    status: ProfileStatus
+    #: The profile's operations this run checked that the implementation declared, in run order.
+    declared: tuple[str, ...]
+    #: The profile's operations this run checked that the implementation did not declare.
+    undeclared: tuple[str, ...]
+    #: The profile's operations this run did not check (``--ops``, ``--shard``).
+    unchecked: tuple[str, ...]
+    #: How many of the profile's rules had each outcome.
+    counts: Mapping[str, int]
+    #: How many of its rules judged at least one answer, of how many.
+    judged: int
+    rules: int
+
+    def describe(self) -> str:
+        """``budget: not declared (details, roster, lane, publish)`` and the like."""
+        if self.status == "not declared":
+            return f"{self.profile}: not declared ({', '.join(self.undeclared)})"
+        if self.status == "partly declared":
+            return (f"{self.profile}: partly declared ({', '.join(self.declared)} checked; "
+                    f"{', '.join(self.undeclared)} not declared)")
+        if self.status == "not checked":
+            return f"{self.profile}: not checked in this run"
+        unchecked = (f"; {', '.join(self.unchecked)} not checked in this run"
+                     if self.unchecked else "")
+        return (f"{self.profile}: {self.status} ({self.judged} of {self.rules} rules judged"
+                f"{unchecked})")
+
+    def document(self) -> dict[str, Any]:
+        return {"profile": self.profile, "status": self.status, "declared": list(self.declared),
+                "undeclared": list(self.undeclared), "unchecked": list(self.unchecked),
+                "counts": dict(self.counts),
+                "judgedRules": self.judged, "rules": self.rules}
+
+
+@dataclass(frozen=True)
+class RunVerdict:
+    """The verdict on one implementation: computed once, by :func:`judge_run`, and rendered by
+    every output. Nothing else decides whether a run conforms or what it exits with."""
+
+    #: True when every MUST rule of every declared operation passed (or failed as expected), at
+    #: least one rule was judged, no MUST rule went untested (unless let through) and the run was
+    #: neither interrupted nor terminated.
+    conforms: bool
+    #: What the process returns for this implementation alone.
+    exit_code: ExitCode
+    #: ``conforms``, ``does not conform``, ``interrupted``, ``terminated`` or
+    #: ``could not be checked``.
+    headline: str
+    #: Why it does not conform (or, when it does, what is still worth saying), in words.
+    reasons: tuple[str, ...]
+    #: How many rules had each outcome (every outcome listed, in :data:`OUTCOMES` order).
+    counts: Mapping[str, int]
+    #: How many rules judged at least one answer, of how many rules in the run.
+    judged: int
+    rules: int
+    profiles: tuple[ProfileVerdict, ...] = ()
+    #: The MUST rules that were not judged (``untested``), in rule order.
+    unjudged: tuple[str, ...] = ()
+    #: Why the run ended early ("" when every search ran its course).
+    ending: str = ""
+    #: Why the implementation could not be checked (only for ``could not be checked``).
+    error: str = ""
+
+    def line(self) -> str:
+        """The summary line: ``conforms (exit code 0, 34 of 59 rules judged): ...``."""
+        judged = f"{self.judged} of {self.rules} rules judged"
+        detail = f": {'; '.join(self.reasons)}" if self.reasons else ""
+        if self.error:
+            return f"{self.headline} (exit code {int(self.exit_code)}){detail}"
+        return f"{self.headline} (exit code {int(self.exit_code)}, {judged}){detail}"
+
+    def document(self) -> dict[str, Any]:
+        """The verdict as the JSON report's ``verdict`` member (schemas/report.json)."""
+        document: dict[str, Any] = {
+            "conforms": self.conforms, "exitCode": int(self.exit_code), "headline": self.headline,
+            "line": self.line(), "reasons": list(self.reasons), "counts": dict(self.counts),
+            "judgedRules": self.judged, "rules": self.rules,
+            "profiles": [profile.document() for profile in self.profiles],
+            "unjudged": list(self.unjudged), "ending": self.ending,
+        }
+        if self.error:
+            document["error"] = self.error
+        return document
+
+    @classmethod
+    def could_not_check(cls, error: str) -> RunVerdict:
+        """The verdict on an implementation that could not be started or checked."""
+        return cls(conforms=False, exit_code=ExitCode.USAGE, headline="could not be checked",
+                   reasons=(error,), counts=dict.fromkeys(OUTCOMES, 0), judged=0, rules=0,
+                   error=error)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def _breaks(row: RuleRow, allow_untested: bool) -> bool:
+    """Whether a result makes a run non-conforming."""
+    if row.outcome == "xpass":
+        return True
+    if row.level != "MUST":
+        return False
+    return row.outcome in FAILING or (row.outcome == "untested" and not allow_untested)
+
+
+def _profile_verdict(profile: str, rows: Sequence[RuleRow], declared: frozenset[str],
+                     ops: Mapping[str, str], allow_untested: bool) -> ProfileVerdict:
+    mine = [row for row in rows if row.profile == profile]
+    checked = [op for op, owner in ops.items()
+               if owner == profile and any(row.op == op for row in mine)]
+    unchecked = tuple(op for op, owner in ops.items() if owner == profile and op not in checked)
+    counts = dict.fromkeys(OUTCOMES, 0)
+    for row in mine:
+        counts[row.outcome] = counts.get(row.outcome, 0) + 1
+    judged = sum(1 for row in mine if row.judged)
+    ins = tuple(op for op in checked if op in declared)
+    outs = tuple(op for op in checked if op not in declared)
+    status: ProfileStatus
+    if not checked:
+        status = "not checked"
+    elif not ins:
+        status = "not declared"
+    elif judged == 0 or any(_breaks(row, allow_untested) for row in mine if row.op in ins):
+        status = "does not conform"
+    elif outs:
+        status = "partly declared"
+    else:
+        status = "conforms"
+    return ProfileVerdict(profile, status, ins, outs, unchecked, counts, judged, len(mine))
+
+
+def judge_run(rows: Sequence[RuleRow], *, declared: Iterable[str], allow_untested: bool,
+              ending: str = "", profiles: Mapping[str, Sequence[str]] | None = None
+              ) -> RunVerdict:
+    """The verdict on a run: the one function that decides it.
+
+    ``rows`` are the results of the rules the run checked, ``declared`` the operations the
+    implementation declared, ``ending`` why the run ended early ("" if it did not), ``profiles``
+    each profile's operations (by default the operation table's). The exit code
+    is "every declared rule": an operation the implementation does not declare makes its rules
+    ``skip`` and its profile ``not declared`` (or ``partly declared``), which the summary says but
+    which does not decide the code. A run that judged no rule at all does not conform.
+    """
+    if profiles is None:
+        from ._operations import PROFILES
+
+        profiles = {profile.name: tuple(op.name for op in profile.operations)
+                    for profile in PROFILES}
+    owner = {op: profile for profile, names in profiles.items() for op in names}
+    wanted = frozenset(declared)
+    counts = dict.fromkeys(OUTCOMES, 0)
+    for row in rows:
+        counts[row.outcome] = counts.get(row.outcome, 0) + 1
+    judged = sum(1 for row in rows if row.judged)
+    broken = [row for row in rows if row.level == "MUST" and row.outcome in BROKEN]
+    untested = tuple(row.id for row in rows if row.level == "MUST" and row.outcome == "untested")
+    stale = counts.get("xpass", 0)
+    should = sum(1 for row in rows if row.level == "SHOULD" and row.outcome in BROKEN)
+    verdicts = tuple(_profile_verdict(profile, rows, wanted, owner, allow_untested)
+                     for profile in profiles)
+    reasons: list[str] = []
+    if ending in _ENDING_CODES:
+        reasons.append(f"{ending}: {_plural(len(untested), 'rule')} not judged"
+                       if untested else ending)
+    elif ending:
+        reasons.append(ending)
+    if broken:
+        distinct = sum(1 for row in broken if not row.cause)
+        same = f" ({distinct} distinct, the rest same cause)" if distinct < len(broken) else ""
+        reasons.append(_plural(len(broken), "MUST rule") + f" broken{same}")
+    if untested and ending not in _ENDING_CODES:
+        allowed = " (let through by --allow-untested)" if allow_untested else ""
+        reasons.append(_plural(len(untested), "MUST rule") + f" untested: judged on no answer"
+                       f"{allowed}")
+    if stale:
+        reasons.append(_plural(stale, "stale expectation") + " (listed, but passing now)")
+    if rows and judged == 0:
+        reasons.append("no rule was judged: nothing was checked")
+    elif not rows:
+        reasons.append("no rule was checked")
+    for profile in verdicts:
+        if profile.status in ("not declared", "partly declared"):
+            reasons.append(profile.describe())
+    if should:
+        reasons.append(_plural(should, "SHOULD rule") + " broken (does not decide conformance)")
+    if counts.get("xfail", 0):
+        reasons.append(_plural(counts["xfail"], "expected failure"))
+    conforms = (judged > 0 and ending not in _ENDING_CODES
+                and not any(_breaks(row, allow_untested) for row in rows))
+    if ending in _ENDING_CODES:
+        code = _ENDING_CODES[ending]
+        headline = "interrupted" if code == ExitCode.INTERRUPTED else "terminated"
+    else:
+        code = ExitCode.CONFORMS if conforms else ExitCode.NONCONFORMING
+        headline = "conforms" if conforms else "does not conform"
+    return RunVerdict(conforms=conforms, exit_code=code, headline=headline,
+                      reasons=tuple(reasons), counts=counts, judged=judged, rules=len(rows),
+                      profiles=verdicts, unjudged=untested, ending=ending)
+
+
+def _row(result: RuleResult) -> RuleRow:
+    judged = (result.outcome not in ("skip", "untested")
+              and (result.coverage is None or result.coverage.judged > 0
+                   or result.counterexample is not None))
+    rule = result.rule
+    return RuleRow(rule.id, rule.level, rule.profile, rule.op, result.outcome, judged,
+                   result.cause)
+
+
+def verdict_of_document(document: Mapping[str, Any]) -> RunVerdict:
+    """The verdict on a JSON report's results (a merged report, a report read back): the same
+    :func:`judge_run` that gave the run's own."""
+    if document.get("verdict", {}).get("error"):
+        return RunVerdict.could_not_check(str(document["verdict"]["error"]))
+    rows = []
+    for result in document.get("results", []):
+        coverage = result.get("coverage")
+        judged = (result["outcome"] not in ("skip", "untested")
+                  and (coverage is None or coverage.get("judged", 0) > 0
+                       or "counterexample" in result))
+        rows.append(RuleRow(result["id"], result["level"], result["profile"], result["op"],
+                            result["outcome"], judged, result.get("cause", "")))
+    return judge_run(rows, declared=document.get("capabilities", {}).get("ops", ()),
+                     allow_untested=bool(document.get("allowUntested", False)),
+                     ending=str(document.get("verdict", {}).get("ending", "")))
+
+
+def combined_exit_code(verdicts: Iterable[RunVerdict]) -> ExitCode:
+    """The exit code of a command that checked several implementations: interrupted or
+    terminated first, then 2 when one could not be checked, else 1 when one does not conform,
+    else 0."""
+    codes = {verdict.exit_code for verdict in verdicts}
+    for code in (ExitCode.TERMINATED, ExitCode.INTERRUPTED, ExitCode.USAGE,
+                 ExitCode.NONCONFORMING):
+        if code in codes:
+            return code
+    return ExitCode.CONFORMS
