@@ -52,8 +52,10 @@ from ._results import (
     RuleResult,
     RunReport,
     apply_expectations,
+    group_refusals,
     iter_failures,
 )
+from ._shard import shard_ops
 from ._verdict import expected_answer, judge, shown
 
 __all__ = [
@@ -883,16 +885,26 @@ class Engine:
                 seed=self.run_seed, kind="differs from the reference"), cause=by)
 
     def _group_causes(self, op: Operation, found: dict[str, RuleResult]) -> None:
-        """Mark each failure whose counterexample first breaks another found rule that names a
-        cause (a lone surrogate kept …) as "same cause" as that rule: one bug, one failure
-        shown first, the rest listed after it. Outcomes (and so exit codes) do not change."""
-        for rule_id, result in list(found.items()):
+        """One wrong answer, one failure: mark each failure whose counterexample also breaks
+        another found rule as "same cause" as that rule — the one that names a cause (a lone
+        surrogate kept …) if any, else the most specific (the first in check order) — so that
+        one bug is shown once, the rules it also broke listed under it. Outcomes (and so exit
+        codes) do not change."""
+        order = {rule.id: index for index, rule in enumerate(op.rules)}
+        for rule_id, result in sorted(found.items(), key=lambda item: order.get(item[0], 0)):
             example = result.counterexample
             if result.cause or example is None or result.outcome != "fail":
                 continue
             verdict = judge(op, example.input, _adapters.Ok(example.actual), self.capabilities)
-            primary = next((v for v in verdict.violations if v.cause and v.rule != rule_id
-                            and v.rule in found and not found[v.rule].cause), None)
+            others = [v for v in verdict.violations if v.rule != rule_id and v.rule in found
+                      and not found[v.rule].cause]
+            primary = next((v for v in others if v.cause), None)
+            if primary is None:
+                ahead = [v for v in others
+                         if verdict.violations.index(v) < next(
+                             (i for i, w in enumerate(verdict.violations) if w.rule == rule_id),
+                             len(verdict.violations))]
+                primary = ahead[0] if ahead else None
             if primary is not None:
                 found[rule_id] = replace(result, cause=primary.rule)
 
@@ -982,6 +994,7 @@ def check_implementation(
     exitfirst: bool = False,
     stop_after: Iterable[str] = (),
     jobs: int = 1,
+    shard: tuple[int, int] | None = None,
 ) -> RunReport:
     """Check ``impl`` against the reference and return the verdict on every rule.
 
@@ -1010,6 +1023,9 @@ def check_implementation(
     (:mod:`._parallel`). ``calls`` then counts the requests of the searches one process would
     have run.
 
+    ``shard`` ``(K, N)`` checks slice K of N of ``ops`` (:func:`._shard.shard_ops`; the report
+    records the slice, so that ``eventproof report --merge`` can tell a whole run from a part).
+
     A deterministic check replays the searches of earlier checks in the same process that found
     nothing (:class:`Replays`): the same report and the same requests, without drawing the
     inputs again.
@@ -1034,6 +1050,7 @@ def check_implementation(
     if unknown:
         raise HarnessError(f"unknown operation(s) {', '.join(map(repr, unknown))}: "
                            f"use one of {', '.join(OPS)}")
+    chosen = wanted if shard is None else shard_ops(wanted, shard)
     stop = frozenset(stop_after)
     strangers = sorted(stop - set(RULES_BY_ID))
     if strangers:
@@ -1061,7 +1078,7 @@ def check_implementation(
             max_time=None if math.isinf(max_time) else max(0.0, max_time - (time.perf_counter()
                                                                               - started)),
         )
-        names = [op.name for op in OPERATIONS if op.name in wanted]
+        names = [op.name for op in OPERATIONS if op.name in chosen]
         results: list[RuleResult] = []
         if workers is not None:
             results = workers.check_ops(engine, names)
@@ -1070,7 +1087,7 @@ def check_implementation(
                 results.extend(engine.check_op(name))
         return RunReport(
             implementation=handshake.implementation_dict(), capabilities=capabilities,
-            results=results, budget=budget,
+            results=group_refusals(results), budget=budget,
             seed=run_seed, deterministic=deterministic,
             duration=time.perf_counter() - started, calls=engine.calls,
             allow_untested=allow_untested, cut_short=engine.cut_short,
@@ -1078,7 +1095,7 @@ def check_implementation(
                 impl=impl if isinstance(impl, str) else None, use_shell=use_shell,
                 ops=None if ops is None else wanted, timeout=timeout, budget=budget,
                 max_examples=max_examples, seed=run_seed, deterministic=deterministic,
-                allow_untested=allow_untested, exitfirst=exitfirst),
+                allow_untested=allow_untested, exitfirst=exitfirst, shard=shard),
         )
     finally:
         adapter.stop()

@@ -19,9 +19,8 @@ family, its budget and the rules set aside, so it can run in any process.
   hang, an input that hung is not sent again) stays in each worker, so a hanging implementation
   may see other deadlines, and an implementation that can no longer be restarted is given up on
   in one worker at a time.
-- :func:`shard_ops` picks the operations of slice ``K/N`` (``--shard``): a CI matrix of N jobs
-  checks one slice each, and ``eventproof report --merge`` joins their JSON reports. A slice
-  holds whole operations: an operation's rounds need one driver.
+
+Slices of a run for a CI matrix (``--shard``) and their merge are :mod:`._shard`'s.
 """
 
 from __future__ import annotations
@@ -36,7 +35,7 @@ import time
 from collections.abc import Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from multiprocessing import util as multiprocessing_util
 from pathlib import Path
 from types import FrameType
@@ -60,80 +59,12 @@ from ._engine import (
 )
 from ._errors import HarnessError
 from ._model import Capabilities, Family
-from ._operations import OPS, operation
+from ._operations import operation
 from ._protocol import StartResponse
-
-#: Relative cost of each operation's search, for balancing the slices of ``--shard`` and for
-#: starting the heaviest operations' searches first under ``--jobs``: tenths of a second of
-#: family searches, measured on the bundled reference (``eventproof run --deterministic``,
-#: default budget, isolated). Every operation gets the same budget per round, so the budgets
-#: do not tell operations apart: the cost of an example does (details and project build large
-#: batches and lines), and so does the number of rounds, which only the implementation decides.
-_WEIGHT = {"details": 34, "project": 24, "roster": 22, "select": 12, "settle": 12,
-           "classify": 12, "fold": 10, "publish": 9, "lane": 7}
+from ._shard import WEIGHT as _WEIGHT
 
 
-def parse_shard(value: str) -> tuple[int, int]:
-    """``"2/3"`` -> ``(2, 3)``; :class:`HarnessError` naming the value otherwise."""
-    index, _, total = value.partition("/")
-    try:
-        k, n = int(index), int(total)
-    except ValueError:
-        k, n = 0, 0
-    if not (n >= 1 and 1 <= k <= n):
-        raise HarnessError(f"--shard {value!r} is not K/N with 1 <= K <= N (e.g. --shard 1/3): "
-                           "give the slice number and the number of slices")
-    return k, n
-
-
-def split_ops(ops: tuple[str, ...], parts: int) -> list[tuple[str, ...]]:
-    """``ops`` in ``parts`` groups of about equal cost (heaviest first, each to the lightest
-    group), each group in table order; empty groups are dropped."""
-    groups: list[list[str]] = [[] for _ in range(max(1, parts))]
-    cost = [0] * len(groups)
-    for op in sorted(ops, key=lambda name: (-_WEIGHT.get(name, 1), OPS.index(name)
-                                            if name in OPS else 0)):
-        lightest = cost.index(min(cost))
-        groups[lightest].append(op)
-        cost[lightest] += _WEIGHT.get(op, 1)
-    order = {name: index for index, name in enumerate(OPS)}
-    return [tuple(sorted(group, key=lambda name: order.get(name, len(order))))
-            for group in groups if group]
-
-
-def shard_ops(ops: tuple[str, ...], shard: tuple[int, int]) -> tuple[str, ...]:
-    """The operations of slice ``K`` of ``N`` (the same split on every machine)."""
-    k, n = shard
-    groups = split_ops(ops, n)
-    return groups[k - 1] if k <= len(groups) else ()
-
-
-def merge_reports(reports: list[RunReport], *, duration: float | None = None) -> RunReport:
-    """One report of the disjoint slices ``reports``, results in table order."""
-    if not reports:
-        raise HarnessError("nothing to merge: no report was given")
-    first = reports[0]
-    order = {op: index for index, op in enumerate(OPS)}
-    results = sorted((result for report in reports for result in report.results),
-                     key=lambda result: order.get(result.rule.op, len(order)))
-    seen: set[str] = set()
-    for result in results:
-        if result.rule.id in seen:
-            raise HarnessError(f"rule {result.rule.id} appears in more than one report: merge "
-                               "the reports of disjoint slices (--shard K/N of one N)")
-        seen.add(result.rule.id)
-    cut = next((report.cut_short for report in reports if report.cut_short), "")
-    checked = {result.rule.op for result in results}
-    ops = None if checked >= set(OPS) else tuple(op for op in OPS if op in checked)
-    return replace(
-        first, results=results, calls=sum(report.calls for report in reports),
-        duration=duration if duration is not None else max(r.duration for r in reports),
-        cut_short=cut,
-        invocation=None if first.invocation is None else replace(first.invocation, ops=ops),
-    )
-
-
-def check_in_parallel(impl: Any, *, ops: tuple[str, ...], jobs: int,
+def check_in_parallel(impl: Any, *, ops: tuple[str, ...] | None, jobs: int,
                       **options: Any) -> RunReport:
     """Check ``impl`` with the family searches spread over ``jobs`` worker processes (see
     :class:`Workers`); ``options`` are :func:`check_implementation`'s."""
@@ -546,43 +477,3 @@ class Workers:
                     drop(ahead[index])
                     search.stop(INTERRUPTED_REASON)
         return [result for search in searches for result in engine.verdicts(search)]
-
-
-def merge_documents(documents: list[dict[str, Any]], names: list[str]) -> dict[str, Any]:
-    """One JSON report (schemas/report.json) of the reports of disjoint slices of one run (one
-    per ``--shard K/N``), each named by its file for messages."""
-    from ._reports import OUTCOMES
-
-    if not documents:
-        raise HarnessError("nothing to merge: give the JSON reports of every slice")
-    first = documents[0]
-    for name, document in zip(names[1:], documents[1:], strict=True):
-        for key in ("reportVersion", "specVersion", "implementation", "capabilities", "budget",
-                    "seed", "deterministic"):
-            if document.get(key) != first.get(key):
-                raise HarnessError(
-                    f"{name}: $.{key} is {document.get(key)!r} but {names[0]} has "
-                    f"{first.get(key)!r}: merge only the slices of one run (the same "
-                    "implementation, budget and seed, --shard K/N of one N)")
-    order = {op: index for index, op in enumerate(OPS)}
-    results = sorted((result for document in documents for result in document["results"]),
-                     key=lambda result: order.get(result["op"], len(order)))
-    seen: dict[str, str] = {}
-    for name, document in zip(names, documents, strict=True):
-        for result in document["results"]:
-            if result["id"] in seen:
-                raise HarnessError(f"{name}: rule {result['id']} is also in {seen[result['id']]}: "
-                                   "merge the reports of disjoint slices")
-            seen[result["id"]] = name
-    totals = dict.fromkeys(OUTCOMES, 0)
-    for result in results:
-        totals[result["outcome"]] += 1
-    merged = dict(first)
-    merged.update(
-        durationSeconds=max(document["durationSeconds"] for document in documents),
-        calls=sum(document["calls"] for document in documents), totals=totals,
-        judgedRules=sum(document.get("judgedRules", 0) for document in documents),
-        conforms=all(document["conforms"] for document in documents), results=results,
-    )
-    merged.pop("rerun", None)
-    return merged

@@ -21,12 +21,19 @@ from rich.text import Text
 @click.option("--merge", "merge_path", default=None, metavar="OUT.json",
               type=click.Path(dir_okay=False, path_type=Path),
               help="Join the JSON reports of the slices of one run (--shard K/N) into OUT.json.")
+@click.option("--junit", "junit_path", default=None, metavar="FILE",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="With --merge: also write the merged run's JUnit XML here.")
+@click.option("--markdown", "markdown_path", default=None, metavar="FILE",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="With --merge: also write the merged run's Markdown summary here.")
 @click.option("--title", default="eventproof conformance matrix", show_default=True,
               help="The page's title.")
 def report(reports: tuple[Path, ...], html_dir: Path | None, merge_path: Path | None,
-           title: str) -> None:
+           junit_path: Path | None, markdown_path: Path | None, title: str) -> None:
     """Render reports of `eventproof run --json` as one static HTML matrix and badges, or join
-    the reports of a sharded run (--merge).
+    the reports of every slice of a sharded run (--merge; a slice missing or given twice, or
+    slices of different runs, are refused).
 
     Each report is one column: give several (one per implementation, or per version) to compare
     them. The page needs no network and opens from file://.
@@ -38,8 +45,11 @@ def report(reports: tuple[Path, ...], html_dir: Path | None, merge_path: Path | 
     if (html_dir is None) == (merge_path is None):
         raise click.UsageError("give --html DIR (the matrix page) or --merge OUT.json (join the "
                                "slices of a sharded run)")
+    if merge_path is None and (junit_path is not None or markdown_path is not None):
+        raise click.UsageError("--junit and --markdown go with --merge (the reports of one run "
+                               "have their own, written by `eventproof run`)")
     if merge_path is not None:
-        _merge(reports, merge_path, console)
+        _merge(reports, merge_path, console, junit=junit_path, markdown=markdown_path)
         return
     assert html_dir is not None
     try:
@@ -51,13 +61,16 @@ def report(reports: tuple[Path, ...], html_dir: Path | None, merge_path: Path | 
                   markup=False, soft_wrap=True)
 
 
-def _merge(reports: tuple[Path, ...], out: Path, console: Console) -> None:
+def _merge(reports: tuple[Path, ...], out: Path, console: Console, *,
+           junit: Path | None, markdown: Path | None) -> None:
     import json
 
     from ._errors import HarnessError
     from ._json import dumps_json
-    from ._parallel import merge_documents
+    from ._reports import write_junit, write_markdown
+    from ._results import report_from_document, verdict_of_document
     from ._schemas import schema_issues
+    from ._shard import merge_documents
 
     documents = []
     for path in reports:
@@ -75,14 +88,23 @@ def _merge(reports: tuple[Path, ...], out: Path, console: Console) -> None:
         merged = merge_documents(documents, [str(path) for path in reports])
     except HarnessError as error:
         _die(str(error))
-    try:
-        out.write_text(dumps_json(merged, indent=2) + "\n", encoding="utf-8")
-    except OSError as error:
-        _die(f"--merge {out}: cannot be written ({error.strerror}); choose a writable path")
-    verdict = "conforms" if merged["conforms"] else "does not conform"
-    console.print(f"wrote {out}: {len(merged['results'])} rules from {len(reports)} report(s); "
-                  f"{verdict}", markup=False, soft_wrap=True)
-    sys.exit(0 if merged["conforms"] else 1)
+    verdict = verdict_of_document(merged)
+    for option, path, write in (
+            ("--merge", out, lambda: out.write_text(dumps_json(merged, indent=2) + "\n",
+                                                    encoding="utf-8")),
+            ("--junit", junit, lambda: write_junit(report_from_document(merged), junit or out)),
+            ("--markdown", markdown,
+             lambda: write_markdown(report_from_document(merged), markdown or out))):
+        if path is None:
+            continue
+        try:
+            write()
+        except OSError as error:
+            _die(f"{option} {path}: cannot be written ({error.strerror}); choose a writable path")
+    console.print(Text.assemble(
+        f"wrote {out}: {len(merged['results'])} rules from {len(reports)} slice(s); ",
+        (verdict.line(), "bold green" if verdict.conforms else "bold red")), soft_wrap=True)
+    sys.exit(int(verdict.exit_code))
 
 
 def _die(message: str) -> NoReturn:

@@ -32,6 +32,7 @@ from ._model import Capabilities
 from ._operations import OPS
 from ._replay import case_path
 from ._results import OUTCOMES, Invocation, ProfileVerdict, RuleResult, RunReport
+from ._shard import run_id
 from ._versions import HYPOTHESIS_VERSION, PROTOCOL_VERSION, REPORT_VERSION, SUITE_VERSION
 
 __all__ = [
@@ -270,6 +271,29 @@ def _result_document(result: RuleResult, replay_file: str | Path | None,
     return document
 
 
+def run_document(report: RunReport) -> dict[str, Any]:
+    """What run a report belongs to (the JSON report's ``run``): slices of one run
+    (``--shard K/N``) agree on everything here but ``shard``, which is how ``report --merge``
+    tells a whole run from a part (:mod:`._shard`)."""
+    invocation = report.invocation
+    run: dict[str, Any] = {
+        "impl": invocation.impl if invocation is not None and invocation.impl is not None
+        else str(report.implementation.get("name", "")),
+        "suiteVersion": SUITE_VERSION, "specVersion": _spec_version(),
+        "protocolVersion": PROTOCOL_VERSION, "seed": report.seed,
+        "deterministic": report.deterministic, "budget": report.budget,
+        "maxExamples": invocation.max_examples if invocation is not None else None,
+        "ops": list(invocation.ops if invocation is not None and invocation.ops is not None
+                    else OPS),
+        "fitStrategy": report.capabilities.fit_strategy,
+        "timeout": invocation.timeout if invocation is not None else None,
+        "allowUntested": report.allow_untested,
+        "shard": (f"{invocation.shard[0]}/{invocation.shard[1]}"
+                  if invocation is not None and invocation.shard is not None else None),
+    }
+    return {"id": run_id(run), **run}
+
+
 def _seconds(value: float) -> float:
     """Seconds as every report writes them: milliseconds, never negative."""
     return round(max(value, 0.0), 3)
@@ -305,6 +329,7 @@ def report_document(
         "hypothesisVersion": HYPOTHESIS_VERSION,
         **({"rerun": report.invocation.rerun()} if report.invocation is not None else {}),
         "allowUntested": report.allow_untested,
+        "run": run_document(report),
         "conforms": verdict.conforms,
         "verdict": verdict.document(),
         "results": [_result_document(result, files.get(result.rule.id), timings)

@@ -12,6 +12,7 @@ This module imports nothing of the search, the adapters or the renderers.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -41,8 +42,10 @@ __all__ = [
     "StopReason",
     "apply_expectations",
     "combined_exit_code",
+    "group_refusals",
     "iter_failures",
     "judge_run",
+    "report_from_document",
     "verdict_of_document",
 ]
 
@@ -128,6 +131,9 @@ class Invocation:
     deterministic: bool = True
     allow_untested: bool = False
     exitfirst: bool = False
+    #: The slice of the operations this run checked (``--shard K/N``), or None for all of
+    #: :attr:`ops`.
+    shard: tuple[int, int] | None = None
 
     def _common(self) -> list[str]:
         impl = shlex.quote(self.impl) if self.impl else "'<your implementation>'"
@@ -143,6 +149,8 @@ class Invocation:
         words = ["eventproof run", *self._common()]
         if self.ops is not None:
             words.append(f"--ops {','.join(self.ops)}")
+        if self.shard is not None:
+            words.append(f"--shard {self.shard[0]}/{self.shard[1]}")
         words.append(f"--budget {self.budget}")
         if self.max_examples is not None:
             words.append(f"--max-examples {self.max_examples}")
@@ -219,10 +227,14 @@ class RunReport:
     #: ``--max-time``, or it was interrupted.
     cut_short: str = ""
 
+    def verdict_rows(self) -> list[RuleRow]:
+        """What :func:`judge_run` reads of each result, in order."""
+        return [_row(result) for result in self.results]
+
     @property
     def verdict(self) -> RunVerdict:
         """The verdict on this run (:func:`judge_run`): every output renders this value."""
-        return judge_run([_row(result) for result in self.results],
+        return judge_run(self.verdict_rows(),
                          declared=self.capabilities.ops, allow_untested=self.allow_untested,
                          ending=self.cut_short)
 
@@ -288,6 +300,66 @@ def apply_expectations(report: RunReport, expected: Mapping[str, str]) -> RunRep
         else:
             results.append(result)
     return replace(report, results=results)
+
+
+#: What a refusal message keeps when refusals are grouped: numbers and quoted values vary with the
+#: input, the words say what was refused.
+_VARYING = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'[^']*'|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def _members(value: Any) -> set[str]:
+    """Every member name anywhere in a JSON value (refused inputs of different operations hold
+    a refused member at different paths)."""
+    found: set[str] = set()
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found.add(str(key))
+            found |= _members(item)
+    elif isinstance(value, list):
+        for item in value:
+            found |= _members(item)
+    return found
+
+
+def _refusal(result: RuleResult) -> str | None:
+    """The grouping key of an ``errored`` answer to an input the spec calls valid: the refusal
+    message with what varies from input to input masked; None for anything else."""
+    example = result.counterexample
+    if (result.outcome != "error" or example is None or not isinstance(example.actual, dict)
+            or set(example.actual) != {"errored"}
+            or (isinstance(example.expected, dict) and set(example.expected) == {"errored"})):
+        return None
+    return _VARYING.sub("…", str(example.actual["errored"])).strip()
+
+
+def group_refusals(results: Sequence[RuleResult]) -> list[RuleResult]:
+    """One refusal, one failure: the ``errored`` answers to valid inputs that give the same
+    refusal (the same message but for the values in it), across every operation, are one
+    failure, shown under the first such rule; the others are "same cause" as it, and its note
+    names what every refused input holds (the members common to all of them), so the member an
+    implementation refuses is named once rather than under every rule it blocked. Outcomes
+    (and so the verdict) do not change."""
+    groups: dict[str, list[int]] = {}
+    for index, result in enumerate(results):
+        key = _refusal(result)
+        if key is not None and not result.cause:
+            groups.setdefault(key, []).append(index)
+    grouped = list(results)
+    for indices in groups.values():
+        if len(indices) < 2:
+            continue
+        first = grouped[indices[0]]
+        inputs = [grouped[i].counterexample.input for i in indices  # type: ignore[union-attr]
+                  if grouped[i].counterexample is not None]
+        common = set.intersection(*(_members(value) for value in inputs)) if inputs else set()
+        named = ", ".join(sorted(common)[:12]) or "no member name in common"
+        rules = ", ".join(grouped[i].rule.id for i in indices)
+        note = (f"the same refusal blocked {len(indices)} rules ({rules}); the member names "
+                f"every refused input holds: {named}")
+        grouped[indices[0]] = replace(first, note="; ".join(filter(None, (first.note, note))))
+        for i in indices[1:]:
+            grouped[i] = replace(grouped[i], cause=first.rule.id)
+    return grouped
 
 
 def iter_failures(report: RunReport) -> Iterator[RuleResult]:
@@ -551,6 +623,49 @@ def verdict_of_document(document: Mapping[str, Any]) -> RunVerdict:
     return judge_run(rows, declared=document.get("capabilities", {}).get("ops", ()),
                      allow_untested=bool(document.get("allowUntested", False)),
                      ending=str(document.get("verdict", {}).get("ending", "")))
+
+
+def report_from_document(document: Mapping[str, Any]) -> RunReport:
+    """A JSON report read back as a :class:`RunReport` (for JUnit and Markdown of a merged
+    report): its results, coverage and counterexamples, judged again by :func:`judge_run`."""
+    from ._operations import RULES_BY_ID
+
+    results = []
+    for item in document["results"]:
+        rule = RULES_BY_ID.get(item["id"]) or Rule(
+            item["id"], item["level"], item["profile"], item["op"], item["section"],
+            item["title"])
+        coverage = item.get("coverage")
+        example = item.get("counterexample")
+        results.append(RuleResult(
+            rule=rule, outcome=item["outcome"], note=item.get("note", ""),
+            cause=item.get("cause", ""), seconds=float(item.get("seconds", 0.0)),
+            coverage=None if coverage is None else Coverage(
+                judged=coverage["judged"], skipped=coverage["skipped"],
+                errored=coverage["errored"], unanswered=coverage["unanswered"],
+                stopped=coverage["stopped"], limited=coverage.get("limited", 0)),
+            counterexample=None if example is None else Counterexample(
+                op=example["op"], input=example["input"], expected=example["expected"],
+                actual=example["actual"], message=example["message"], seed=example["seed"],
+                stderr=example.get("stderr", ""), kind=example.get("kind", ""))))
+    capabilities = document["capabilities"]
+    run = document.get("run") or {}
+    return RunReport(
+        implementation=dict(document["implementation"]),
+        capabilities=Capabilities(
+            ops=frozenset(capabilities["ops"]), fit_strategy=capabilities["fitStrategy"],
+            variable_max_bytes=capabilities.get("variableMaxBytes", True),
+            lone_surrogates=capabilities.get("loneSurrogates", True)),
+        results=results, budget=document["budget"], seed=document["seed"],
+        deterministic=document["deterministic"], duration=document["durationSeconds"],
+        calls=document["calls"], allow_untested=document["allowUntested"],
+        cut_short=str((document.get("verdict") or {}).get("ending", "")),
+        invocation=Invocation(
+            impl=run.get("impl") or None, ops=tuple(run["ops"]) if run.get("ops") else None,
+            timeout=run.get("timeout") or 10.0, budget=document["budget"],
+            max_examples=run.get("maxExamples"), seed=document["seed"],
+            deterministic=document["deterministic"],
+            allow_untested=document["allowUntested"]) if run else None)
 
 
 def combined_exit_code(verdicts: Iterable[RunVerdict]) -> ExitCode:

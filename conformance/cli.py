@@ -383,21 +383,20 @@ def run(
         if expect is not None and not expect.exists() and not update_expectations:
             _fail(f"--expect {expect}: no such file. Create it with --update-expectations, "
                   "or leave --expect out.")
-        from ._parallel import parse_shard, shard_ops
+        from ._shard import parse_shard, shard_ops
 
         selected = wanted if wanted is not None else OPS
-        if shard is not None:
-            selected = shard_ops(selected, parse_shard(shard))
-            if not selected:
-                _fail(f"--shard {shard}: this slice holds no operation (there are only "
-                      f"{len(wanted or OPS)}); use fewer slices")
+        parsed = parse_shard(shard) if shard is not None else None
+        if parsed is not None and not shard_ops(selected, parsed):
+            _fail(f"--shard {shard}: this slice holds no operation (there are only "
+                  f"{len(wanted or OPS)}); use fewer slices")
     specs = list(impls) or [_default_impl(fit)]
     if len(specs) > 1 and not is_deterministic and seed is None:
         import random
 
         seed = random.getrandbits(32)  # one random seed for every implementation of the run
     settings = _RunSettings(
-        ops=selected, jobs=jobs, budget=budget, max_examples=max_examples, seed=seed,
+        ops=wanted, shard=parsed, jobs=jobs, budget=budget, max_examples=max_examples, seed=seed,
         deterministic=is_deterministic, timeout=timeout, use_shell=use_shell,
         state_dir=state_dir, allow_untested=allow_untested, max_time=max_time,
         isolate=isolate, progress=not no_progress, exitfirst=exitfirst)
@@ -462,7 +461,9 @@ def run(
 class _RunSettings:
     """The settings every implementation of one ``eventproof run`` is checked with."""
 
-    ops: tuple[str, ...]
+    #: The operations asked for (None: every operation) and the slice of them to check.
+    ops: tuple[str, ...] | None
+    shard: tuple[int, int] | None
     jobs: int
     budget: str
     max_examples: int | None
@@ -504,8 +505,8 @@ def _check(spec: str, settings: _RunSettings) -> RunReport:
     update, stop = _progress(_console(stderr=True), settings.progress)
     try:
         return check_in_parallel(
-            spec, ops=settings.ops, jobs=settings.jobs, budget=settings.budget,
-            max_examples=settings.max_examples, seed=settings.seed,
+            spec, ops=settings.ops, shard=settings.shard, jobs=settings.jobs,
+            budget=settings.budget, max_examples=settings.max_examples, seed=settings.seed,
             deterministic=settings.deterministic, timeout=settings.timeout,
             use_shell=settings.use_shell, database=settings.state_dir / "examples",
             on_progress=update, allow_untested=settings.allow_untested,

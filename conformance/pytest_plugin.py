@@ -36,11 +36,14 @@ status agrees with the CLI's verdict.
 Reports name the rule, not this module: an item's location is ``eventproof`` and its heading
 ``<rule id> (<level>, spec/<file> §<section>)``, and a skip reads
 ``SKIPPED [1] eventproof::fold::fold.shape: spec/selection.md §4.1: <reason>``. Each item's report
-carries the verdict as user properties (``eventproof.rule``, ``.operation``, ``.level``,
-``.section``, ``.outcome``, ``.conforms``, ``.implementation``, or ``.problem`` when the
-implementation could not be checked); ``--junitxml`` writes them as ``<property>`` elements, and
-the conformance summary at the end of the terminal report (``eventproof: <name> conforms`` and
-the count of each outcome) is made from them.
+carries what the verdict is judged from as user properties (``eventproof.rule``, ``.operation``,
+``.level``, ``.section``, ``.profile``, ``.outcome``, ``.judged``, ``.cause``, ``.declared``,
+``.allowUntested``, ``.ending``, ``.implementation``, or ``.problem`` when the implementation
+could not be checked); ``--junitxml`` writes them as ``<property>`` elements, and the conformance
+summary at the end of the terminal report (``eventproof: <name> conforms``, the verdict line and
+the count of each outcome) is judged from them by the same function as ``eventproof run``'s
+verdict. A session whose items all passed but whose rules make no conforming run (no rule
+judged, say) exits 1.
 
 pytest-xdist: every item is marked ``xdist_group(<op>)``. When ``-n``/``--tx`` distributes the
 tests with no ``--dist`` mode chosen, or with ``--dist loadgroup``, the plugin's scheduler
@@ -65,7 +68,7 @@ import os
 import shlex
 import time
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -76,6 +79,7 @@ if TYPE_CHECKING:
 
     from ._engine import RunReport
     from ._model import Rule
+    from ._results import RunVerdict
 
 __all__ = ["EventproofCollector", "OperationCollector", "RuleItem"]
 
@@ -209,11 +213,16 @@ class RuleItem(pytest.Item):
         except KeyError:
             pytest.skip(f"{rule.id} was not checked in this run")
         outcome = result.outcome
-        # The verdict travels with the report (to --junitxml, and to the xdist controller).
+        # What the verdict is judged from travels with the report (to --junitxml, and to the
+        # xdist controller), which judges the session's rules with the run's own judge_run.
+        row = report.verdict_rows()[report.results.index(result)]
         self.user_properties.extend([
-            (f"{PROPERTY}outcome", outcome),
-            (f"{PROPERTY}conforms", "yes" if replace(report, results=[result]).conforms
-             else "no"),
+            (f"{PROPERTY}outcome", outcome), (f"{PROPERTY}profile", rule.profile),
+            (f"{PROPERTY}judged", "yes" if row.judged else "no"),
+            (f"{PROPERTY}cause", result.cause),
+            (f"{PROPERTY}declared", ",".join(sorted(report.capabilities.ops))),
+            (f"{PROPERTY}allowUntested", "yes" if report.allow_untested else "no"),
+            (f"{PROPERTY}ending", report.cut_short),
             (f"{PROPERTY}implementation", str(report.implementation.get("name", run.impl)))])
         if outcome == "pass":
             return
@@ -479,6 +488,30 @@ class _Summary:
         if "rule" in values:
             self.verdicts[values["rule"]] = values  # by rule: --dist each reports one N times
 
+    def verdict(self) -> RunVerdict | None:
+        """The verdict on the rules this session judged (:func:`._results.judge_run`, as
+        ``eventproof run`` judges them); None when no rule was judged or the implementation
+        could not be checked."""
+        from ._results import RuleRow, judge_run
+
+        judged = [each for each in self.verdicts.values() if "outcome" in each]
+        if not judged or any("problem" in each for each in self.verdicts.values()):
+            return None
+        rows = [RuleRow(each["rule"], each["level"], each["profile"], each["operation"],
+                        each["outcome"], each["judged"] == "yes", each.get("cause", ""))
+                for each in judged]
+        return judge_run(rows, declared=judged[0]["declared"].split(","),
+                         allow_untested=judged[0]["allowUntested"] == "yes",
+                         ending=next((each["ending"] for each in judged if each["ending"]), ""))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        """pytest's exit status restates the verdict: a session that passed every item but whose
+        rules do not make a conforming run (no rule judged, say) exits 1, as the CLI would."""
+        verdict = self.verdict()
+        if verdict is not None and not verdict.conforms and exitstatus == 0:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.verdicts:
             return  # no eventproof item ran
@@ -492,10 +525,11 @@ class _Summary:
         if problems or not judged:
             return
         names = ", ".join(sorted({each["implementation"] for each in judged}))
-        conforms = all(each["conforms"] == "yes" for each in judged)
-        verdict = "conforms" if conforms else "does not conform"
-        terminalreporter.write_line(f"eventproof: {names} {verdict}", bold=True,
-                                    green=conforms, red=not conforms)
+        verdict = self.verdict()
+        assert verdict is not None
+        terminalreporter.write_line(f"eventproof: {names} {verdict.headline}", bold=True,
+                                    green=verdict.conforms, red=not verdict.conforms)
+        terminalreporter.write_line(f"eventproof: {verdict.line()}")
         counts = Counter(each["outcome"] for each in judged)
         order = ("pass", "fail", "error", "crash", "timeout", "xfail",
                                       "xpass", "skip", "untested")

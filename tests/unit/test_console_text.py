@@ -1,0 +1,91 @@
+"""Text from outside is never markup: whatever a schema, a spec line, an input or an
+implementation says reaches the console as written (``cli._console`` has markup off)."""
+
+from __future__ import annotations
+
+import pytest
+from eventproof.conformance import cli
+from eventproof.conformance._model import Capabilities
+from eventproof.conformance._operations import RULES
+from eventproof.conformance._reports import render_console
+from eventproof.conformance._results import Counterexample, Coverage, RuleResult, RunReport
+from hypothesis import given
+from hypothesis import strategies as st
+
+# Bracketed words are what rich would read as markup: styles, closings, links, escapes.
+_bracketed = st.lists(st.sampled_from(
+    ["[a-z]", "[bold]", "[/]", "[/bold]", "[link=x]", "\\[", "[red]x[/red]", "^[a-z0-9-]*\\.md",
+     "[", "]", "word", " "]), min_size=1, max_size=8).map("".join)
+
+
+@given(text=_bracketed)
+def test_a_usage_error_prints_its_text_as_written(text: str) -> None:
+    """An error message (which quotes schemas and user values) is printed character for
+    character."""
+    with pytest.raises(SystemExit), _captured() as out:
+        cli._fail(text)
+    assert text in out.getvalue()
+
+
+@given(text=_bracketed)
+def test_a_report_prints_the_implementations_text_as_written(text: str) -> None:
+    """A skip reason, a failure message and an answer from the implementation are printed as
+    the implementation wrote them."""
+    rule, other = RULES[0], RULES[1]
+    report = RunReport(
+        implementation={"name": text}, capabilities=Capabilities(), budget="quick", seed=None,
+        deterministic=True, results=[
+            RuleResult(rule, "fail", counterexample=Counterexample(
+                rule.op, {"text": text}, 1, {"errored": text}, text, None),
+                coverage=Coverage(judged=1)),
+            RuleResult(other, "untested", note=text, coverage=Coverage())])
+    with _captured() as out:
+        render_console(report, cli._console())
+    printed = out.getvalue()
+    assert printed.count(text) >= 3  # the name, the message, the note
+
+
+class _captured:
+    """Standard output and error of the console, as a string buffer."""
+
+    def __enter__(self) -> _Buffer:
+        import sys
+
+        self.buffer = _Buffer()
+        self.saved = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = self.buffer  # type: ignore[assignment]
+        return self.buffer
+
+    def __exit__(self, *exc: object) -> None:
+        import sys
+
+        sys.stdout, sys.stderr = self.saved
+
+
+class _Buffer:
+    def __init__(self) -> None:
+        import io
+
+        self._io = io.StringIO()
+
+    def write(self, text: str) -> int:
+        return self._io.write(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def getvalue(self) -> str:
+        return self._io.getvalue()
+
+
+@given(text=_bracketed)
+def test_the_console_reads_no_markup_in_plain_strings(text: str) -> None:
+    """Every console of the command line prints a plain string as written: a message built by
+    interpolating outside text can never turn into markup, whoever prints it."""
+    for stderr in (False, True):
+        with _captured() as out:
+            cli._console(stderr=stderr).print(text)
+        assert text in out.getvalue()
