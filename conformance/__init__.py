@@ -18,6 +18,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 from ._errors import (
+    EventproofError,
     ExpectationsError,
     HarnessError,
     ProtocolError,
@@ -28,13 +29,15 @@ from ._errors import (
 from ._model import Capabilities, Operation, Profile, Rule
 
 if TYPE_CHECKING:
-    from ._engine import Counterexample, RuleResult, RunReport, check_implementation
+    from ._check import CheckOptions, Implementation, check, check_implementation
     from ._operations import OPERATIONS, PROFILES, RULES, RULES_BY_ID
+    from ._results import Counterexample, RuleResult, RunReport, RunVerdict
 
 #: The names imported on first use, and the module each comes from.
 _LAZY = {
-    **dict.fromkeys(("Counterexample", "RuleResult", "RunReport", "check_implementation"),
-                    "._engine"),
+    **dict.fromkeys(("Counterexample", "RuleResult", "RunReport", "RunVerdict"), "._results"),
+    **dict.fromkeys(("CheckOptions", "Implementation", "check", "check_implementation"),
+                    "._check"),
     **dict.fromkeys(("OPERATIONS", "PROFILES", "RULES", "RULES_BY_ID"), "._operations"),
 }
 
@@ -44,9 +47,12 @@ __all__ = [
     "RULES",
     "RULES_BY_ID",
     "Capabilities",
+    "CheckOptions",
     "Counterexample",
+    "EventproofError",
     "ExpectationsError",
     "HarnessError",
+    "Implementation",
     "Operation",
     "Profile",
     "ProtocolError",
@@ -54,8 +60,10 @@ __all__ = [
     "Rule",
     "RuleResult",
     "RunReport",
+    "RunVerdict",
     "UsageError",
     "VectorBuildError",
+    "check",
     "check_implementation",
 ]
 

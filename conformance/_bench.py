@@ -192,7 +192,7 @@ def _reference_answer(fit: str) -> Answer:
 
 
 def _fail(message: str) -> NoReturn:
-    from .cli import _console
+    from ._console import console as _console
 
     _console(stderr=True).print(Text.assemble(("error:", "bold red"), " ", message))
     sys.exit(2)
@@ -273,8 +273,8 @@ def bench(impl: str | None, fit: str, stream: str, events: int, batch: int, roun
           scale: float, seed: int, timeout: float, use_shell: bool, no_baselines: bool) -> None:
     """Measure events/s and MB/s of IMPL's project answers beside the reference and no-ops."""
     from ._adapters import SubprocessAdapter, adapter_for
+    from ._console import console as _console
     from ._workloads import build_stream, json_size
-    from .cli import _console
 
     console = _console()
 

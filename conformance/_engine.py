@@ -11,22 +11,20 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import random
 import time
 from collections import Counter, OrderedDict, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
 from typing import Any, NoReturn
 
 from hypothesis import HealthCheck, Phase, given, reject, seed, settings, target
-from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+from hypothesis.database import ExampleDatabase
 from hypothesis.errors import Flaky, Unsatisfiable, UnsatisfiedAssumption
 from hypothesis.strategies import SearchStrategy
 
 from . import _adapters
 from ._errors import HarnessError
+from ._hypothesis_compat import digest_of, isolated_constants, set_digest
 from ._json import holds_lone_surrogate
 from ._model import (
     FAILING,
@@ -38,7 +36,7 @@ from ._model import (
     Rule,
     Violation,
 )
-from ._operations import OPERATIONS, OPS, RULES_BY_ID, operation
+from ._operations import RULES_BY_ID, operation
 from ._results import (
     ABANDONED_REASON,
     EARLY_STOPS,
@@ -52,10 +50,8 @@ from ._results import (
     RuleResult,
     RunReport,
     apply_expectations,
-    group_refusals,
     iter_failures,
 )
-from ._shard import shard_ops
 from ._verdict import expected_answer, judge, shown
 
 __all__ = [
@@ -75,7 +71,6 @@ __all__ = [
     "RuleResult",
     "RunReport",
     "apply_expectations",
-    "check_implementation",
     "iter_failures",
 ]
 
@@ -254,36 +249,6 @@ def default_max_time(max_examples: int, timeout: float) -> float:
     return 120.0 + max_examples + 20.0 * timeout
 
 
-@contextmanager
-def isolated_constants() -> Iterator[None]:
-    """Keep Hypothesis from drawing constants out of the modules loaded in this process.
-
-    Hypothesis mixes into its draws the literals of every *local* module it finds in
-    ``sys.modules`` (code outside site-packages). Which modules those are depends on how
-    eventproof was installed (an editable install is local, a wheel is not), on the
-    implementation under test, and on what else the process imported; so the same derandomized
-    run would try other inputs in other installs. Inside this block that pool is empty: a run
-    depends only on its seed, the strategies and the Hypothesis version. Should a Hypothesis
-    release move this internal, the block does nothing and the run is merely less reproducible.
-    """
-    try:
-        from hypothesis.internal.conjecture import providers
-        from hypothesis.internal.constants_ast import Constants
-        original = providers._get_local_constants
-        cache = providers.CONSTANTS_CACHE.cache
-        empty = Constants()
-    except (ImportError, AttributeError):  # pragma: no cover - another Hypothesis layout
-        yield
-        return
-    providers._get_local_constants = lambda: empty
-    cache.clear()  # cached choices may hold constants from earlier draws
-    try:
-        yield
-    finally:
-        providers._get_local_constants = original
-        cache.clear()
-
-
 def _sized_key(op_input: Any) -> tuple[str, int]:
     """A digest of ``op_input`` that tells apart everything an answer may depend on: member
     order too (§6.4 writes members in insertion order), and ``30`` from ``30.0``; and the size
@@ -324,7 +289,6 @@ class Replays:
 
     def __init__(self, max_bytes: int = 64 * 1024 * 1024) -> None:
         self.max_bytes = max_bytes
-        self.enabled = True
         self._traces: OrderedDict[tuple[Any, ...], _Trace] = OrderedDict()
         self._bytes = 0
 
@@ -352,9 +316,6 @@ class Replays:
     def __len__(self) -> int:
         return len(self._traces)
 
-
-#: The process's traces of deterministic searches that found nothing (see :class:`Replays`).
-REPLAYS = Replays()
 
 
 class _SetAside(Exception):
@@ -502,8 +463,11 @@ class Engine:
         max_time: float | None = None,
         exitfirst: bool = False,
         stop_after: frozenset[str] = frozenset(),
+        replays: Replays | None = None,
     ) -> None:
         self.adapter = adapter
+        #: The traces of earlier searches to replay, owned by the run (None: none kept).
+        self.replays = replays
         self.capabilities = capabilities
         self.max_examples = max_examples
         self.run_seed = run_seed
@@ -605,7 +569,7 @@ class Engine:
             self._judge_answer(op, op_input, response, excluded, working)
             return
         working.trace_bytes += working.last_size
-        if working.trace_bytes > REPLAYS.max_bytes:
+        if self.replays is None or working.trace_bytes > self.replays.max_bytes:
             working.trace = None  # too big to keep: the search runs on unrecorded
             self._judge_answer(op, op_input, response, excluded, working)
             return
@@ -716,9 +680,8 @@ class Engine:
         # run leaves the implementation out: every implementation is asked the same inputs
         # until its answers part from the reference's.
         who = "" if self.deterministic else self.identity
-        test.hypothesis.inner_test._hypothesis_internal_add_digest = (
-            f"eventproof:{who}:{op.name}:{family.name}:{','.join(sorted(excluded))}".encode()
-        )
+        set_digest(test,
+                   f"eventproof:{who}:{op.name}:{family.name}:{','.join(sorted(excluded))}")
         # The target phase climbs toward the observed scores (hypothesis.target) with half of
         # a budget under 1000 examples. Below a thorough budget the families steer to the
         # boundaries directly and every example goes to generation, which finds more.
@@ -740,10 +703,11 @@ class Engine:
         # A deterministic search is a function of its digest and settings while its examples
         # come to what they came to before: such a search replays its trace (see Replays).
         replay_key = None
-        if self.deterministic and self.database is None and REPLAYS.enabled:
-            replay_key = (test.hypothesis.inner_test._hypothesis_internal_add_digest, budget,
+        replays = self.replays
+        if self.deterministic and self.database is None and replays is not None:
+            replay_key = (digest_of(test), budget,
                           tuple(phases), self.capabilities)
-        trace = None if replay_key is None else REPLAYS.get(replay_key)
+        trace = None if replay_key is None or replays is None else replays.get(replay_key)
         try:
             if trace is not None and self._replay(op, trace, excluded, search):
                 return None
@@ -776,8 +740,8 @@ class Engine:
                     "deterministic, or rerun with --seed to reproduce."
                 ) from None
             return first
-        if replay_key is not None and search.trace is not None:
-            REPLAYS.put(replay_key, _Trace(tuple(search.trace), search.trace_bytes))
+        if replay_key is not None and replays is not None and search.trace is not None:
+            replays.put(replay_key, _Trace(tuple(search.trace), search.trace_bytes))
         return None
 
     def _replay(self, op: Operation, trace: _Trace, excluded: frozenset[str],
@@ -974,130 +938,3 @@ def _settle_seconds(results: list[RuleResult], round_seconds: Mapping[str, float
         last = list(round_seconds)[-1]
         seconds[last] += remainder
     return [replace(result, seconds=seconds.get(result.rule.id, 0.0)) for result in results]
-
-
-def check_implementation(
-    impl: Any,
-    *,
-    ops: Iterable[str] | None = None,
-    budget: str = "default",
-    max_examples: int | None = None,
-    seed: int | None = None,
-    deterministic: bool = True,
-    timeout: float = 10.0,
-    use_shell: bool = False,
-    database: str | Path | None = None,
-    on_progress: Callable[[str, str], None] | None = None,
-    allow_untested: bool = False,
-    max_time: float | None = None,
-    isolate: bool = False,
-    exitfirst: bool = False,
-    stop_after: Iterable[str] = (),
-    jobs: int = 1,
-    shard: tuple[int, int] | None = None,
-) -> RunReport:
-    """Check ``impl`` against the reference and return the verdict on every rule.
-
-    ``impl`` is an object with ``start()`` and ``run(op, input)``, a zero-argument factory of one,
-    or a spec string: ``python:MODULE:ATTR``, or a command line started as a subprocess that speaks
-    spec/protocol.md. ``budget`` names the examples per operation search (``quick``,
-    ``default``, ``thorough``; ``max_examples`` overrides it). With ``deterministic`` (the
-    default, for CI) the search is derandomized and uses no example database; otherwise ``seed``
-    (random when None) fixes it and failures are saved to ``database`` so the next run starts
-    from them.
-
-    ``max_time`` bounds the whole run in seconds (default :func:`default_max_time`): when it
-    passes, the search ends, what was not judged is ``untested`` and the report says so
-    (:attr:`RunReport.cut_short`). ``isolate`` runs a ``python:`` implementation in a worker
-    process behind the protocol (spec/protocol.md §8).
-
-    ``exitfirst`` ends the run at the first broken rule (``--exitfirst``); ``stop_after`` ends it
-    once every rule it lists is broken (a test that only asks whether given rules break need not
-    wait for the final round, which searches every family with nothing left to find). The rounds
-    run until then are the same as a whole run's, so the rules found are too; the rules not yet
-    settled are ``untested`` and :attr:`RunReport.cut_short` says why.
-
-    ``jobs`` above 1 runs the family searches in that many worker processes, each with its own
-    copy of ``impl`` (a spec string, or a class or factory worker processes can import): in
-    deterministic mode the report is the one a single process gives, bar its duration
-    (:mod:`._parallel`). ``calls`` then counts the requests of the searches one process would
-    have run.
-
-    ``shard`` ``(K, N)`` checks slice K of N of ``ops`` (:func:`._shard.shard_ops`; the report
-    records the slice, so that ``eventproof report --merge`` can tell a whole run from a part).
-
-    A deterministic check replays the searches of earlier checks in the same process that found
-    nothing (:class:`Replays`): the same report and the same requests, without drawing the
-    inputs again.
-    """
-    if not (isinstance(jobs, int) and jobs >= 1):
-        raise HarnessError(f"jobs {jobs!r} is not a whole number of worker processes, at least "
-                           "1; pass e.g. jobs=2")
-    if not (isinstance(timeout, int | float) and math.isfinite(timeout) and timeout > 0):
-        raise HarnessError(f"timeout {timeout!r} is not a positive, finite number of seconds; "
-                           "pass e.g. timeout=10")
-    if max_time is not None and not (isinstance(max_time, int | float) and max_time > 0
-                                     and not math.isnan(max_time)):
-        raise HarnessError(f"max_time {max_time!r} is not a positive number of seconds; pass "
-                           "e.g. max_time=600, or None for the default")
-    if budget not in BUDGETS:
-        raise HarnessError(f"unknown budget {budget!r}: use one of {', '.join(BUDGETS)}")
-    examples = max_examples if max_examples is not None else BUDGETS[budget]
-    run_seed = None if deterministic else (seed if seed is not None else random.getrandbits(32))
-    db = None if deterministic or database is None else DirectoryBasedExampleDatabase(database)
-    wanted = tuple(OPS if ops is None else ops)
-    unknown = [op for op in wanted if op not in OPS]
-    if unknown:
-        raise HarnessError(f"unknown operation(s) {', '.join(map(repr, unknown))}: "
-                           f"use one of {', '.join(OPS)}")
-    chosen = wanted if shard is None else shard_ops(wanted, shard)
-    stop = frozenset(stop_after)
-    strangers = sorted(stop - set(RULES_BY_ID))
-    if strangers:
-        raise HarnessError(f"stop_after names unknown rule(s) {', '.join(map(repr, strangers))}: "
-                           "give rule ids as `eventproof rules` lists them")
-    started = time.perf_counter()
-    if max_time is None:
-        max_time = default_max_time(examples, timeout)
-    adapter = _adapters.adapter_for(impl, timeout=timeout, use_shell=use_shell, isolate=isolate)
-    workers = None
-    if jobs > 1:
-        from ._parallel import Workers
-
-        workers = Workers(impl, jobs=jobs, timeout=timeout, use_shell=use_shell,
-                          isolate=isolate, database=None if db is None else Path(database or ""))
-    try:
-        # Under --jobs a worker's start answers the handshake (and raises what it raised).
-        handshake = adapter.start() if workers is None else workers.handshake()
-        capabilities = handshake.capabilities
-        engine = Engine(
-            adapter, capabilities=capabilities, max_examples=examples, run_seed=run_seed,
-            deterministic=deterministic, database=db, timeout=timeout,
-            identity=handshake.identity_key(), on_progress=on_progress,
-            exitfirst=exitfirst, stop_after=stop,
-            max_time=None if math.isinf(max_time) else max(0.0, max_time - (time.perf_counter()
-                                                                              - started)),
-        )
-        names = [op.name for op in OPERATIONS if op.name in chosen]
-        results: list[RuleResult] = []
-        if workers is not None:
-            results = workers.check_ops(engine, names)
-        else:
-            for name in names:
-                results.extend(engine.check_op(name))
-        return RunReport(
-            implementation=handshake.implementation_dict(), capabilities=capabilities,
-            results=group_refusals(results), budget=budget,
-            seed=run_seed, deterministic=deterministic,
-            duration=time.perf_counter() - started, calls=engine.calls,
-            allow_untested=allow_untested, cut_short=engine.cut_short,
-            invocation=Invocation(
-                impl=impl if isinstance(impl, str) else None, use_shell=use_shell,
-                ops=None if ops is None else wanted, timeout=timeout, budget=budget,
-                max_examples=max_examples, seed=run_seed, deterministic=deterministic,
-                allow_untested=allow_untested, exitfirst=exitfirst, shard=shard),
-        )
-    finally:
-        adapter.stop()
-        if workers is not None:
-            workers.close()

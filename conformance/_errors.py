@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
 __all__ = [
+    "EventproofError",
     "ExpectationsError",
     "HarnessError",
     "ProtocolError",
@@ -52,9 +53,14 @@ def frozen_exception(cls: type[_E]) -> type[_E]:
     return cls
 
 
+class EventproofError(Exception):
+    """The base of every error the harness reports to a user (exit code 2 on the command line):
+    catch this one class to handle them all. None is ever raised for a verdict."""
+
+
 @frozen_exception
 @dataclass(frozen=True)
-class ProtocolError(Exception):
+class ProtocolError(EventproofError):
     """A message broke spec/protocol.md: which message, where, what was expected, what came, and
     the fix."""
 
@@ -79,7 +85,7 @@ class ProtocolError(Exception):
 
 @frozen_exception
 @dataclass(frozen=True)
-class UsageError(Exception):
+class UsageError(EventproofError):
     """What the user named as the implementation cannot be used: the value, where, why, the fix."""
 
     #: The value as the user gave it.
@@ -101,7 +107,7 @@ class UsageError(Exception):
 
 @frozen_exception
 @dataclass(frozen=True)
-class ExpectationsError(Exception):
+class ExpectationsError(EventproofError):
     """An expectations file that cannot be used: the file, the line, the text, why, and the fix."""
 
     #: The expectations file as the user named it.
@@ -123,7 +129,7 @@ class ExpectationsError(Exception):
 
 @frozen_exception
 @dataclass(frozen=True)
-class ReplayError(Exception):
+class ReplayError(EventproofError):
     """A case file could not be used: which file, where in it, why, and the fix."""
 
     #: The case file as the user named it.
@@ -142,7 +148,7 @@ class ReplayError(Exception):
 
 @frozen_exception
 @dataclass(frozen=True)
-class HarnessError(Exception):
+class HarnessError(EventproofError):
     """The harness itself could not go on (exit code 2): the message says why and what to do."""
 
     message: str
@@ -153,7 +159,7 @@ class HarnessError(Exception):
 
 @frozen_exception
 @dataclass(frozen=True)
-class VectorBuildError(Exception):
+class VectorBuildError(EventproofError):
     """A vector source is inconsistent (a message for whoever edits the sources)."""
 
     message: str

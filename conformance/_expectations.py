@@ -26,8 +26,8 @@ from pathlib import Path
 
 from eventproof.reference import SPEC_VERSION
 
-from ._engine import RunReport
 from ._errors import ExpectationsError
+from ._results import RunReport
 from ._versions import SUITE_VERSION
 
 __all__ = ["PREFIX_LENGTH", "ExpectationsError", "load_expectations", "write_expectations"]

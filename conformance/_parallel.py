@@ -48,27 +48,17 @@ from ._engine import (
     ABANDONED_REASON,
     EARLY_STOPS,
     INTERRUPTED_REASON,
-    REPLAYS,
     Engine,
     FamilySearch,
     OpSearch,
     RuleResult,
-    RunReport,
     _OpState,
-    check_implementation,
 )
 from ._errors import HarnessError
 from ._model import Capabilities, Family
 from ._operations import operation
 from ._protocol import StartResponse
 from ._shard import WEIGHT as _WEIGHT
-
-
-def check_in_parallel(impl: Any, *, ops: tuple[str, ...] | None, jobs: int,
-                      **options: Any) -> RunReport:
-    """Check ``impl`` with the family searches spread over ``jobs`` worker processes (see
-    :class:`Workers`); ``options`` are :func:`check_implementation`'s."""
-    return check_implementation(impl, ops=ops, jobs=jobs, **options)
 
 
 @dataclass(frozen=True)
@@ -132,8 +122,6 @@ def _start_worker(impl: Any, timeout: float, use_shell: bool, isolate: bool,
     signal.signal(signal.SIGINT, _on_interrupt)
     _WORKER.stop_flags = stop_flags
     _WORKER.notices = notices
-    # A worker checks one implementation and runs each search once: no trace would be replayed.
-    REPLAYS.enabled = False
     notices.cancel_join_thread()  # a notice the driver no longer reads never holds up an exit
     try:
         adapter = _adapters.adapter_for(impl, timeout=timeout, use_shell=use_shell,

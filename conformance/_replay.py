@@ -20,10 +20,10 @@ from typing import Any, Literal
 
 from eventproof.reference import SPEC_VERSION
 
-from ._engine import RunReport
 from ._errors import ReplayError
 from ._json import readable_json
 from ._operations import OPS, operation
+from ._results import RunReport
 from ._versions import HYPOTHESIS_VERSION, SUITE_VERSION
 
 __all__ = [

@@ -38,8 +38,8 @@ def report(reports: tuple[Path, ...], html_dir: Path | None, merge_path: Path | 
     Each report is one column: give several (one per implementation, or per version) to compare
     them. The page needs no network and opens from file://.
     """
+    from ._console import console as _console
     from ._matrix import MatrixError, write_matrix
-    from .cli import _console
 
     console = _console()
     if (html_dir is None) == (merge_path is None):
@@ -108,7 +108,7 @@ def _merge(reports: tuple[Path, ...], out: Path, console: Console, *,
 
 
 def _die(message: str) -> NoReturn:
-    from .cli import _console
+    from ._console import console as _console
 
     _console(stderr=True).print(Text.assemble(("error:", "bold red"), " ", message),
                                 soft_wrap=True)

@@ -16,17 +16,21 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
 from rich.text import Text
 
+from ._console import console as _console
+from ._console import fail as _fail
 from ._model import FIT_STRATEGIES
 from ._operations import OPS
 from ._results import ExitCode, RunVerdict, combined_exit_code
 
 if TYPE_CHECKING:
+    from ._check import CheckOptions
+    from ._engine import Replays
     from ._results import RunReport
 
 #: The embedded default: the reference checked against itself.
@@ -38,32 +42,15 @@ EXIT_CONFORMS, EXIT_NONCONFORMING, EXIT_USAGE, EXIT_INTERRUPTED = (
 _ENDED_BY_SIGNAL = frozenset({ExitCode.INTERRUPTED, ExitCode.TERMINATED})
 
 
-def _console(*, stderr: bool = False) -> Console:
-    """A console that never hard-wraps a line in a pipe (``eventproof rules | grep`` keeps a rule
-    on one line) and writes no escape code at all for NO_COLOR, TERM=dumb (or --no-color) and
-    outside a terminal."""
-    stream = sys.stderr if stderr else sys.stdout
-    plain = bool(os.environ.get("NO_COLOR")) or os.environ.get("TERM") == "dumb"
-    # markup=False: text from a schema, a spec line, an input or an implementation never becomes
-    # console markup (``[a-z]`` in a pattern would vanish); styles come from Text objects only.
-    return Console(highlight=False, stderr=stderr, soft_wrap=not stream.isatty(),
-                   color_system=None if plain else "auto", markup=False)
-
-
-def _fail(message: str) -> NoReturn:
-    _console(stderr=True).print(Text.assemble(("error:", "bold red"), " ", message))
-    sys.exit(EXIT_USAGE)
-
-
 @contextmanager
 def _user_errors(remember: list[str] | None = None) -> Iterator[None]:
     """Turn every error that a user can fix into one clear message and exit code 2; the message
     is also appended to ``remember`` when given (a summary names it again)."""
-    from ._errors import ExpectationsError, HarnessError, ProtocolError, ReplayError, UsageError
+    from ._errors import EventproofError
 
     try:
         yield
-    except (UsageError, HarnessError, ExpectationsError, ProtocolError, ReplayError) as error:
+    except EventproofError as error:
         if remember is not None:
             remember.append(str(error))
         _fail(str(error))
@@ -395,16 +382,19 @@ def run(
         import random
 
         seed = random.getrandbits(32)  # one random seed for every implementation of the run
-    settings = _RunSettings(
-        ops=wanted, shard=parsed, jobs=jobs, budget=budget, max_examples=max_examples, seed=seed,
-        deterministic=is_deterministic, timeout=timeout, use_shell=use_shell,
-        state_dir=state_dir, allow_untested=allow_untested, max_time=max_time,
-        isolate=isolate, progress=not no_progress, exitfirst=exitfirst)
-    from ._engine import REPLAYS
+    from ._check import CheckOptions
+    from ._engine import Replays
 
+    with _user_errors():
+        options = CheckOptions(
+            ops=wanted, shard=parsed, jobs=jobs, examples=budget, max_examples=max_examples,
+            seed=seed, deterministic=is_deterministic, timeout=timeout, use_shell=use_shell,
+            database=state_dir / "examples", allow_untested=allow_untested,
+            max_time=max_time, isolate=isolate, exitfirst=exitfirst)
     # Only an implementation after the first replays searches (the digests of one run's searches
     # differ): a run of one keeps no trace.
-    REPLAYS.enabled = len(specs) > 1
+    settings = _RunSettings(options=options, state_dir=state_dir, progress=not no_progress,
+                            replays=Replays() if len(specs) > 1 else None)
     checked: list[_Checked] = []
     for index, spec in enumerate(specs, start=1):
         if len(specs) > 1:
@@ -459,24 +449,15 @@ def run(
 
 @dataclass(frozen=True)
 class _RunSettings:
-    """The settings every implementation of one ``eventproof run`` is checked with."""
+    """What every implementation of one ``eventproof run`` is checked with: the check's options,
+    and what only the command line has."""
 
-    #: The operations asked for (None: every operation) and the slice of them to check.
-    ops: tuple[str, ...] | None
-    shard: tuple[int, int] | None
-    jobs: int
-    budget: str
-    max_examples: int | None
-    seed: int | None
-    deterministic: bool
-    timeout: float
-    use_shell: bool
+    options: CheckOptions
     state_dir: Path
-    allow_untested: bool
-    max_time: float | None
-    isolate: bool
     progress: bool
-    exitfirst: bool = False
+    #: The traces of the run's searches that found nothing, replayed for the implementations
+    #: after the first (None: a run of one implementation keeps none).
+    replays: Replays | None = None
 
 
 @dataclass
@@ -500,19 +481,11 @@ class _Checked:
 
 
 def _check(spec: str, settings: _RunSettings) -> RunReport:
-    from ._parallel import check_in_parallel
+    from ._check import check
 
     update, stop = _progress(_console(stderr=True), settings.progress)
     try:
-        return check_in_parallel(
-            spec, ops=settings.ops, shard=settings.shard, jobs=settings.jobs,
-            budget=settings.budget, max_examples=settings.max_examples, seed=settings.seed,
-            deterministic=settings.deterministic, timeout=settings.timeout,
-            use_shell=settings.use_shell, database=settings.state_dir / "examples",
-            on_progress=update, allow_untested=settings.allow_untested,
-            max_time=settings.max_time, isolate=settings.isolate,
-            exitfirst=settings.exitfirst,
-        )
+        return check(spec, settings.options, on_progress=update, replays=settings.replays)
     finally:
         stop()
 
@@ -524,9 +497,9 @@ def _report_one(entry: _Checked, earlier: list[_Checked], settings: _RunSettings
     """Apply the expectations, save the failure cases, print the summary and write every
     report of one checked implementation."""
     from . import _replay, _reports
-    from ._engine import apply_expectations
     from ._matrix import slugs
     from ._replay import implementation_directory
+    from ._results import apply_expectations
 
     assert entry.report is not None
     report = entry.report = apply_expectations(entry.report, expected)

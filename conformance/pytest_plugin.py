@@ -77,9 +77,8 @@ import pytest
 if TYPE_CHECKING:
     from collections.abc import Generator
 
-    from ._engine import RunReport
     from ._model import Rule
-    from ._results import RunVerdict
+    from ._results import RunReport, RunVerdict
 
 __all__ = ["EventproofCollector", "OperationCollector", "RuleItem"]
 
@@ -118,9 +117,11 @@ class _Run:
         """Check ``op`` unless this process already did."""
         if op in self.reports or op in self.op_problems or self.problem is not None:
             return
-        from ._engine import BUDGETS, apply_expectations, check_implementation, default_max_time
+        from ._check import CheckOptions, check
+        from ._engine import BUDGETS, default_max_time
         from ._errors import HarnessError, ProtocolError, UsageError
         from ._replay import save_failures
+        from ._results import apply_expectations
 
         if self.deadline is None:
             self.deadline = time.monotonic() + default_max_time(BUDGETS[self.budget],
@@ -128,11 +129,10 @@ class _Run:
         # Past the bound the engine still starts, judges nothing and names the rules untested.
         remaining = max(self.deadline - time.monotonic(), 1e-3)
         try:
-            report = check_implementation(
-                self.impl, ops=[op], budget=self.budget, seed=self.seed,
+            report = check(self.impl, CheckOptions(
+                ops=(op,), examples=self.budget, seed=self.seed,
                 deterministic=self.seed is None, timeout=self.timeout, use_shell=self.use_shell,
-                max_time=remaining,
-            )
+                max_time=remaining))
         except (UsageError, ProtocolError) as error:
             self.problem = str(error)
             return

@@ -242,10 +242,11 @@ def compare(recorded: dict[str, Any], current: dict[str, Any]) -> list[str]:
 
 def _speed_child(ops: list[str], budget: int, passes: int) -> dict[str, dict[str, float]]:
     """Examples per process-second of generation alone and of a whole reference check."""
-    from eventproof.conformance._engine import REPLAYS, check_implementation, split_budget
+    from eventproof.conformance import check_implementation
+    from eventproof.conformance._engine import split_budget
     from eventproof.reference import Reference
 
-    REPLAYS.enabled = False  # every check is timed drawing its inputs, never replaying them
+    # No replays are passed: every check is timed drawing its inputs, never replaying them.
     figures: dict[str, dict[str, float]] = {}
     for name, op, capabilities in variants():
         if name not in ops:

@@ -28,17 +28,17 @@ from typing import Any
 sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
 
 from eventproof.conformance import check_implementation  # noqa: E402
-from eventproof.conformance._engine import REPLAYS  # noqa: E402
+from eventproof.conformance._engine import Replays  # noqa: E402
 from eventproof.conformance._reports import report_document  # noqa: E402
 from eventproof.reference import Reference  # noqa: E402
 from helpers import without_duration  # noqa: E402
 from parallel import SeveralBugs  # noqa: E402
 
 
-def timed(subject: type, budget: str, replay: bool) -> tuple[float, dict[str, Any]]:
-    REPLAYS.enabled = replay
+def timed(subject: type, budget: str, replays: Replays | None) -> tuple[float, dict[str, Any]]:
     started = time.process_time()
-    report = check_implementation(subject(), budget=budget, deterministic=True)
+    report = check_implementation(subject(), examples=budget, deterministic=True,
+                                  replays=replays)
     seconds = time.process_time() - started
     return seconds, without_duration(report_document(report))
 
@@ -48,15 +48,16 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--budget", default="default")
     args = parser.parse_args()
-    timed(Reference, "quick", False)  # strategies validated once, outside every round
+    timed(Reference, "quick", None)  # strategies validated once, outside every round
     for subject in (Reference, SeveralBugs):
         ratios, drawn, replayed = [], [], []
         for index in range(args.rounds):
-            REPLAYS.clear()
-            REPLAYS.enabled = True
-            check_implementation(Reference(), budget=args.budget, deterministic=True)
+            store = Replays()  # the run's traces, as `eventproof run` keeps them
+            check_implementation(Reference(), examples=args.budget, deterministic=True,
+                                 replays=store)
             order = (False, True) if index % 2 == 0 else (True, False)
-            runs = {replay: timed(subject, args.budget, replay) for replay in order}
+            runs = {replay: timed(subject, args.budget, store if replay else None)
+                    for replay in order}
             if runs[False][1] != runs[True][1]:
                 print(f"{subject.__name__}: the replayed report differs", file=sys.stderr)
                 return 1

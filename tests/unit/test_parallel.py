@@ -30,8 +30,8 @@ from eventproof.conformance._engine import (
 )
 from eventproof.conformance._model import Capabilities, Violation
 from eventproof.conformance._operations import OPS
-from eventproof.conformance._parallel import parse_shard, shard_ops, split_ops
 from eventproof.conformance._reports import report_document
+from eventproof.conformance._shard import parse_shard, shard_ops, split_ops
 from eventproof.reference import Reference
 from helpers import without_duration
 from miniatures import Miniature

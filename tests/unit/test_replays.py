@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from eventproof.conformance import _engine, check_implementation
-from eventproof.conformance._engine import REPLAYS, Replays, _Trace
+from eventproof.conformance._engine import Replays, _Trace
 from eventproof.conformance._reports import report_document
 from eventproof.reference import Reference
 from helpers import without_duration
@@ -24,15 +24,15 @@ from miniatures.budget import RosterWithoutCount
 from miniatures.selection import LastMessageUnfiltered
 from miniatures.wire import CountsCharacters, KeepsPartial, SliceMinusZeroLoop
 
+#: The traces one test's run keeps (a run owns its traces: there is no process-wide store).
+REPLAYS = Replays()
+
 
 @pytest.fixture(autouse=True)
 def _fresh_replays() -> Iterator[None]:
-    enabled = REPLAYS.enabled
-    REPLAYS.enabled = True  # as in any process that has not turned it off
     REPLAYS.clear()
     yield
     REPLAYS.clear()
-    REPLAYS.enabled = enabled
 
 
 def document(report: Any) -> dict[str, Any]:
@@ -71,20 +71,18 @@ WRONG = [
 
 
 def _check(impl: Any, ops: tuple[str, ...], stop_after: tuple[str, ...] = (),
-           examples: int = 24) -> Any:
+           examples: int = 24, replays: Replays | None = REPLAYS) -> Any:
     return check_implementation(impl, ops=ops, max_examples=examples, timeout=1.0,
-                                stop_after=stop_after)
+                                stop_after=stop_after, replays=replays)
 
 
 @pytest.mark.parametrize(("wrong", "ops", "stop_after", "examples"), WRONG)
 def test_after_a_replay_the_report_and_the_requests_are_a_search_s(
         wrong: type, ops: tuple[str, ...], stop_after: tuple[str, ...], examples: int,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    REPLAYS.enabled = False
     searched = Recording(wrong())
-    expected = document(_check(searched, ops, stop_after, examples))
+    expected = document(_check(searched, ops, stop_after, examples, replays=None))
     assert not expected["conforms"]
-    REPLAYS.enabled = True
     _check(Reference(), ops, examples=examples)
     assert len(REPLAYS) > 0
     parted = []
@@ -119,17 +117,15 @@ def test_a_conforming_run_after_another_draws_nothing(monkeypatch: pytest.Monkey
 
 
 def test_random_runs_are_never_replayed() -> None:
-    check_implementation(Reference(), ops=("select",), budget="quick", deterministic=False,
-                         seed=7)
+    check_implementation(Reference(), ops=("select",), examples="quick", deterministic=False,
+                         seed=7, replays=REPLAYS)
     assert len(REPLAYS) == 0
 
 
 def test_a_replay_that_trusts_its_trace_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """The comparison above fails for a replay that takes a trace's verdicts instead of judging
     the new answers: the wrong implementation then passes."""
-    REPLAYS.enabled = False
-    expected = document(_check(LastMessageUnfiltered(), ("select",)))
-    REPLAYS.enabled = True
+    expected = document(_check(LastMessageUnfiltered(), ("select",), replays=None))
     _check(Reference(), ("select",))
     monkeypatch.setattr(_engine.Engine, "_replay", lambda self, op, trace, excluded, search: True)
     assert document(_check(LastMessageUnfiltered(), ("select",))) != expected
@@ -140,10 +136,8 @@ def test_a_replay_that_parts_from_its_trace_and_asks_again_is_caught(
     """The comparison above fails for a replay that, once it parts from its trace, lets the
     search ask the implementation again what it already answered: the same verdicts, but the
     implementation receives requests a search would not have sent."""
-    REPLAYS.enabled = False
     searched = Recording(LastMessageUnfiltered())
-    expected = document(_check(searched, ("select",)))
-    REPLAYS.enabled = True
+    expected = document(_check(searched, ("select",), replays=None))
     _check(Reference(), ("select",))
     replay = _engine.Engine._replay
 
@@ -176,14 +170,24 @@ def test_traces_are_kept_up_to_the_byte_bound_oldest_first() -> None:
 
 @pytest.mark.parametrize(("impls", "kept"), [(1, False), (2, True)])
 def test_the_command_keeps_traces_only_for_an_implementation_after_the_first(
-        tmp_path: Any, impls: int, kept: bool) -> None:
-    """``eventproof run`` with one ``--impl`` has nothing to replay: it keeps no trace."""
+        tmp_path: Any, impls: int, kept: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``eventproof run`` with one ``--impl`` has nothing to replay: it keeps no trace; with
+    several, the run owns one store of traces, shared by its implementations."""
     from click.testing import CliRunner
     from eventproof.conformance.cli import main
+
+    made: list[Replays] = []
+
+    class Owned(Replays):
+        def __init__(self) -> None:
+            super().__init__()
+            made.append(self)
+
+    monkeypatch.setattr(_engine, "Replays", Owned)
 
     specs = ["--impl", "python:eventproof.reference:Reference"] * impls
     result = CliRunner().invoke(main, ["run", *specs, "--ops", "classify", "--budget", "quick",
                                        "--deterministic", "--no-progress",
                                        "--state-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert (len(REPLAYS) > 0) is kept
+    assert (len(made) == 1 and len(made[0]) > 0) is kept

@@ -1,0 +1,280 @@
+"""The entry point: check one implementation against the reference, as every face does (the
+command line, the pytest plugin, a caller's own tests).
+
+The way of a check reads top-down: :class:`CheckOptions` (validated once) and what the user named
+as the implementation become an adapter (:mod:`._adapters`); a :class:`Scheduler` runs the
+searches of the engine (:mod:`._engine`) in this process or in worker processes
+(:mod:`._parallel`); the results become a :class:`~._results.RunReport`, whose verdict every
+renderer (:mod:`._reports`, :mod:`._matrix`) states.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, TypeAlias, runtime_checkable
+
+from hypothesis.database import DirectoryBasedExampleDatabase
+
+from . import _adapters
+from ._engine import BUDGETS, Engine, Replays, default_max_time
+from ._errors import HarnessError
+from ._operations import OPERATIONS, OPS, RULES_BY_ID
+from ._protocol import StartResponse
+from ._results import Invocation, RuleResult, RunReport, group_refusals
+from ._shard import shard_ops
+
+__all__ = ["CheckOptions", "Implementation", "Scheduler", "check", "check_implementation"]
+
+
+@runtime_checkable
+class Implementation(Protocol):
+    """What a Python implementation under test is (spec/protocol.md §8): an object answering
+    the handshake and one request at a time."""
+
+    def start(self) -> Mapping[str, Any]:
+        """The handshake answer (spec/protocol.md §4.2)."""
+
+    def run(self, op: str, input: Any) -> Any:
+        """The output of operation ``op`` on ``input``; raise to answer ``errored``."""
+
+
+#: What a check accepts as the implementation: an :class:`Implementation`, a zero-argument
+#: factory of one, or a spec string (``python:MODULE:ATTR``, or a command line speaking
+#: spec/protocol.md).
+ImplementationLike: TypeAlias = "Implementation | Callable[[], Implementation] | str"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckOptions:
+    """Every setting of one check, typed, validated once, shared by the command line, the pytest
+    plugin and :func:`check_implementation`."""
+
+    #: The operations to check (None: every operation), and the slice of them (``--shard K/N``).
+    ops: tuple[str, ...] | None = None
+    shard: tuple[int, int] | None = None
+    #: The example effort per operation search, by name (``--examples``: quick, default,
+    #: thorough); ``max_examples`` overrides the number.
+    examples: str = "default"
+    max_examples: int | None = None
+    #: A derandomized search (CI), or a seeded one (``seed``, random when None).
+    deterministic: bool = True
+    seed: int | None = None
+    #: Seconds one request may take (``--timeout``).
+    timeout: float = 10.0
+    use_shell: bool = False
+    #: Where a random search keeps the failing examples it found (None: nowhere).
+    database: Path | None = None
+    allow_untested: bool = False
+    #: Seconds the whole run may take (None: :func:`~._engine.default_max_time`).
+    max_time: float | None = None
+    isolate: bool = False
+    exitfirst: bool = False
+    stop_after: frozenset[str] = field(default_factory=frozenset)
+    #: Worker processes for the searches (1: this process).
+    jobs: int = 1
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.jobs, int) and self.jobs >= 1):
+            raise HarnessError(f"jobs {self.jobs!r} is not a whole number of worker processes, "
+                               "at least 1; pass e.g. jobs=2")
+        if not (isinstance(self.timeout, int | float) and math.isfinite(self.timeout)
+                and self.timeout > 0):
+            raise HarnessError(f"timeout {self.timeout!r} is not a positive, finite number of "
+                               "seconds; pass e.g. timeout=10")
+        if self.max_time is not None and not (isinstance(self.max_time, int | float)
+                                              and self.max_time > 0
+                                              and not math.isnan(self.max_time)):
+            raise HarnessError(f"max_time {self.max_time!r} is not a positive number of "
+                               "seconds; pass e.g. max_time=600, or None for the default")
+        if self.examples not in BUDGETS:
+            raise HarnessError(f"unknown examples {self.examples!r}: use one of "
+                               f"{', '.join(BUDGETS)}")
+        unknown = [op for op in self.ops or () if op not in OPS]
+        if unknown:
+            raise HarnessError(f"unknown operation(s) {', '.join(map(repr, unknown))}: "
+                               f"use one of {', '.join(OPS)}")
+        strangers = sorted(set(self.stop_after) - set(RULES_BY_ID))
+        if strangers:
+            raise HarnessError(f"stop_after names unknown rule(s) "
+                               f"{', '.join(map(repr, strangers))}: give rule ids as "
+                               "`eventproof rules` lists them")
+
+    @property
+    def example_count(self) -> int:
+        """Examples per operation search."""
+        return self.max_examples if self.max_examples is not None else BUDGETS[self.examples]
+
+    @property
+    def checked_ops(self) -> tuple[str, ...]:
+        """The operations this check searches, in run order."""
+        wanted = self.ops if self.ops is not None else OPS
+        chosen = wanted if self.shard is None else shard_ops(wanted, self.shard)
+        return tuple(op.name for op in OPERATIONS if op.name in chosen)
+
+
+class Scheduler(Protocol):
+    """Where the searches run: this process (:class:`Serial`) or worker processes
+    (:class:`._parallel.Workers`)."""
+
+    def handshake(self) -> StartResponse:
+        """Start the implementation; its handshake (or the error it failed to start with)."""
+
+    def check_ops(self, engine: Engine, names: Sequence[str]) -> list[RuleResult]:
+        """The result of every rule of the operations ``names``, in order."""
+
+    def close(self) -> None:
+        """Stop every process the scheduler started."""
+
+
+class Serial:
+    """The searches in this process, one after the other, on one adapter."""
+
+    def __init__(self, adapter: _adapters.Adapter) -> None:
+        self.adapter = adapter
+
+    def handshake(self) -> StartResponse:
+        return self.adapter.start()
+
+    def check_ops(self, engine: Engine, names: Sequence[str]) -> list[RuleResult]:
+        return [result for name in names for result in engine.check_op(name)]
+
+    def close(self) -> None:
+        self.adapter.stop()
+
+
+def check(impl: ImplementationLike, options: CheckOptions, *,
+          on_progress: Callable[[str, str], None] | None = None,
+          replays: Replays | None = None) -> RunReport:
+    """Check ``impl`` with ``options``: the one way every face runs a check.
+
+    ``on_progress(op, message)`` hears how the searches go; ``replays`` keeps the traces of
+    deterministic searches that found nothing so that a later check in the same run asks the
+    recorded inputs again instead of drawing them (None: nothing kept).
+    """
+    started = time.perf_counter()
+    run_seed = (None if options.deterministic
+                else options.seed if options.seed is not None else random.getrandbits(32))
+    db = (None if options.deterministic or options.database is None
+          else DirectoryBasedExampleDatabase(options.database))
+    max_time = (options.max_time if options.max_time is not None
+                else default_max_time(options.example_count, options.timeout))
+    adapter = _adapters.adapter_for(impl, timeout=options.timeout, use_shell=options.use_shell,
+                                    isolate=options.isolate)
+    scheduler: Scheduler
+    if options.jobs > 1:
+        from ._parallel import Workers
+
+        scheduler = Workers(impl, jobs=options.jobs, timeout=options.timeout,
+                            use_shell=options.use_shell, isolate=options.isolate,
+                            database=None if db is None else options.database)
+    else:
+        scheduler = Serial(adapter)
+    try:
+        handshake = scheduler.handshake()
+        capabilities = handshake.capabilities
+        engine = Engine(
+            adapter, capabilities=capabilities, max_examples=options.example_count,
+            run_seed=run_seed, deterministic=options.deterministic, database=db,
+            timeout=options.timeout, identity=handshake.identity_key(),
+            on_progress=on_progress, exitfirst=options.exitfirst,
+            stop_after=frozenset(options.stop_after),
+            replays=replays if options.jobs == 1 else None,
+            max_time=None if math.isinf(max_time)
+            else max(0.0, max_time - (time.perf_counter() - started)),
+        )
+        results = scheduler.check_ops(engine, options.checked_ops)
+        return RunReport(
+            implementation=handshake.implementation_dict(), capabilities=capabilities,
+            results=group_refusals(results), budget=options.examples,
+            seed=run_seed, deterministic=options.deterministic,
+            duration=time.perf_counter() - started, calls=engine.calls,
+            allow_untested=options.allow_untested, cut_short=engine.cut_short,
+            invocation=Invocation(
+                impl=impl if isinstance(impl, str) else None, use_shell=options.use_shell,
+                ops=options.ops, timeout=options.timeout, budget=options.examples,
+                max_examples=options.max_examples, seed=run_seed,
+                deterministic=options.deterministic, allow_untested=options.allow_untested,
+                exitfirst=options.exitfirst, shard=options.shard),
+        )
+    finally:
+        if options.jobs > 1:
+            adapter.stop()
+        scheduler.close()
+
+
+def check_implementation(
+    impl: ImplementationLike,
+    *,
+    ops: Iterable[str] | None = None,
+    examples: str | None = None,
+    max_examples: int | None = None,
+    seed: int | None = None,
+    deterministic: bool = True,
+    timeout: float = 10.0,
+    use_shell: bool = False,
+    database: str | Path | None = None,
+    on_progress: Callable[[str, str], None] | None = None,
+    allow_untested: bool = False,
+    max_time: float | None = None,
+    isolate: bool = False,
+    exitfirst: bool = False,
+    stop_after: Iterable[str] = (),
+    jobs: int = 1,
+    shard: tuple[int, int] | None = None,
+    replays: Replays | None = None,
+    budget: str | None = None,
+) -> RunReport:
+    """Check ``impl`` against the reference and return the verdict on every rule.
+
+    ``impl`` is an object with ``start()`` and ``run(op, input)``, a zero-argument factory of one,
+    or a spec string: ``python:MODULE:ATTR``, or a command line started as a subprocess that speaks
+    spec/protocol.md. ``examples`` names the examples per operation search (``quick``,
+    ``default``, ``thorough``; ``max_examples`` overrides it). With ``deterministic`` (the
+    default, for CI) the search is derandomized and uses no example database; otherwise ``seed``
+    (random when None) fixes it and failures are saved to ``database`` so the next run starts
+    from them.
+
+    ``max_time`` bounds the whole run in seconds (default :func:`default_max_time`): when it
+    passes, the search ends, what was not judged is ``untested`` and the report says so
+    (:attr:`RunReport.cut_short`). ``isolate`` runs a ``python:`` implementation in a worker
+    process behind the protocol (spec/protocol.md §8).
+
+    ``exitfirst`` ends the run at the first broken rule (``--exitfirst``); ``stop_after`` ends it
+    once every rule it lists is broken (a test that only asks whether given rules break need not
+    wait for the final round, which searches every family with nothing left to find). The rounds
+    run until then are the same as a whole run's, so the rules found are too; the rules not yet
+    settled are ``untested`` and :attr:`RunReport.cut_short` says why.
+
+    ``jobs`` above 1 runs the family searches in that many worker processes, each with its own
+    copy of ``impl`` (a spec string, or a class or factory worker processes can import): in
+    deterministic mode the report is the one a single process gives, bar its duration
+    (:mod:`._parallel`). ``calls`` then counts the requests of the searches one process would
+    have run.
+
+    ``shard`` ``(K, N)`` checks slice K of N of ``ops`` (:func:`._shard.shard_ops`; the report
+    records the slice, so that ``eventproof report --merge`` can tell a whole run from a part).
+
+    A deterministic check replays the searches of earlier checks of the run that found nothing
+    when given their ``replays`` (a :class:`~._engine.Replays` the caller owns): the same report
+    and the same requests, without drawing the inputs again.
+    """
+    if budget is not None:
+        warnings.warn("check_implementation(budget=...) is now examples=...: the word budget "
+                      "names the budget profile only", DeprecationWarning, stacklevel=2)
+        if examples is not None and examples != budget:
+            raise HarnessError(f"examples={examples!r} and budget={budget!r} disagree: pass "
+                               "examples only")
+    options = CheckOptions(
+        ops=None if ops is None else tuple(ops), shard=shard,
+        examples=examples or budget or "default", max_examples=max_examples, seed=seed,
+        deterministic=deterministic, timeout=timeout, use_shell=use_shell,
+        database=None if database is None else Path(database), allow_untested=allow_untested,
+        max_time=max_time, isolate=isolate, exitfirst=exitfirst,
+        stop_after=frozenset(stop_after), jobs=jobs)
+    return check(impl, options, on_progress=on_progress, replays=replays)
