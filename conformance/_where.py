@@ -10,10 +10,15 @@ names the places it can.
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import pkgutil
 import re
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from eventproof.reference import reference_for
@@ -74,10 +79,77 @@ def _spec_place(rule: Rule, root: Path | None) -> Place:
     return Place("spec", f"spec/{file}:{line + 1}", f"§{title}")
 
 
-def _reference_place(op: Operation, root: Path | None) -> Place:
-    reference = reference_for("halving")
+def _module_spec(module: ModuleType) -> str:
+    """The spec file a reference module is written against: the first one its docstring names."""
+    match = re.search(r"(\w+\.md)", module.__doc__ or "")
+    return match.group(1) if match else ""
+
+
+def _cites(source: str, own: str, file: str, section: str) -> bool:
+    """Whether ``source`` cites ``file`` §``section``, alone or in a range (``§3-5``,
+    ``§5.2-5.5``); a bare § cites the module's own file."""
+    wanted = tuple(int(part) for part in section.split("."))
+    for match in re.finditer(r"(?:(\w+\.md)\s*)?§(\d+(?:\.\d+)*)(?:[-–](\d+(?:\.\d+)*))?",
+                             source):
+        if (match.group(1) or own) != file:
+            continue
+        start = tuple(int(part) for part in match.group(2).split("."))
+        if match.group(3) is None:
+            if start == wanted:
+                return True
+            continue
+        end = tuple(int(part) for part in match.group(3).split("."))
+        if start <= wanted[:len(start)] and wanted[:len(end)] <= end and start <= wanted:
+            return True
+    return False
+
+
+def _reference_functions() -> list[tuple[Callable[..., Any], str]]:
+    """Every function and method of the reference's modules, each with its module's spec
+    file."""
+    import eventproof.reference as package
+
+    found: list[tuple[Callable[..., Any], str]] = []
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        own = _module_spec(module)
+        for _, value in inspect.getmembers(module):
+            members = [value] + ([v for _, v in inspect.getmembers(value, inspect.isfunction)]
+                                 if inspect.isclass(value) else [])
+            for member in members:
+                if (inspect.isfunction(member) and member.__module__ == module.__name__
+                        and (member, own) not in found):
+                    found.append((member, own))
+    return found
+
+
+def implementing_function(rule: Rule, op: Operation) -> Callable[..., Any]:
+    """The reference function that computes what ``rule`` demands: of the functions whose code
+    cites the rule's section (then its parent section's), one whose docstring cites it, the
+    smallest; else the operation's."""
+    file, _, section = rule.section.partition("#")
+    functions = _reference_functions()
+    while section:
+        citing = []
+        for function, own in functions:
+            try:
+                source = inspect.getsource(function)
+            except (OSError, TypeError):
+                continue
+            if _cites(source, own, file, section):
+                # A docstring says what a function computes; a comment may only mention it.
+                stated = _cites(inspect.getdoc(function) or "", own, file, section)
+                citing.append((not stated, len(source.splitlines()), function.__qualname__,
+                               function))
+        if citing:
+            return min(citing, key=lambda item: item[:3])[3]
+        section = section.rpartition(".")[0]
     function = getattr(op.reference, "reference_function", None)
-    target = function if function is not None else reference.run
+    return function if function is not None else reference_for("halving").run
+
+
+def _reference_place(rule: Rule, op: Operation, root: Path | None) -> Place:
+    target = implementing_function(rule, op)
     return Place("reference", _source_of(target, root),
                  getattr(target, "__qualname__", op.name))
 
@@ -100,7 +172,11 @@ def _family_places(rule: Rule, op: Operation) -> list[Place]:
     every = rule.id == op.agreement_rule or rule.id.endswith(".agrees")
     aimed = [family.name for family in families
              if every or not family.aims or rule.id in family.aims]
-    where = _source_of(op.families, None) if aimed else "(none)"
+    # An operation searched as one family of all its inputs: the place is its inputs' strategy,
+    # not the helper that wraps it.
+    wrapped = getattr(inspect.unwrap(op.families), "__qualname__", "")
+    source = op.inputs if wrapped.startswith("one_family") else op.families
+    where = _source_of(source, None) if aimed else "(none)"
     return [Place("families", where, ", ".join(aimed) or "no family aims at this rule")]
 
 
@@ -111,21 +187,45 @@ def _vector_places(rule: Rule) -> list[Place]:
     if not ids:
         return [Place("vectors", "(none)", "no vector pins this rule")]
     file = f"spec/vectors/{ids[0].file}"
-    shown = ", ".join(vector.id.split("/", 1)[1] for vector in ids[:6])
-    more = f" and {len(ids) - 6} more" if len(ids) > 6 else ""
-    return [Place("vectors", file, f"{len(ids)}: {shown}{more}")]
+    root = _checkout()
+    lines = ((root / file).read_text("utf-8").splitlines()
+             if root is not None and (root / file).is_file() else [])
+    places = []
+    for vector in ids:
+        number = next((index for index, line in enumerate(lines, start=1)
+                       if f'"id": "{vector.id}"' in line), None)
+        places.append(Place("vectors", f"{file}:{number}" if number else file,
+                            vector.id.split("/", 1)[1]))
+    return places
+
+
+def miniatures_of(rule_id: str, root: Path) -> list[type]:
+    """The wrong implementations of a checkout's ``tests/miniatures`` that declare ``rule_id``
+    (each module's ``MINIATURES`` table: name -> (class, rule id))."""
+    tests = str(root / "tests")
+    added = tests not in sys.path
+    if added:
+        sys.path.insert(0, tests)
+    try:
+        found = []
+        for name in ("selection", "wire", "budget"):
+            try:
+                module = importlib.import_module(f"miniatures.{name}")
+            except ImportError:
+                continue
+            table = getattr(module, "MINIATURES", {})
+            found += [cls for cls, rule in table.values() if rule == rule_id]
+        return found
+    finally:
+        if added:
+            sys.path.remove(tests)
 
 
 def _miniature_places(rule: Rule, root: Path | None) -> list[Place]:
-    if root is None:
+    if root is None or not (root / "tests" / "miniatures").is_dir():
         return [Place("miniatures", "(no checkout here)", "")]
-    places = []
-    for path in sorted((root / "tests" / "miniatures").rglob("*.py")):
-        for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
-            match = re.search(rf"\((\w+), \"{re.escape(rule.id)}\"\)", line)
-            if match:
-                places.append(Place("miniatures", f"{_relative(path, root)}:{number}",
-                                    match.group(1)))
+    places = [Place("miniatures", _source_of(cls, root), cls.__name__)
+              for cls in miniatures_of(rule.id, root)]
     return places or [Place("miniatures", "(none)", "no wrong implementation declares it")]
 
 
@@ -138,7 +238,7 @@ def places_of(rule_id: str) -> list[Place]:
     return [
         _spec_place(rule, root),
         Place("schema", schema, f"the input of '{op.name}'"),
-        _reference_place(op, root),
+        _reference_place(rule, op, root),
         *_check_places(rule, op, root),
         *_family_places(rule, op),
         *_vector_places(rule),

@@ -338,7 +338,8 @@ def bound_live_update(
     update: Mapping[str, Any], *, max_bytes: int, fit_strategy: str,
     stats: BoundStats | None = None, method: str = "fast",
 ) -> dict[str, Any]:
-    """The bounded form of a ``tool_execution_update`` (wire.md §5.2-5.5).
+    """The bounded form of a ``tool_execution_update`` (wire.md §5.2-5.5), whose line fits
+    ``max_bytes`` (wire.md §5.1).
 
     ``{"type", "toolCallId": clip(id), "toolName": clip(name), "partialResult": {"content":
     [{"type": "text", "text": MARKER + tail}]}}`` where the tail is the longest suffix of the

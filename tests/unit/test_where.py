@@ -39,3 +39,59 @@ def test_describe_names_the_rule_and_its_places() -> None:
     assert text.splitlines()[0].startswith("bound.tail (MUST, wire profile, operation project)")
     assert re.search(r"check +conformance/wire/checks/bound\.py:\d+ +check_tail", text)
     assert re.search(r"miniatures +tests/miniatures/wire\.py:\d+", text)
+
+
+def _source_at(place_where: str) -> tuple[list[str], int]:
+    file, _, line = place_where.partition(":")
+    return (ROOT / file).read_text("utf-8").splitlines(), int(line)
+
+
+def _block(lines: list[str], start: int) -> str:
+    """The definition starting at line ``start`` (1-based), up to the next one at its indent."""
+    first = lines[start - 1]
+    indent = len(first) - len(first.lstrip())
+    end = start
+    while end < len(lines) and (not lines[end].strip()
+                                or len(lines[end]) - len(lines[end].lstrip()) > indent
+                                or lines[end].lstrip().startswith((")", "]"))):
+        end += 1
+    return "\n".join(lines[start - 1:end])
+
+
+@pytest.mark.parametrize("rule", [pytest.param(rule, id=rule.id) for rule in RULES])
+def test_each_pointer_opens_on_the_rule(rule: object) -> None:
+    """Each pointer opens on the rule itself: the reference function cites the rule's section
+    (or its parent's), the check is marked with the rule id, each vector line holds its id, and
+    each miniature's class is declared for the rule."""
+    from eventproof.conformance._where import _cites, miniatures_of
+
+    rule_id, section = rule.id, rule.section  # type: ignore[attr-defined]
+    file, _, number = section.partition("#")
+    for place in places_of(rule_id):
+        if place.kind == "reference":
+            lines, line = _source_at(place.where)
+            assert lines[line - 1].lstrip().startswith("def "), place
+            source = _block(lines, line)
+            parents = [number.rsplit(".", depth)[0] for depth in range(number.count(".") + 1)]
+            own = "wire.md" if "_wire" in place.where or "_backstop" in place.where else file
+            assert any(_cites(source, own, file, each) or _cites(source, file, file, each)
+                       for each in parents) or place.what.startswith("reference_"), place
+        elif place.kind == "check" and place.where.endswith(tuple("0123456789")):
+            lines, line = _source_at(place.where)
+            # Marked with the rule (``@judges``) above, or naming it in its docstring.
+            assert rule_id in "\n".join(lines[max(0, line - 4):line]) + _block(lines, line), place
+        elif place.kind == "vectors":
+            lines, line = _source_at(place.where)
+            assert f'"id": "{rule_id}/{place.what}"' in lines[line - 1], place
+        elif place.kind == "miniatures":
+            lines, line = _source_at(place.where)
+            assert lines[line - 1].lstrip().startswith(f"class {place.what}"), place
+            assert place.what in {cls.__name__ for cls in miniatures_of(rule_id, ROOT)}
+
+
+def test_the_reference_pointer_is_not_a_dispatcher() -> None:
+    """A rule of an operation answered through ``Reference.run`` points at the function that
+    computes it, and the bound's rules at the backstop, not the projection that calls it."""
+    for rule_id in ("details.fair-share", "roster.prefix", "bound.fits"):
+        where = next(place for place in places_of(rule_id) if place.kind == "reference")
+        assert "Reference.run" not in where.what and where.what != "project_event", where
