@@ -94,4 +94,5 @@ def test_the_reference_pointer_is_not_a_dispatcher() -> None:
     computes it, and the bound's rules at the backstop, not the projection that calls it."""
     for rule_id in ("details.fair-share", "roster.prefix", "bound.fits"):
         where = next(place for place in places_of(rule_id) if place.kind == "reference")
-        assert "Reference.run" not in where.what and where.what != "project_event", where
+        assert "Reference.run" not in where.what, where
+        assert where.what != "project_event", where
