@@ -1,9 +1,9 @@
-// Command eventproof-go is a port of every operation of eventproof's three profiles to Go, with
+// Command eventproof-port is a port of every operation of eventproof's three profiles to Go, with
 // the standard library only, behind subprocess protocol version 1 (spec/protocol.md): one JSON
 // request per line on stdin, one JSON answer per line on stdout, diagnostics on stderr.
 //
-//	go build -o eventproof-go . && eventproof run --impl ./eventproof-go
-//	./eventproof-go --fit=maximal      (or EVENTPROOF_GO_FIT=maximal; the flag wins)
+//	go build -o eventproof-port . && eventproof run --impl ./eventproof-port
+//	./eventproof-port --fit=maximal      (or EVENTPROOF_GO_FIT=maximal; the flag wins)
 package main
 
 import (
