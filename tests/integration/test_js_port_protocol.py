@@ -78,8 +78,8 @@ class Port:
         # Open for the life of the process: stderr must never fill a pipe nobody reads.
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115
         self.proc = subprocess.Popen(
-            [NODE, str(BUGGY_PORT if self.bug else PORT), *self._args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=self.stderr, env=self._env,
+            [NODE, str(BUGGY_PORT if self.bug else PORT), *self._args], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=self.stderr, env=self._env,
         )
         self._answers: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._read, args=(self.proc,), daemon=True).start()

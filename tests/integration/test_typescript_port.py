@@ -3,9 +3,9 @@
 The port is built from a copy of its sources in a temporary directory (``npm ci && npm run
 build``), exactly as its README says, so the test proves that the committed package.json,
 package-lock.json and tsconfig.json build it; the repository's own dist/ and node_modules/ are
-never used. The built program is then checked through the subprocess protocol by its self-test (``npm
-test``), ``eventproof vectors`` and a quick deterministic ``eventproof run`` of every operation,
-with each fit strategy; ``nox -s slow`` runs the default budget under both.
+never used. The built program is then checked through the subprocess protocol by its self-test
+(``npm test``), ``eventproof vectors`` and a quick deterministic ``eventproof run`` of every
+operation, with each fit strategy; ``nox -s slow`` runs the default budget under both.
 """
 
 from __future__ import annotations
