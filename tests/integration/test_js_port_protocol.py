@@ -743,3 +743,19 @@ def test_slice_zero_spins_at_the_smallest_bound() -> None:
     assert correct.stop() == 0
     assert len(line["line"].encode("utf-8")) == 3215
     assert json.loads(line["line"])["partialResult"]["content"][0]["text"] == MARKER
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fit", FITS)
+def test_port_conforms_at_the_default_budget(fit: str) -> None:
+    """The whole default run of every operation passes under each fit (``nox -s slow``): the
+    template a porter copies conforms as ``eventproof run`` judges it."""
+    from eventproof.conformance import check_implementation
+
+    report = check_implementation(f"node {PORT} --fit={fit}")
+    assert report.conforms
+    assert report.capabilities.fit_strategy == fit
+    outcomes: dict[str, set[str]] = {}
+    for result in report.results:
+        outcomes.setdefault(result.rule.op, set()).add(result.outcome)
+    assert outcomes == {op: {"pass"} for op in DECLARED_OPS}, outcomes
