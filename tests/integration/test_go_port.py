@@ -45,7 +45,7 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The port's binary, built from the committed sources into a temporary directory."""
     assert GO is not None
     out = tmp_path_factory.mktemp("go-port")
-    binary = out / "eventproof-go"
+    binary = out / "eventproof-port"
     # GOTOOLCHAIN=local: build with the Go on PATH, never a downloaded one (Go 1.21 and later).
     env = {**os.environ, "GOTOOLCHAIN": "local"}
     result = subprocess.run([GO, "build", "-o", str(binary), "."], cwd=SOURCE, env=env,
