@@ -1,4 +1,5 @@
-"""The ``eventproof`` command line: ``run``, ``vectors``, ``replay``, ``rules``, ``bench``.
+"""The ``eventproof`` command line: ``run``, ``vectors``, ``replay``, ``rules``, ``bench``,
+``report``, ``new-port``.
 
 Exit codes: 0 the implementation conforms, 1 it does not (or an expectation went stale), 2 a usage
 or harness error, 130 interrupted (Ctrl-C, after the partial reports are written). A user mistake
@@ -611,8 +612,9 @@ def _first_run_hint(console: Console) -> None:
     """After a run of the embedded default: what to do next, one instruction per line."""
     console.print()
     console.print("Next: check your implementation with  eventproof run --impl "
-                  "'node adapter.js'  (any command speaking spec/protocol.md, or "
-                  "python:MODULE:ATTR)", markup=False, soft_wrap=True)
+                  "'node my-port/eventproof-port.mjs'  (any command speaking spec/protocol.md, "
+                  "or python:MODULE:ATTR); start one from a template with  eventproof new-port "
+                  "js my-port  (or typescript, go)", markup=False, soft_wrap=True)
     console.print(f"      the traps each language falls into, with the rule that catches each: "
                   f"docs/port-checklist.md ({PORT_CHECKLIST_URL})", markup=False, soft_wrap=True)
 
@@ -743,9 +745,11 @@ def _add_optional_commands() -> None:
 
 _add_optional_commands()
 
+from ._new_port import new_port  # noqa: E402
 from ._report_cli import report  # noqa: E402
 
 main.add_command(report)
+main.add_command(new_port)
 
 
 def entry(argv: list[str] | None = None) -> Any:

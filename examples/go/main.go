@@ -1,9 +1,9 @@
-// Command eventproof-go is a port of eventproof's selection and wire operations to Go, with the
-// standard library only, behind subprocess protocol version 1 (spec/protocol.md): one JSON
+// Command eventproof-port is a port of every operation of eventproof's three profiles to Go, with
+// the standard library only, behind subprocess protocol version 1 (spec/protocol.md): one JSON
 // request per line on stdin, one JSON answer per line on stdout, diagnostics on stderr.
 //
-//	go build -o eventproof-go . && eventproof run --impl ./eventproof-go
-//	./eventproof-go --fit=maximal      (or EVENTPROOF_GO_FIT=maximal; the flag wins)
+//	go build -o eventproof-port . && eventproof run --impl ./eventproof-port
+//	./eventproof-port --fit=maximal      (or EVENTPROOF_GO_FIT=maximal; the flag wins)
 package main
 
 import (
@@ -19,8 +19,6 @@ const (
 	protocolVersion = 1
 	programName     = "eventproof-go-example"
 )
-
-var ops = []string{"select", "fold", "settle", "classify", "project"}
 
 // chosenFitStrategy is the fit strategy named by --fit=… (which wins) or EVENTPROOF_GO_FIT.
 func chosenFitStrategy(args []string) (string, error) {
@@ -49,9 +47,9 @@ func handshake(fitStrategy string) *Object {
 	implementation.Set("name", programName)
 	implementation.Set("language", "go")
 	implementation.Set("version", "0.1.0")
-	declared := make([]any, len(ops))
-	for index, op := range ops {
-		declared[index] = op
+	declared := make([]any, len(operations))
+	for index, entry := range operations {
+		declared[index] = entry.name
 	}
 	capabilities := NewObject()
 	capabilities.Set("ops", declared)
@@ -65,94 +63,6 @@ func handshake(fitStrategy string) *Object {
 	return answer
 }
 
-func member(object *Object, name string) any {
-	value, _ := object.Get(name)
-	return value
-}
-
-// runOp answers one operation (§5.5).
-func runOp(op string, input any, fitStrategy string) (any, error) {
-	request, err := requireObject(input, "$", expected{"an operation input", "Send the input object of op-" + op + ".json."})
-	if err != nil {
-		return nil, err
-	}
-	log := expected{"the session log (selection.md §7)", "Send the events as a list."}
-	switch op {
-	case "select":
-		events, err := requireList(member(request, "events"), "$.events", log)
-		if err != nil {
-			return nil, err
-		}
-		selection, err := selectOutput(events)
-		return orNull(selection), err
-	case "fold":
-		pushes, err := requireList(member(request, "pushes"), "$.pushes", expected{"the pushes (selection.md §7)",
-			`Send {"pushes": [{"event": ...} or {"text": "..."}, ...]}.`})
-		if err != nil {
-			return nil, err
-		}
-		return foldResults(pushes)
-	case "settle":
-		events, err := requireList(member(request, "events"), "$.events", log)
-		if err != nil {
-			return nil, err
-		}
-		mode, hasMode := request.Get("mode")
-		if !hasMode {
-			mode = "one-shot"
-		}
-		if mode != "one-shot" && mode != "continuable" {
-			return nil, &InvalidInput{Value: mode, Path: "$.mode",
-				Reason: `is not a settlement path; it must be "one-shot" or "continuable" (selection.md §7)`,
-				Fix:    `Send "mode": "one-shot" (or leave it out) for a one-shot run, "mode": "continuable" for one epoch of a continuable activation.`}
-		}
-		if mode == "continuable" {
-			// A continuable epoch has no cancellation flag and no tool result: its log records both.
-			for _, name := range []string{"cancelled", "diagnostic"} {
-				if value, ok := request.Get(name); ok {
-					return nil, &InvalidInput{Value: value, Path: "$." + name,
-						Reason: "is a one-shot member; a continuable epoch has no cancellation flag and no delegation tool result (selection.md §5.3, §7)",
-						Fix:    `Leave "` + name + `" out with "mode": "continuable", or settle the run as one-shot.`}
-				}
-			}
-			return settleRun(events, true, false, nil)
-		}
-		cancelled, err := requireBool(member(request, "cancelled"), "$.cancelled", expected{"cancelled (selection.md §7)", "Send true or false."})
-		if err != nil {
-			return nil, err
-		}
-		var diagnostic *string
-		if value, ok := request.Get("diagnostic"); ok {
-			text, err := requireString(value, "$.diagnostic", expected{"the diagnostic (selection.md §7)", "Send the diagnostic as a string, or leave it out."})
-			if err != nil {
-				return nil, err
-			}
-			diagnostic = &text
-		}
-		return settleRun(events, false, cancelled, diagnostic)
-	case "classify":
-		return classifyEvent(member(request, "event"))
-	case "project":
-		maxBytes, err := requireMaxBytes(member(request, "maxBytes"))
-		if err != nil {
-			return nil, err
-		}
-		includeLiveEvents, err := requireBool(member(request, "includeLiveEvents"), "$.includeLiveEvents",
-			expected{"includeLiveEvents (wire.md §8)", "Send true or false."})
-		if err != nil {
-			return nil, err
-		}
-		line, ok, err := projectEvent(member(request, "event"), includeLiveEvents, maxBytes, fitStrategy)
-		if err != nil || !ok {
-			return nil, err
-		}
-		answer := NewObject()
-		answer.Set("line", line)
-		return answer, nil
-	}
-	return nil, &InvalidInput{Value: op, Path: "$.op", Reason: "is not an operation of this port", Fix: "Use one of " + strings.Join(ops, ", ") + "."}
-}
-
 // answerRun answers one run request with output, skipped or errored (§5).
 func answerRun(request *Object, line []byte, fitStrategy string) *Object {
 	answer := NewObject()
@@ -160,7 +70,7 @@ func answerRun(request *Object, line []byte, fitStrategy string) *Object {
 	op, _ := asString(member(request, "op"))
 	var output any
 	err := error(nil)
-	if escape := loneSurrogate(line); escape != "" && op != "classify" && op != "project" {
+	if escape := loneSurrogate(line); escape != "" && echoesStrings(op) {
 		err = &Unsupported{Reason: fmt.Sprintf("the input holds the unpaired surrogate %s, which a Go string cannot hold "+
 			"(encoding/json reads it as U+FFFD), and %s returns strings unchanged; this port declares loneSurrogates: false", escape, op)}
 	} else {

@@ -3,7 +3,6 @@
 // clock. Sizes are the wire profile's: the UTF-8 bytes of JSON.stringify, quotes excluded
 // (wire.md §6.5); cuts count code points of well-formed text, never UTF-16 units.
 
-import { bug } from "./bugs.mjs";
 import { InvalidInput } from "./errors.mjs";
 
 export const SHARED_BYTES = 131072;
@@ -28,8 +27,7 @@ export function cost(text) {
 /** The longest head or tail, in code points, costing at most `allowance` bytes (budget.md §4). */
 export function cut(value, allowance, side) {
   const text = value.toWellFormed();
-  if (!bug("zero-allowance-whole") && cost(text) <= allowance) return text;
-  if (bug("zero-allowance-whole") && (allowance <= 1 || cost(text) <= allowance)) return text;
+  if (cost(text) <= allowance) return text;
   // At most `allowance` code points fit (each costs at least one byte), and they take at most
   // 2 * allowance UTF-16 units: look at no more. A slice that cut a pair in two leaves its half
   // at the far end, which is dropped (the text is well-formed, so nothing else is a lone half).
@@ -94,15 +92,13 @@ function taskRecord(value, path) {
 const records = (value) => list(value, "$.records", "task records").map((item, i) => taskRecord(item, `$.records[${i}]`));
 
 function clip(value) {
-  const wellFormed = value.toWellFormed();
-  if (bug("no-identity-clip")) return wellFormed;
-  return Array.from(wellFormed).slice(0, ID_CLIP).join("");
+  return Array.from(value.toWellFormed()).slice(0, ID_CLIP).join("");
 }
 
 const identity = (record) => ({ id: clip(record.id), agent: clip(record.agent), status: record.status });
 
 function claimOrder(record) {
-  if (record.status === "failed" && !bug("diagnostics-after-output")) return ["errorMessage", "stderr", "output", "task"];
+  if (record.status === "failed") return ["errorMessage", "stderr", "output", "task"];
   return ["output", "errorMessage", "stderr", "task"];
 }
 
@@ -114,11 +110,6 @@ function finalRecord(record, share, floors) {
   for (const name of claimOrder(record)) {
     if (!has(record, name)) continue;
     const group = GROUP[name];
-    if (bug("uncharged-fields") && (name === "task" || name === "stderr")) {
-      const points = Array.from(record[name].toWellFormed());
-      kept[name] = (SIDE[name] === "head" ? points.slice(0, 50000) : points.slice(-50000)).join("");
-      continue;
-    }
     const text = cut(record[name], floorLeft[group] + pool, SIDE[name]);
     const spent = cost(text);
     const fromFloor = Math.min(spent, floorLeft[group]);
@@ -146,14 +137,9 @@ export function finalDetails(request) {
     output: integer(request.outputFloorBytes, "$.outputFloorBytes", 0, "a floor in bytes"),
     diagnostics: integer(request.diagnosticFloorBytes, "$.diagnosticFloorBytes", 0, "a floor in bytes"),
   };
-  if (bug("first-come")) {
-    floors.task = 0;
-    floors.output = 0;
-    floors.diagnostics = 0;
-  }
   const results = batch.map((record, i) => {
     // budget.md §5.3: the rest of the budget divided by the records still to project.
-    const share = bug("first-come") ? remaining : Math.floor(remaining / (batch.length - i));
+    const share = Math.floor(remaining / (batch.length - i));
     const [out, used] = finalRecord(record, share, floors);
     remaining -= used;
     return out;
@@ -178,12 +164,12 @@ export function liveRoster(request) {
   for (const record of batch) {
     const live = liveRecord(record);
     const grown = size + Buffer.byteLength(JSON.stringify(live), "utf8") + (results.length > 0 ? 1 : 0);
-    if (grown > bound && !bug("unbounded-roster")) break;
+    if (grown > bound) break;
     results.push(live);
     size = grown;
   }
   const roster = { results };
-  if (batch.length > results.length && !bug("roster-without-count")) roster.omittedResults = batch.length - results.length;
+  if (batch.length > results.length) roster.omittedResults = batch.length - results.length;
   return roster;
 }
 
@@ -198,8 +184,7 @@ export function mergeLane(request) {
     const omitted = has(update, "omittedResults") ? integer(update.omittedResults, `${path}.omittedResults`, 1, "a count that is absent at zero (budget.md §6.3)") : 0;
     const total = results.length + omitted;
     merged = [...results, ...merged.slice(results.length)];
-    if (!bug("lane-uncapped")) merged = merged.slice(0, total);
-    if (bug("lane-clears-count")) return { total: merged.length, results: merged };
+    merged = merged.slice(0, total); // capped at the update's total (budget.md §7.1)
     const state = { total, results: merged };
     if (total > merged.length) state.omittedResults = total - merged.length;
     return state;
@@ -223,13 +208,12 @@ function timeline(value) {
       returned = at;
     } else if (event.kind === "update" || event.kind === "status") {
       if (!has(event, "state")) throw new InvalidInput({ value: null, path: `${path}.state`, reason: "is missing", fix: "Send the snapshot the change publishes as state." });
-      if (returned === null || bug("late-publish")) changes.push({ at, state: event.state, kind: event.kind });
+      if (returned === null) changes.push({ at, state: event.state }); // nothing after the return (§8.3)
     } else {
       throw new InvalidInput({ value: event.kind, path: `${path}.kind`, reason: "is not an event kind", fix: "Use update, status or return (budget.md §8.1)." });
     }
   });
   if (returned === null) throw new InvalidInput({ value: null, path: "$.events", reason: "has no return event", fix: 'End the call with one {"kind": "return"} (budget.md §8.1).' });
-  if (bug("late-publish") && changes.length > 0) returned = Math.max(returned, changes[changes.length - 1].at);
   return { changes, returned };
 }
 
@@ -250,16 +234,15 @@ export function publishSchedule(request) {
   const instants = [];
   for (const change of changes) {
     const top = instants[instants.length - 1];
-    if (top && top.at === change.at && !(bug("status-immediate") && change.kind === "status")) {
+    if (top && top.at === change.at) {
       top.state = change.state;
-      top.kind = change.kind;
     } else instants.push({ ...change });
   }
-  for (const { at, state: next, kind } of instants) {
+  for (const { at, state: next } of instants) {
     if (pending && last !== null && last + window < at) publish(last + window);
     state = next;
     pending = true;
-    if (last === null || at >= last + window || (bug("status-immediate") && kind === "status")) publish(at);
+    if (last === null || at >= last + window) publish(at);
   }
   if (pending && last !== null && last + window < returned) publish(last + window);
   if (pending) publish(returned);

@@ -9,8 +9,6 @@
 // (wire.md §7, numbers.mjs); JSON.parse has already rounded such an integer, so serializing it
 // would alter the fact silently.
 
-import { bug } from "./bugs.mjs";
-
 /** A deep copy of `value` whose strings and keys are well-formed (wire.md §6.1). */
 export function wellFormed(value) {
   if (typeof value === "string") return value.toWellFormed();
@@ -33,6 +31,5 @@ export function canonicalLine(value) {
 
 /** The size of a canonical line: its UTF-8 byte count (wire.md §6.5). */
 export function lineSize(line) {
-  if (bug("chars-not-bytes")) return line.length;
   return Buffer.byteLength(line, "utf8");
 }

@@ -1,17 +1,15 @@
 #!/usr/bin/env node
-// eventproof-js-example: every operation of both profiles, speaking subprocess protocol v1
+// eventproof-js-example: every operation of the three profiles, speaking subprocess protocol v1
 // (spec/protocol.md) — one JSON request per line on stdin, one JSON answer per line on stdout.
 // stdout carries the protocol only; diagnostics go to stderr.
 //
-//   node examples/js/eventproof-port.mjs                 # halving fit strategy
-//   node examples/js/eventproof-port.mjs --fit=maximal   # or EVENTPROOF_JS_FIT=maximal
-//   EVENTPROOF_JS_BUG=no-text-fallback node examples/js/eventproof-port.mjs
+//   node eventproof-port.mjs                 # halving fit strategy
+//   node eventproof-port.mjs --fit=maximal   # or EVENTPROOF_JS_FIT=maximal; the flag wins
 
 import { realpathSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
-import { plantBugs } from "./bugs.mjs";
 import { parseRequest } from "./numbers.mjs";
 import { OPS, runOp } from "./operations.mjs";
 import { FIT_STRATEGIES } from "./wire.mjs";
@@ -19,7 +17,7 @@ import { FIT_STRATEGIES } from "./wire.mjs";
 export { OutputFold, foldResults, selectOutput, settleRun } from "./selection.mjs";
 export { InvalidInput, classifyEvent, projectEvent, boundLiveUpdate, extractText } from "./wire.mjs";
 export { canonicalLine, lineSize, wellFormed } from "./canonical.mjs";
-export { OPS, runOp } from "./operations.mjs";
+export { OPERATIONS, OPS, runOp } from "./operations.mjs";
 
 const PROTOCOL_VERSION = 1;
 
@@ -86,7 +84,7 @@ function write(message) {
 }
 
 /** Serve requests until stop or the end of input (spec/protocol.md §2, §6). */
-function serve(fitStrategy) {
+export function serve(fitStrategy) {
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
   lines.on("line", (text) => {
     if (text.trim() === "") return;
@@ -109,7 +107,7 @@ function serve(fitStrategy) {
 }
 
 /** A configuration that cannot start: refuse the handshake with the reason (protocol.md §4.3). */
-function refuse(reason) {
+export function refuse(reason) {
   process.stderr.write(`eventproof-js-example: ${reason}\n`);
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
   lines.on("line", () => {
@@ -119,10 +117,10 @@ function refuse(reason) {
   lines.on("close", () => process.exit(2));
 }
 
-function main() {
+/** Serve with the fit strategy of the command line, or refuse the handshake with the reason. */
+export function main() {
   let fitStrategy;
   try {
-    plantBugs(process.env.EVENTPROOF_JS_BUG);
     fitStrategy = chosenFitStrategy();
   } catch (error) {
     refuse(error.message);

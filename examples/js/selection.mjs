@@ -4,7 +4,6 @@
 // The code checks exactly the values it reads and throws InvalidInput for a malformed one
 // (selection.md §6); unknown event types, unknown chunk types and extra keys are ignored (§2.6).
 
-import { bug } from "./bugs.mjs";
 import { InvalidInput } from "./errors.mjs";
 
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
@@ -66,8 +65,6 @@ function textDeltaText(event, path) {
 
 /** Whether a message's content makes it eligible as output (§3.1-3.2). */
 function counts(content) {
-  if (bug("unfiltered-last-message")) return true;
-  if (bug("text-presence")) return content.some((block) => isObject(block) && block.type === "text");
   // Content length decides, not the presence of text: a reasoning-only message counts (§3.1).
   return content.length > 0;
 }
@@ -75,7 +72,6 @@ function counts(content) {
 /** The incremental form of the selection rule (selection.md §4). */
 export class OutputFold {
   #message = null; // content of the last message that counts
-  #anyMessage = null; // content of the last assistant message, empty or not
   #text = ""; // every text-delta text, in log order
 
   /** Fold one session event; `path` locates it in error messages. */
@@ -83,7 +79,6 @@ export class OutputFold {
     const type = eventType(event, path);
     if (type === "assistant/message") {
       const content = messageContent(event, path);
-      this.#anyMessage = content;
       // An empty (usage-only) message never replaces an earlier one and never hides streamed
       // text (§3.2); interrupted messages count like any other (§3.1).
       if (counts(content)) this.#message = content;
@@ -102,8 +97,6 @@ export class OutputFold {
   /** The output so far: content blocks, or null (§3). */
   collect() {
     if (this.#message !== null) return this.#message;
-    if (bug("message-beats-nothing") && this.#anyMessage !== null) return this.#anyMessage;
-    if (bug("no-text-fallback")) return null;
     // The streamed-text fallback, as one text block; nothing streamed means no output (§3.3).
     return this.#text === "" ? null : [{ type: "text", text: this.#text }];
   }
@@ -217,7 +210,7 @@ export function consumedWork(events, path = "$.events") {
           const inserted = requireList(data.inserted, `${at}.data.inserted`, "the inserted messages of a splice", "Send the messages the splice inserted as a list, [] for none (selection.md §2.4).");
           // Only a cancellation that leaves nothing behind drops work; a replacement keeps it.
           droppedUnrun = droppedUnrun || inserted.length === 0;
-        } else if (open !== null && !bug("claims-ignored")) {
+        } else if (open !== null) {
           claimed.add(open); // a claim outside any turn is ignored
         }
         break;
@@ -229,10 +222,9 @@ export function consumedWork(events, path = "$.events") {
         let accounts = false;
         if (stepped.delete(turn)) accounts = true; // a claim mark of the turn stays
         else if (claimed.delete(turn)) accounts = kind !== "completed";
-        if (accounts || bug("last-turn-end-wins")) {
+        if (accounts) {
           endKind = kind;
-          // Drops before this end are its own to report.
-          if (!bug("drops-never-cleared")) droppedUnrun = false;
+          droppedUnrun = false; // drops before this end are its own to report
         }
         break;
       }
@@ -245,17 +237,15 @@ export function consumedWork(events, path = "$.events") {
 
 /** §5.2: the one-shot stop reason; dropped work is not read, the cancelled flag is. */
 function oneShotStopReason({ endKind }, cancelled) {
-  const recorded = (endKind !== null && !(endKind === "blocked" && bug("blocked-is-error")) && ONE_SHOT_REASONS.get(endKind)) || "error";
+  const recorded = (endKind !== null && ONE_SHOT_REASONS.get(endKind)) || "error";
   // A cancelled run that did not complete was aborted; a completed one stays completed.
-  if (cancelled && (recorded !== "completed" || bug("cancelled-completed-wrong"))) return "aborted";
+  if (cancelled && recorded !== "completed") return "aborted";
   return recorded;
 }
 
 /** §5.3: the continuable stop reason of one epoch. */
 function continuableStopReason({ endKind, droppedUnrun }) {
   if (endKind === null || endKind === "completed") return droppedUnrun ? "aborted" : "completed";
-  if (endKind === "interrupted" && bug("one-mapping")) return "error";
-  if (endKind === "blocked" && bug("blocked-is-error")) return "error";
   return CONTINUABLE_REASONS.get(endKind) ?? "error";
 }
 
@@ -278,7 +268,7 @@ function delegationToolResult(stopReason, output, diagnostic) {
   if (stopReason === "completed") return { isError: false, text };
   // The failure first, then the diagnostic whenever one was given (even ""), then the partial text.
   let message = `Error: ${HEADLINES.get(stopReason) ?? `subagent run ended abnormally (${stopReason})`}`;
-  if (diagnostic !== undefined && !(diagnostic === "" && bug("empty-diagnostic-dropped"))) message += `\nDiagnostic: ${diagnostic}`;
+  if (diagnostic !== undefined) message += `\nDiagnostic: ${diagnostic}`;
   if (text !== "") message += `\nPartial output before the run ended:\n${text}`;
   return { isError: true, text: message };
 }
@@ -296,7 +286,6 @@ export function settleRun(events, { mode = "one-shot", cancelled = false, diagno
   const end = { stopReason };
   // Absent, never [], when there is no output (§5.5).
   if (output !== null) end.lastAssistantMessage = output;
-  else if (bug("empty-array-last-assistant")) end.lastAssistantMessage = [];
 
   const settled = { result: { output: output ?? [], stopReason }, end };
   if (mode !== "continuable") settled.toolResult = delegationToolResult(stopReason, output, diagnostic);

@@ -1,7 +1,6 @@
 // The wire profile (spec/wire.md): classification, projection to a canonical line, and the
 // backstop that bounds an oversized tool_execution_update.
 
-import { bug } from "./bugs.mjs";
 import { canonicalLine, lineSize, wellFormed } from "./canonical.mjs";
 import { InvalidInput } from "./errors.mjs";
 import { memberPath, refuseUncarriable } from "./numbers.mjs";
@@ -99,13 +98,8 @@ function projectMessageUpdate(event) {
   }
   const source = requireObject(event.assistantMessageEvent, "$.event.assistantMessageEvent", "an assistantMessageEvent");
   // Every key but the cumulative snapshot, in the event's own order.
-  let ame;
-  if (bug("keep-partial")) {
-    ame = { ...source };
-  } else {
-    const { partial: _snapshot, ...rest } = source;
-    ame = rest;
-  }
+  const { partial: _snapshot, ...rest } = source;
+  let ame = rest;
   if (source.type === "toolcall_start") {
     const { id, name } = toolCallFields(source);
     // Object spread: an existing id/toolName key keeps its position and takes the new value.
@@ -157,7 +151,6 @@ export function extractText(partialResult) {
 
 /** The first 256 code points of a well-formed id (wire.md §5.4). */
 function clip(id) {
-  if (bug("no-id-clip")) return id;
   const codePoints = Array.from(id);
   return codePoints.length <= ID_CLIP_CODE_POINTS ? id : codePoints.slice(0, ID_CLIP_CODE_POINTS).join("");
 }
@@ -170,13 +163,10 @@ export function boundLiveUpdate(event, maxBytes, fitStrategy) {
   const text = extractText(clean.partialResult);
 
   // The tail is a suffix counted in code points of the well-formed text (§5.5).
-  const units = bug("utf16-tail") ? text.split("") : Array.from(text);
+  const units = Array.from(text);
   const n = units.length;
-  const tail = (k) => {
-    // slice(-0) is slice(0), the whole text: k = 0 must mean the empty tail.
-    if (bug("slice-zero")) return units.slice(-k).join("");
-    return units.slice(n - k).join("");
-  };
+  // The last k code points; never slice(-k): slice(-0) is slice(0), the whole text.
+  const tail = (k) => units.slice(n - k).join("");
   // Exact key order of the bounded form (§5.2); args, details and every other key are dropped.
   const lineFor = (k) =>
     canonicalLine({
@@ -248,14 +238,12 @@ export function projectEvent(event, { includeLiveEvents = false, maxBytes = 2621
   requireMaxBytes(maxBytes);
   requireEvent(event);
   // Frames are written only when the caller opted into live events (§4.1).
-  if (classifyEvent(event) === "frame" && !includeLiveEvents && !bug("frames-always")) return null;
+  if (classifyEvent(event) === "frame" && !includeLiveEvents) return null;
 
   const projected = projectValue(event);
   refuseUncarriedNumbers(event);
   const line = canonicalLine(projected);
   // The backstop applies only to tool_execution_update (§5.1).
-  const bounded =
-    event.type === "tool_execution_update" || (bug("bound-end-too") && event.type === "tool_execution_end");
-  if (bounded && lineSize(line) > maxBytes) return boundLiveUpdate(event, maxBytes, fitStrategy);
+  if (event.type === "tool_execution_update" && lineSize(line) > maxBytes) return boundLiveUpdate(event, maxBytes, fitStrategy);
   return line;
 }

@@ -68,8 +68,9 @@ def test_first_run_on_the_default_ends_with_the_next_step(tmp_path: Path) -> Non
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.rstrip("\n").splitlines()
     assert lines[-2] == ("Next: check your implementation with  eventproof run --impl "
-                         "'node adapter.js'  (any command speaking spec/protocol.md, or "
-                         "python:MODULE:ATTR)")
+                         "'node my-port/eventproof-port.mjs'  (any command speaking "
+                         "spec/protocol.md, or python:MODULE:ATTR); start one from a template "
+                         "with  eventproof new-port js my-port  (or typescript, go)")
     assert "docs/port-checklist.md" in lines[-1]
     assert "\x1b[" not in result.stdout
     named = run("run", *QUICK, "--impl", REFERENCE, "--state-dir", str(tmp_path))

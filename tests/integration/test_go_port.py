@@ -3,7 +3,9 @@ strategies, answering `skipped` for what it declares it cannot take.
 
 The port is built with ``go build`` into a temporary directory, so no binary is left in the
 repository, then checked through the subprocess protocol by
-``eventproof vectors`` and a quick deterministic ``eventproof run``, with each fit strategy. A
+``eventproof vectors`` and a quick deterministic ``eventproof run`` of every operation, with each
+fit strategy (the default budget under both in ``nox -s slow``), and by its self-test
+(``go test``). A
 few direct exchanges pin the recipes the README describes: numbers echoed as written, integer
 literals beyond 2^53-1 refused in a projected value, lone surrogates skipped where Go cannot
 keep them and answered where the wire line replaces them anyway.
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from eventproof.conformance._operations import OPS
 
 pytestmark = pytest.mark.go
 
@@ -42,7 +45,7 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The port's binary, built from the committed sources into a temporary directory."""
     assert GO is not None
     out = tmp_path_factory.mktemp("go-port")
-    binary = out / "eventproof-go"
+    binary = out / "eventproof-port"
     # GOTOOLCHAIN=local: build with the Go on PATH, never a downloaded one (Go 1.21 and later).
     env = {**os.environ, "GOTOOLCHAIN": "local"}
     result = subprocess.run([GO, "build", "-o", str(binary), "."], cwd=SOURCE, env=env,
@@ -71,7 +74,7 @@ def test_go_port_passes_the_vectors(program: Path, fit: str) -> None:
 @pytest.mark.parametrize(("fit", "ops"), FIT_RUNS)
 def test_go_port_conforms_in_a_quick_run(program: Path, fit: str, ops: tuple[str, ...],
                                          tmp_path: Path) -> None:
-    """A quick deterministic run judges every rule of the five operations (of project, the one
+    """A quick deterministic run judges every rule of the nine operations (of project, the one
     whose answers depend on the fit, under maximal), and each passes."""
     report_file = tmp_path / "report.json"
     result = _eventproof("run", "--impl", f"{program} --fit={fit}", *ops, "--budget", "quick",
@@ -82,13 +85,39 @@ def test_go_port_conforms_in_a_quick_run(program: Path, fit: str, ops: tuple[str
     assert report["conforms"] is True
     assert report["implementation"]["language"] == "go"
     assert report["capabilities"]["fitStrategy"] == fit
-    declared = set(report["capabilities"]["ops"])
+    assert report["capabilities"]["ops"] == list(OPS)
     not_passed = {rule["id"]: rule["outcome"] for rule in report["results"]
-                  if rule["op"] in declared and rule["outcome"] != "pass"}
+                  if rule["outcome"] != "pass"}
     assert not_passed == {}, not_passed
-    # The operations the port does not declare (the budget profile) are skipped, never failed.
-    assert {rule["outcome"] for rule in report["results"] if rule["op"] not in declared} <= {
-        "skip"}
+    assert {rule["op"] for rule in report["results"]} == set(ops[1:] or OPS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fit", FITS)
+def test_go_port_conforms_at_the_default_budget(program: Path, fit: str, tmp_path: Path) -> None:
+    """The whole default run of every operation passes under each fit (``nox -s slow``)."""
+    report_file = tmp_path / "report.json"
+    result = _eventproof("run", "--impl", f"{program} --fit={fit}", "--deterministic",
+                         "--no-progress", "--state-dir", str(tmp_path / "state"), "--json",
+                         str(report_file))
+    assert result.returncode == 0, result.stdout + result.stderr
+    report: dict[str, Any] = json.loads(report_file.read_text(encoding="utf-8"))
+    assert {rule["outcome"] for rule in report["results"]} == {"pass"}
+    assert {rule["op"] for rule in report["results"]} == set(OPS)
+
+
+def test_go_port_selftest_passes(tmp_path: Path) -> None:
+    """`go test`, the port's own self-test of every operation, passes (run on a copy, so that
+    nothing is written next to the sources)."""
+    assert GO is not None
+    copy = tmp_path / "go"
+    shutil.copytree(SOURCE, copy, ignore=shutil.ignore_patterns("eventproof-port"))
+    env = {**os.environ, "GOTOOLCHAIN": "local", "GOFLAGS": "-count=1"}
+    result = subprocess.run([GO, "test", "-v", "./..."], cwd=copy, env=env, capture_output=True,
+                            text=True, timeout=240, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert {"TestSelection", "TestWire", "TestBudget"} <= {
+        line.split()[2] for line in result.stdout.splitlines() if line.startswith("--- PASS")}
 
 
 def _answer_lines(program: Path, *lines: str, args: tuple[str, ...] = (),
@@ -129,7 +158,7 @@ def test_go_port_declares_and_skips_lone_surrogates(program: Path) -> None:
         program, _run(1, "select", _chunk("a\\ud800")), _run(2, "select", _chunk("\\ud83d\\ude00")),
         _run(3, "select", _chunk("\\\\ud800")))
     assert start["capabilities"]["loneSurrogates"] is False
-    assert start["capabilities"]["ops"] == ["select", "fold", "settle", "classify", "project"]
+    assert start["capabilities"]["ops"] == list(OPS)
     assert skipped["seq"] == 1
     assert "\\ud800" in skipped["skipped"]["reason"]
     assert paired == {"seq": 2, "output": [{"type": "text", "text": "\U0001f600"}]}
@@ -179,3 +208,16 @@ def test_go_port_takes_its_fit_from_the_environment(program: Path) -> None:
     (refusal,) = _exchange(program, args=("--fit=greedy",), status=2)
     assert refusal["version"] == 1
     assert "greedy" in refusal["error"]
+
+
+def test_go_port_skips_lone_surrogates_only_where_it_would_echo_them(program: Path) -> None:
+    """lane echoes its live records, so a lone surrogate in one is skipped; details cuts and
+    well-forms every string it writes (budget.md §4), so it answers with U+FFFD in its place."""
+    record = ('{"id":"t","agent":"w","status":"completed","task":"x","output":"a\\ud800b"}')
+    _, echoed, cut = _exchange(
+        program, _run(1, "lane", f'{{"updates":[{{"results":[{record}]}}]}}'),
+        _run(2, "details", f'{{"records":[{record}],"sharedBytes":1000,"taskFloorBytes":0,'
+                           '"outputFloorBytes":0,"diagnosticFloorBytes":0}'))
+    assert "\\ud800" in echoed["skipped"]["reason"]
+    assert cut == {"seq": 2, "output": {"results": [
+        {"id": "t", "agent": "w", "status": "completed", "task": "x", "output": "a\ufffdb"}]}}

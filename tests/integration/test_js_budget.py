@@ -2,7 +2,8 @@
 checks it: ``eventproof run --impl 'node examples/js/eventproof-port.mjs' --ops <op>``.
 
 The unplanted port conforms on the four budget operations at the default budget, and each planted
-budget bug (``EVENTPROOF_JS_BUG``, examples/js/bugs.mjs) makes a quick run fail the rule it
+budget bug (``EVENTPROOF_JS_BUG``, planted by the overlay programs/js-bugs/bugs.mjs) makes a quick
+run fail the rule it
 breaks, explained. The planted bugs go through the engine in process, each run ending once its
 rule is broken (the rounds until then are a whole run's, so the verdict and counterexample are
 the ones ``eventproof run`` reports); one of them goes through the command, for its exit code and
@@ -30,6 +31,8 @@ pytestmark = pytest.mark.node
 
 ROOT = Path(__file__).resolve().parents[2]
 PORT = ROOT / "examples" / "js" / "eventproof-port.mjs"
+#: The same port with the bugs named in EVENTPROOF_JS_BUG planted (programs/js-bugs/).
+BUGGY_PORT = ROOT / "tests" / "integration" / "programs" / "js-bugs" / "eventproof-port-bugs.mjs"
 if shutil.which("node") is None:
     pytest.skip("node is not on PATH: the JavaScript port cannot run (install Node.js 20+)",
                 allow_module_level=True)
@@ -58,7 +61,8 @@ def eventproof_run(tmp_path: Path, ops: str, bug: str = "",
     report = tmp_path / "report.json"
     env = {**os.environ, "EVENTPROOF_JS_BUG": bug}
     done = subprocess.run(
-        [sys.executable, "-m", "eventproof.conformance", "run", "--impl", f"node {PORT}",
+        [sys.executable, "-m", "eventproof.conformance", "run", "--impl",
+         f"node {BUGGY_PORT if bug else PORT}",
          "--ops", ops, "--budget", budget, "--deterministic", "--no-progress",
          "--json", str(report)],
         env=env, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
@@ -94,7 +98,8 @@ def test_planted_budget_bug_is_caught(bug: str, monkeypatch: pytest.MonkeyPatch)
     budget (60 examples a search), so each of the seed's defects is found early."""
     op, rule, phrase = CAUGHT_BY[bug]
     monkeypatch.setenv("EVENTPROOF_JS_BUG", bug)
-    report = check_implementation(f"node {PORT}", ops=[op], budget="quick", stop_after=[rule])
+    report = check_implementation(f"node {BUGGY_PORT}", ops=[op], budget="quick",
+                                  stop_after=[rule])
     result = report.result_for(rule)
     assert result.outcome in {"fail", "error"}, (bug, result.outcome, result.note)
     assert result.counterexample is not None

@@ -2,9 +2,11 @@
 where the fit can matter (a bug of ``select``, ``fold`` or ``settle`` is run with one).
 
 The port is an implementation written outside the reference, in another language, behind the
-subprocess protocol: the way the suite is used. Each planted bug (``EVENTPROOF_JS_BUG``) is run
+subprocess protocol: the way the suite is used. Each planted bug (``EVENTPROOF_JS_BUG``, planted by
+the overlay programs/js-bugs/, which patches the port's code as it loads) is run
 through the engine exactly as ``eventproof run --deterministic --timeout 3`` runs it, on the
-operations the bug can reach; the table in examples/js/README.md lists what these runs report.
+operations the bug can reach; the table in
+programs/js-bugs/README.md lists what these runs report.
 
 The default run takes one planted bug per operation, with both fits where the fit matters
 (``DEFAULT_RUN``): every planted bug is a copy of a miniature the default run already catches in
@@ -24,7 +26,8 @@ from eventproof.conformance._operations import RULES_BY_ID
 
 pytestmark = pytest.mark.node
 
-PORT = Path(__file__).resolve().parents[2] / "examples" / "js" / "eventproof-port.mjs"
+#: The JavaScript port with the bugs named in EVENTPROOF_JS_BUG planted (programs/js-bugs/).
+PORT = Path(__file__).resolve().parent / "programs" / "js-bugs" / "eventproof-port-bugs.mjs"
 if shutil.which("node") is None:
     pytest.skip("node is not on PATH: the JavaScript port cannot run (install Node.js 20+)",
                 allow_module_level=True)

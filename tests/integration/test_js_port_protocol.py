@@ -31,6 +31,9 @@ pytestmark = pytest.mark.node
 ROOT = Path(__file__).resolve().parents[2]
 PORT = ROOT / "examples" / "js" / "eventproof-port.mjs"
 SELFTEST = ROOT / "examples" / "js" / "selftest.mjs"
+#: The overlay that plants the bugs named in EVENTPROOF_JS_BUG, and its own self-test.
+BUGS_DIR = ROOT / "tests" / "integration" / "programs" / "js-bugs"
+BUGGY_PORT = BUGS_DIR / "eventproof-port-bugs.mjs"
 NODE = shutil.which("node")
 OPS = ("select", "fold", "settle", "classify", "project")
 #: What the port declares: these and the budget operations (spec/budget.md).
@@ -75,8 +78,8 @@ class Port:
         # Open for the life of the process: stderr must never fill a pipe nobody reads.
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115
         self.proc = subprocess.Popen(
-            [NODE, str(PORT), *self._args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=self.stderr, env=self._env,
+            [NODE, str(BUGGY_PORT if self.bug else PORT), *self._args], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=self.stderr, env=self._env,
         )
         self._answers: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._read, args=(self.proc,), daemon=True).start()
@@ -517,7 +520,7 @@ def test_unknown_planted_bug_is_refused_at_startup() -> None:
     """A misspelt EVENTPROOF_JS_BUG refuses the handshake with a reason that lists the valid
     bugs, and the port exits with status 2."""
     assert NODE is not None
-    done = subprocess.run([NODE, str(PORT)], input=b'{"cmd": "start", "version": 1}\n',
+    done = subprocess.run([NODE, str(BUGGY_PORT)], input=b'{"cmd": "start", "version": 1}\n',
                           capture_output=True, timeout=30,
                           env={**os.environ, "EVENTPROOF_JS_BUG": "no-such-bug"})
     assert done.returncode == 2
@@ -536,11 +539,52 @@ def test_other_protocol_versions_are_refused(port: Port) -> None:
     assert "2" in answer["error"]
 
 
+def test_planted_bugs_that_cannot_be_planted_together_are_refused() -> None:
+    """Two planted bugs that patch the same code refuse the handshake, naming both; the port
+    never serves with only one of them planted."""
+    assert NODE is not None
+    done = subprocess.run([NODE, str(BUGGY_PORT)], input=b'{"cmd": "start", "version": 1}\n',
+                          capture_output=True, timeout=30,
+                          env={**os.environ,
+                               "EVENTPROOF_JS_BUG": "unfiltered-last-message,text-presence"})
+    assert done.returncode == 2
+    error = json.loads(done.stdout)["error"]
+    assert "planted bug text-presence" in error
+    assert "planted together" in error
+
+
+def test_the_shipped_port_holds_no_planted_bug() -> None:
+    """What a porter copies is clean: no module of examples/js reads EVENTPROOF_JS_BUG or refers
+    to a planted bug, and the port answers correctly with EVENTPROOF_JS_BUG set."""
+    for module in sorted(PORT.parent.iterdir()):
+        text = module.read_text(encoding="utf-8")
+        assert "EVENTPROOF_JS_BUG" not in text, module.name
+        assert "bugs.mjs" not in text, module.name
+    running = Port(env={"EVENTPROOF_JS_BUG": "text-presence"})
+    running.start()
+    reasoning = [{"type": "reasoning", "text": "Hi"}]
+    events = [{"type": "assistant/message", "seq": 0, "time": "t",
+               "data": {"message": {"role": "assistant", "content": reasoning}}}]
+    assert running.run("select", {"events": events}) == reasoning
+    assert running.stop() == 0
+
+
 def test_selftest_passes() -> None:
     """The port's own dependency-free self-test passes under node."""
     assert NODE is not None
     done = subprocess.run([NODE, str(SELFTEST)], capture_output=True, timeout=60)
     assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
+
+
+def test_every_planted_bug_plants_and_changes_its_answer() -> None:
+    """The overlay's self-test: each bug's patches apply to the port's code exactly once, the
+    patched port loads, the listed bugs change the answer they are planted to change and the
+    clean port gives none of those answers."""
+    assert NODE is not None
+    done = subprocess.run([NODE, str(BUGS_DIR / "selftest-bugs.mjs")], capture_output=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
+    assert b"not ok" not in done.stdout
 
 
 # -- agreement with the reference -----------------------------------------------------------------
@@ -699,3 +743,19 @@ def test_slice_zero_spins_at_the_smallest_bound() -> None:
     assert correct.stop() == 0
     assert len(line["line"].encode("utf-8")) == 3215
     assert json.loads(line["line"])["partialResult"]["content"][0]["text"] == MARKER
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fit", FITS)
+def test_port_conforms_at_the_default_budget(fit: str) -> None:
+    """The whole default run of every operation passes under each fit (``nox -s slow``): the
+    template a porter copies conforms as ``eventproof run`` judges it."""
+    from eventproof.conformance import check_implementation
+
+    report = check_implementation(f"node {PORT} --fit={fit}")
+    assert report.conforms
+    assert report.capabilities.fit_strategy == fit
+    outcomes: dict[str, set[str]] = {}
+    for result in report.results:
+        outcomes.setdefault(result.rule.op, set()).add(result.outcome)
+    assert outcomes == {op: {"pass"} for op in DECLARED_OPS}, outcomes

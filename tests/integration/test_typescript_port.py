@@ -3,8 +3,9 @@
 The port is built from a copy of its sources in a temporary directory (``npm ci && npm run
 build``), exactly as its README says, so the test proves that the committed package.json,
 package-lock.json and tsconfig.json build it; the repository's own dist/ and node_modules/ are
-never used. The built program is then checked through the subprocess protocol by
-``eventproof vectors`` and a quick deterministic ``eventproof run``, with each fit strategy.
+never used. The built program is then checked through the subprocess protocol by its self-test
+(``npm test``), ``eventproof vectors`` and a quick deterministic ``eventproof run`` of every
+operation, with each fit strategy; ``nox -s slow`` runs the default budget under both.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from eventproof.conformance._operations import OPS
 
 pytestmark = pytest.mark.node
 
@@ -80,7 +82,7 @@ def test_typescript_port_passes_the_vectors(program: Path, fit: str) -> None:
 @pytest.mark.parametrize(("fit", "ops"), FIT_RUNS)
 def test_typescript_port_conforms_in_a_quick_run(program: Path, fit: str, ops: tuple[str, ...],
                                                  tmp_path: Path) -> None:
-    """A quick deterministic run judges every rule of the five operations (of project, the one
+    """A quick deterministic run judges every rule of the nine operations (of project, the one
     whose answers depend on the fit, under maximal), and each passes."""
     report_file = tmp_path / "report.json"
     result = _eventproof("run", "--impl", _impl(program, fit), *ops, "--budget", "quick",
@@ -91,14 +93,36 @@ def test_typescript_port_conforms_in_a_quick_run(program: Path, fit: str, ops: t
     assert report["conforms"] is True
     assert report["implementation"]["language"] == "typescript"
     assert report["capabilities"]["fitStrategy"] == fit
-    declared = set(report["capabilities"]["ops"])
+    assert report["capabilities"]["ops"] == list(OPS)
     not_passed = {rule["id"]: rule["outcome"] for rule in report["results"]
-                  if rule["op"] in declared and rule["outcome"] != "pass"}
+                  if rule["outcome"] != "pass"}
     assert not_passed == {}, not_passed
-    # The operations the port does not declare (the budget profile) are skipped, never failed.
-    assert {rule["outcome"] for rule in report["results"] if rule["op"] not in declared} <= {
-        "skip"}
-    assert declared == {"select", "fold", "settle", "classify", "project"}
+    assert {rule["op"] for rule in report["results"]} == set(ops[1:] or OPS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fit", FITS)
+def test_typescript_port_conforms_at_the_default_budget(program: Path, fit: str,
+                                                        tmp_path: Path) -> None:
+    """The whole default run of every operation passes under each fit (``nox -s slow``)."""
+    report_file = tmp_path / "report.json"
+    result = _eventproof("run", "--impl", _impl(program, fit), "--deterministic", "--no-progress",
+                         "--state-dir", str(tmp_path / "state"), "--json", str(report_file),
+                         cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report: dict[str, Any] = json.loads(report_file.read_text(encoding="utf-8"))
+    assert {rule["outcome"] for rule in report["results"]} == {"pass"}
+    assert {rule["op"] for rule in report["results"]} == set(OPS)
+
+
+def test_typescript_port_selftest_passes(program: Path) -> None:
+    """`npm test`, the port's own self-test of every operation, passes."""
+    assert NODE is not None
+    result = subprocess.run([NODE, str(program.parent / "selftest.js")], capture_output=True,
+                            text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "not ok" not in result.stdout
+    assert result.stdout.count("ok - ") >= 7
 
 
 def _exchange(program: Path, *requests: dict[str, Any] | str,
@@ -128,7 +152,7 @@ def test_typescript_port_keeps_what_json_parse_would_alter(program: Path) -> Non
     start, echoed, refused = _exchange(program, {"op": "select", "input": {"events": [
         {"type": "assistant/chunk", "seq": 0, "time": "t",
          "data": {"chunk": {"type": "text-delta", "index": 0, "text": "a\ud800"}}}]}}, big)
-    assert start["capabilities"]["ops"] == ["select", "fold", "settle", "classify", "project"]
+    assert start["capabilities"]["ops"] == list(OPS)
     assert echoed == {"seq": 10, "output": [{"type": "text", "text": "a\ud800"}]}
     assert refused["seq"] == 3
     assert "$.event.result.seed: 9007199254740993 " in refused["errored"]["message"], refused

@@ -18,6 +18,8 @@ from eventproof.reference import Reference
 
 ROOT = Path(__file__).resolve().parents[2]
 PORT = ROOT / "examples" / "js" / "eventproof-port.mjs"
+#: The same port with the bugs named in EVENTPROOF_JS_BUG planted (programs/js-bugs/bugs.mjs).
+BUGGY_PORT = ROOT / "tests" / "integration" / "programs" / "js-bugs" / "eventproof-port-bugs.mjs"
 
 node = pytest.mark.node
 needs_node = [
@@ -33,7 +35,8 @@ def _vectors(*port_args: str, bug: str | None = None) -> subprocess.CompletedPro
     env.pop("EVENTPROOF_JS_BUG", None)
     if bug is not None:
         env["EVENTPROOF_JS_BUG"] = bug
-    impl = " ".join(["node", str(PORT.relative_to(ROOT)), *port_args])
+    program = PORT if bug is None else BUGGY_PORT
+    impl = " ".join(["node", str(program.relative_to(ROOT)), *port_args])
     return subprocess.run(
         [sys.executable, "-m", "eventproof.conformance", "vectors", "--timeout", "30",
          "--impl", impl],

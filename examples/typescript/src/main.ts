@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// eventproof-typescript-example: every operation of both profiles behind subprocess protocol
+// eventproof-typescript-example: every operation of the three profiles behind subprocess protocol
 // version 1 (spec/protocol.md): one JSON request per line on stdin, one JSON answer per line on
 // stdout, diagnostics on stderr.
 //
