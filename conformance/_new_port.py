@@ -148,7 +148,7 @@ def new_port(language: str, directory: Path) -> None:
     calls in its operation table with calls into your own code, one operation at a time, and check
     each with `eventproof run --impl ... --ops OP`. Its README says how to build and run it.
     """
-    from .cli import _console
+    from ._console import console as _console
 
     key = _language(language)
     written = write_template(key, directory)
