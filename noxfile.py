@@ -113,7 +113,7 @@ def build(session: nox.Session) -> None:
             session.run(eventproof, "--version", external=True)
             session.run(eventproof, "rules", external=True)
             session.run(eventproof, "vectors", external=True)
-            session.run(eventproof, "run", "--budget", "quick", "--deterministic",
+            session.run(eventproof, "run", "--examples", "quick", "--deterministic",
                         "--no-progress", "--json", "report.json", external=True)
             session.run(eventproof, "report", "--html", "matrix", "report.json", external=True)
 

@@ -74,7 +74,7 @@ __all__ = [
     "iter_failures",
 ]
 
-#: Example budgets per operation search, by name (``--budget``).
+#: Example budgets per operation search, by name (``--examples``).
 BUDGETS: Mapping[str, int] = {"quick": 60, "default": 200, "thorough": 2000}
 #: Runs with at least this many examples per operation (the thorough budget) also spend some
 #: on Hypothesis' target phase.

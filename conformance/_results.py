@@ -151,7 +151,7 @@ class Invocation:
             words.append(f"--ops {','.join(self.ops)}")
         if self.shard is not None:
             words.append(f"--shard {self.shard[0]}/{self.shard[1]}")
-        words.append(f"--budget {self.budget}")
+        words.append(f"--examples {self.budget}")
         if self.max_examples is not None:
             words.append(f"--max-examples {self.max_examples}")
         words.append("--deterministic" if self.deterministic or self.seed is None

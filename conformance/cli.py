@@ -223,17 +223,21 @@ def main() -> None:
     """Check an AI-agent event-stream implementation against the eventproof spec."""
 
 
-def _budget(budget: str | None, old_profile: str | None) -> str:
-    """``--budget``, or the deprecated ``--profile`` with a notice on stderr."""
-    if old_profile is not None:
-        if budget is not None and budget != old_profile:
-            raise click.UsageError(f"--budget {budget} and --profile {old_profile} disagree; "
-                                   "--profile is the old name of --budget: drop it")
-        click.echo(f"eventproof: --profile is deprecated and will be removed in the next release; "
-                   f"use --budget {old_profile} (a profile now names a rule set: selection, "
-                   "wire …)", err=True)
-        return budget or old_profile
-    return budget or "default"
+def _examples(examples: str | None, **old: str | None) -> str:
+    """``--examples``, or an old spelling of it (``--budget``, ``--profile``) with a notice on
+    stderr: "budget" names the budget profile, "profile" a rule set."""
+    chosen = examples
+    for name, value in old.items():
+        if value is None:
+            continue
+        flag = f"--{name.removeprefix('old_')}"
+        if chosen is not None and chosen != value:
+            raise click.UsageError(f"--examples {chosen} and {flag} {value} disagree; {flag} is "
+                                   "an old name of --examples: drop it")
+        click.echo(f"eventproof: {flag} is now --examples (use --examples {value}); the old "
+                   "name will be removed in the next release", err=True)
+        chosen = value
+    return chosen or "default"
 
 
 #: Where the first run on the embedded default points next (docs/port-checklist.md, published).
@@ -254,13 +258,16 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
                    "implementation in turn with the same settings (see --reports, --html). "
                    "Default: the bundled reference.")
 @fit_option
-@click.option("--budget", type=click.Choice(["quick", "default", "thorough"]), default=None,
-              help="Example budget per operation search: quick 60, default 200, thorough 2000.")
+@click.option("--examples", type=click.Choice(["quick", "default", "thorough"]), default=None,
+              help="Examples per operation search: quick 60, default 200, thorough 2000.")
+@click.option("--budget", "old_budget", type=click.Choice(["quick", "default", "thorough"]),
+              default=None, hidden=True,
+              help="Old spelling of --examples (budget names the budget profile now).")
 @click.option("--profile", "old_profile", type=click.Choice(["quick", "default", "thorough"]),
               default=None, hidden=True,
-              help="Deprecated spelling of --budget (a profile is a rule set now).")
+              help="Old spelling of --examples (a profile is a rule set now).")
 @click.option("--max-examples", type=click.IntRange(min=1), default=None,
-              help="Override the budget's examples per operation search.")
+              help="Override --examples with this many examples per operation search.")
 @click.option("--seed", type=int, default=None,
               help="Seed the search (ignored with --deterministic).")
 @click.option("--deterministic/--random", default=None,
@@ -272,7 +279,7 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
 @click.option("--max-time", type=float, default=None, callback=_seconds,
               help="Seconds the whole run may take: then the search ends, what was not judged "
                    "is reported untested and every report is still written. Default: 120 + 1 "
-                   "per example of the budget + 20 x --timeout.")
+                   "per example of --examples + 20 x --timeout.")
 @isolate_option
 @shell_option
 @click.option("--expect", "expect", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -319,7 +326,8 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
 @click.option("--no-progress", is_flag=True, help="No live status line.")
 @click.option("-v", "--verbose", is_flag=True, help="Show passing rules too.")
 def run(
-    impls: tuple[str, ...], fit: str, budget: str | None, old_profile: str | None,
+    impls: tuple[str, ...], fit: str, examples: str | None, old_budget: str | None,
+    old_profile: str | None,
     max_examples: int | None, seed: int | None,
     deterministic: bool | None, ops: str | None, timeout: float, max_time: float | None,
     isolate: bool, use_shell: bool,
@@ -339,7 +347,7 @@ def run(
 
     to_stdout = json_path is not None and str(json_path) == "-"
     console = _console(stderr=to_stdout)
-    budget = _budget(budget, old_profile)
+    effort = _examples(examples, old_budget=old_budget, old_profile=old_profile)
     wanted = _parse_ops(ops)
     if update_expectations and expect is None:
         raise click.UsageError("--update-expectations needs --expect FILE to know what to rewrite")
@@ -388,7 +396,7 @@ def run(
 
     with _user_errors():
         options = CheckOptions(
-            ops=wanted, shard=parsed, jobs=jobs, examples=budget, max_examples=max_examples,
+            ops=wanted, shard=parsed, jobs=jobs, examples=effort, max_examples=max_examples,
             seed=seed, deterministic=is_deterministic, timeout=timeout, use_shell=use_shell,
             database=state_dir / "examples", allow_untested=allow_untested,
             max_time=max_time, isolate=isolate, exitfirst=exitfirst)

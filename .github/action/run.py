@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 #: The command-line flag that takes the budget. The only place the action names it.
-BUDGET_FLAG = "--budget"
+BUDGET_FLAG = "--examples"
 BUDGETS = ("quick", "default", "thorough")
 FITS = ("halving", "maximal")
 OPS = ("select", "fold", "settle", "classify", "project")

@@ -302,7 +302,7 @@ def _run_child(tree: Path, shim: Path, ops: list[str], budget: int, passes: int
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(shim), *filter(None, [os.environ.get("PYTHONPATH")])])}
     out = subprocess.run(
-        [sys.executable, str(HERE), "_speed-child", "--tree", str(tree), "--budget", str(budget),
+        [sys.executable, str(HERE), "_speed-child", "--tree", str(tree), "--examples", str(budget),
          "--passes", str(passes), "--ops", ",".join(ops)],
         env=env, check=True, capture_output=True, text=True).stdout
     result: dict[str, Any] = json.loads(out)
@@ -371,13 +371,13 @@ def main(argv: list[str] | None = None) -> int:
     timing = commands.add_parser("speed", help="examples/s per operation")
     timing.add_argument("--base", type=Path, help="a source tree to compare against")
     timing.add_argument("--rounds", type=int, default=3)
-    timing.add_argument("--budget", type=int, default=200)
+    timing.add_argument("--examples", type=int, default=200)
     timing.add_argument("--ops", help="comma-separated operations (default: all)")
     timing.add_argument("--passes", type=int, default=5,
                         help="generation passes timed per round (one budget's worth each)")
     child = commands.add_parser("_speed-child")
     child.add_argument("--tree", type=Path, required=True)
-    child.add_argument("--budget", type=int, required=True)
+    child.add_argument("--examples", type=int, required=True)
     child.add_argument("--ops", required=True)
     child.add_argument("--passes", type=int, required=True)
     for command in (record, check):
@@ -396,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     if tree is not None:
         _require_tree(tree)
     if args.command == "_speed-child":
-        print(json.dumps(_speed_child(args.ops.split(","), args.budget, args.passes)))
+        print(json.dumps(_speed_child(args.ops.split(","), args.examples, args.passes)))
         return 0
     if args.command == "digest":
         only = set(args.ops.split(",")) if args.ops else None
@@ -424,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [name for name in ops if name not in all_ops]
     if unknown:
         raise SystemExit(f"unknown operation(s) {unknown}: use some of {', '.join(all_ops)}")
-    speed(ops, args.budget, args.rounds, args.base, args.passes)
+    speed(ops, args.examples, args.rounds, args.base, args.passes)
     return 0
 
 

@@ -4,7 +4,7 @@ rounds.
 
 Usage (from the repository root, default budget, 3 rounds)::
 
-    python tests/benchmarks/replays.py [--rounds 3] [--budget default]
+    python tests/benchmarks/replays.py [--rounds 3] [--examples default]
 
 This is what the second and later implementations of ``eventproof run --impl A --impl B``
 gain. Each round clears the traces, checks the bundled reference once (untimed: it leaves the
@@ -46,17 +46,17 @@ def timed(subject: type, budget: str, replays: Replays | None) -> tuple[float, d
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--budget", default="default")
+    parser.add_argument("--examples", default="default")
     args = parser.parse_args()
     timed(Reference, "quick", None)  # strategies validated once, outside every round
     for subject in (Reference, SeveralBugs):
         ratios, drawn, replayed = [], [], []
         for index in range(args.rounds):
             store = Replays()  # the run's traces, as `eventproof run` keeps them
-            check_implementation(Reference(), examples=args.budget, deterministic=True,
+            check_implementation(Reference(), examples=args.examples, deterministic=True,
                                  replays=store)
             order = (False, True) if index % 2 == 0 else (True, False)
-            runs = {replay: timed(subject, args.budget, store if replay else None)
+            runs = {replay: timed(subject, args.examples, store if replay else None)
                     for replay in order}
             if runs[False][1] != runs[True][1]:
                 print(f"{subject.__name__}: the replayed report differs", file=sys.stderr)

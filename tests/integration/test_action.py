@@ -146,8 +146,8 @@ def test_a_bad_input_is_named_and_breaks_the_run(tmp_path: Path, inputs: dict[st
 def test_the_budget_flag_is_named_once() -> None:
     # The CLI flag that takes the budget is spelt in one place, so renaming it is a one-line change.
     source = RUN.read_text(encoding="utf-8")
-    assert len(re.findall(r"[\"']--budget[\"']", source)) == 1
-    assert 'BUDGET_FLAG = "--budget"' in source
+    assert len(re.findall(r"[\"']--examples[\"']", source)) == 1
+    assert 'BUDGET_FLAG = "--examples"' in source
 
 
 def test_action_yml_maps_every_input_to_the_scripts() -> None:

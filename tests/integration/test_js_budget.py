@@ -63,7 +63,7 @@ def eventproof_run(tmp_path: Path, ops: str, bug: str = "",
     done = subprocess.run(
         [sys.executable, "-m", "eventproof.conformance", "run", "--impl",
          f"node {BUGGY_PORT if bug else PORT}",
-         "--ops", ops, "--budget", budget, "--deterministic", "--no-progress",
+         "--ops", ops, "--examples", budget, "--deterministic", "--no-progress",
          "--json", str(report)],
         env=env, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
     assert report.is_file(), (done.returncode, done.stdout[-2000:], done.stderr[-2000:])

@@ -30,7 +30,7 @@ def run_report(tmp_path: Path, name: str, impl: str) -> Path:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "tests")}
     completed = subprocess.run(
         [sys.executable, "-m", "eventproof.conformance", "run", "--impl", impl, "--ops",
-         "select,classify", "--budget", "quick", "--deterministic", "--no-progress",
+         "select,classify", "--examples", "quick", "--deterministic", "--no-progress",
          "--json", str(path), "--state-dir", str(tmp_path / "state")],
         env=env, capture_output=True, text=True, timeout=300, check=False)
     assert completed.returncode in (0, 1), completed.stdout + completed.stderr

@@ -82,7 +82,7 @@ def outcomes(result: Run) -> dict[str, str]:
 
 
 def test_the_cli_report_with_two_jobs_is_the_one_process_report(tmp_path: Path) -> None:
-    args = ("--budget", "quick", "--ops", "select,settle,project")
+    args = ("--examples", "quick", "--ops", "select,settle,project")
     one = run(tmp_path, *args, "--jobs", "1")
     two = run(tmp_path, *args, "--jobs", "2")
     assert one.code == two.code == 0, one.stderr + two.stderr
@@ -111,7 +111,7 @@ def test_an_in_process_implementation_ending_a_worker_is_a_usage_error(tmp_path:
 
 
 def test_max_time_bounds_a_run_with_two_jobs(tmp_path: Path) -> None:
-    result = run(tmp_path, "--budget", "thorough", "--max-time", "2", "--jobs", "2")
+    result = run(tmp_path, "--examples", "thorough", "--max-time", "2", "--jobs", "2")
     assert result.code == 1
     assert result.seconds < 2 + SLACK
     assert "the run reached --max-time" in result.stderr
@@ -119,7 +119,7 @@ def test_max_time_bounds_a_run_with_two_jobs(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_with_two_jobs_writes_the_partial_report_and_exits_130(tmp_path: Path) -> None:
-    result = run(tmp_path, "--budget", "thorough", "--jobs", "2", interrupt_after=2.0)
+    result = run(tmp_path, "--examples", "thorough", "--jobs", "2", interrupt_after=2.0)
     assert result.code == 130, result.stderr
     assert result.seconds < 2 + SLACK
     assert "the run was interrupted" in result.stderr

@@ -14,7 +14,7 @@ spelling or member order) breaks no MUST rule unless a size it changes moves a l
 ``maxBytes``, so for it a failure of the SHOULD rule ``canon.bytes`` counts as caught as well; the
 ``MUST`` column shows how often a MUST rule alone caught it.
 
-    python tests/miniatures/catch_rate.py --seeds 20 [--budget default] [--jobs N] [NAME ...]
+    python tests/miniatures/catch_rate.py --seeds 20 [--examples default] [--jobs N] [NAME ...]
     python tests/miniatures/catch_rate.py --set blind-wire --seeds 20 --jobs 2
 
 ``--set`` adds a whole set to the names: ``wire``, ``selection``, ``blind`` or ``blind-wire``
@@ -147,7 +147,7 @@ def main() -> int:
                         choices=("wire", "selection", "blind", "blind-wire", "blind-selection"),
                         help="add every member of a set")
     parser.add_argument("--seeds", type=int, default=20, help="runs per miniature")
-    parser.add_argument("--budget", default="default", help="quick, default or thorough")
+    parser.add_argument("--examples", default="default", help="quick, default or thorough")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--why", action="store_true",
                         help="name the rules that caught each run (on stderr)")
@@ -168,7 +168,8 @@ def main() -> int:
         names = [name for name, target in known.items()
                  if target.group in ("selection", "wire")]
     names = sorted(dict.fromkeys(names))
-    jobs = [(name, seed, args.budget, args.shrink) for name in names for seed in range(args.seeds)]
+    jobs = [(name, seed, args.examples, args.shrink)
+            for name in names for seed in range(args.seeds)]
     caught: Counter[str] = Counter()
     by_must: Counter[str] = Counter()
     seconds: Counter[str] = Counter()
@@ -190,7 +191,7 @@ def main() -> int:
         print(f"{target.group:15} {name:{width}}  {caught[name]:3}/{args.seeds}  "
               f"{seconds[name] / args.seeds:5.1f} s/run{must}{mark}")
     total = sum(caught.values())
-    print(f"{total}/{len(jobs)} runs caught their miniature ({args.budget} budget, seeds 0-"
+    print(f"{total}/{len(jobs)} runs caught their miniature ({args.examples} budget, seeds 0-"
           f"{args.seeds - 1}); {len(missed)} miniature(s) missed at least once")
     return 1 if missed else 0
 

@@ -3,6 +3,8 @@ implementation says reaches the console as written (``cli._console`` has markup 
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from eventproof.conformance import cli
 from eventproof.conformance._model import Capabilities
@@ -89,3 +91,25 @@ def test_the_console_reads_no_markup_in_plain_strings(text: str) -> None:
         with _captured() as out:
             cli._console(stderr=stderr).print(text)
         assert text in out.getvalue()
+
+
+def test_the_old_names_of_examples_still_work_with_a_notice() -> None:
+    """``--budget`` and ``--profile`` are old names of ``--examples``: accepted, with a notice
+    naming the new flag; a disagreement with --examples is a usage error."""
+    from click.testing import CliRunner
+
+    runner = CliRunner()
+    with runner.isolated_filesystem():
+        _old_names(runner)
+
+
+def _old_names(runner: Any) -> None:
+    for old in ("--budget", "--profile"):
+        result = runner.invoke(cli.main, ["run", old, "quick", "--ops", "classify",
+                                          "--deterministic", "--no-progress", "--state-dir",
+                                          "st"], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        assert "is now --examples" in result.output
+        clash = runner.invoke(cli.main, ["run", old, "quick", "--examples", "thorough"])
+        assert clash.exit_code == 2
+        assert "disagree" in clash.output

@@ -186,7 +186,7 @@ def test_the_command_keeps_traces_only_for_an_implementation_after_the_first(
     monkeypatch.setattr(_engine, "Replays", Owned)
 
     specs = ["--impl", "python:eventproof.reference:Reference"] * impls
-    result = CliRunner().invoke(main, ["run", *specs, "--ops", "classify", "--budget", "quick",
+    result = CliRunner().invoke(main, ["run", *specs, "--ops", "classify", "--examples", "quick",
                                        "--deterministic", "--no-progress",
                                        "--state-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output

@@ -80,7 +80,7 @@ def test_stop_after_an_unknown_rule_is_refused() -> None:
 def test_cli_exitfirst_reports_one_broken_rule_and_the_rest_untested() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "eventproof.conformance", "run", "--impl",
-         "python:miniatures.wire:EnsureAscii", "--ops", "project", "--budget", "quick",
+         "python:miniatures.wire:EnsureAscii", "--ops", "project", "--examples", "quick",
          "--deterministic", "--no-progress", "-x", "--json", "-"],
         capture_output=True, text=True, timeout=300, check=False, cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT / "tests")})
