@@ -25,6 +25,7 @@ from eventproof.reference._budget import (
     STATUSES,
     cost,
 )
+from eventproof.reference._canonical import number_to_string
 
 from .._json import holds_lone_surrogate
 from . import _fast
@@ -94,8 +95,16 @@ class _Big:
 
 
 def _parse_int(literal: str) -> Any:
+    """An integer literal; beyond 2^53-1, the double it reads as when it is exactly how that
+    double is written (``10000000000000000`` is 1e16, which a line may carry: wire.md §6.3),
+    else a :class:`_Big` that no reader can take faithfully."""
     number = int(literal)
-    return _Big(literal) if abs(number) > MAX_SAFE_INTEGER else number
+    if abs(number) <= MAX_SAFE_INTEGER:
+        return number
+    double = float(number) if abs(number) < 1e308 else math.inf
+    if math.isfinite(double) and number_to_string(double) == literal:
+        return double
+    return _Big(literal)
 
 
 def _constant(name: str) -> float:

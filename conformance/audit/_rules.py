@@ -32,7 +32,7 @@ BUDGET_RULE_IDS: tuple[str, ...] = (
     "details.reason", "details.bounded", "roster.allowlist", "roster.bounded", "roster.count",
 )
 SELECTION_RULE_IDS: tuple[str, ...] = (
-    "settle.output", "settle.last-assistant", "settle.one-shot-reason", "settle.cancelled",
+    "settle.output", "settle.last-assistant", "settle.one-shot-reason",
     "settle.continuable-reason", "settle.tool-result",
 )
 
@@ -101,8 +101,6 @@ FIXES: dict[str, str] = {
                              "[]) when there is none (selection.md §5.5).",
     "settle.one-shot-reason": "Take the stop reason from the last turn/end that accounts for "
                               "work, by the one-shot mapping (selection.md §5.1, §5.2).",
-    "settle.cancelled": "A cancelled one-shot run that did not complete stops with 'aborted' "
-                        "(selection.md §5.2).",
     "settle.continuable-reason": "Take the epoch's stop reason from the end by the continuable "
                                  "mapping, reading dropped work (selection.md §5.1, §5.3).",
     "settle.tool-result": "Build the delegation tool's result from the same selection and stop "
