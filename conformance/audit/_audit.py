@@ -99,6 +99,9 @@ def audit_part(source: Source, kind: str, settings: Settings,
     judge = LineJudge(tallies, name, WireSettings(settings.live_events, settings.max_bytes,
                                                  settings.fit))
     lines: Iterator[tuple[int, bytes]] = read_lines(source)
+    number = 0
+    reported = source.start
+    reader: SessionReader | None = None
     try:
         if kind == "auto":
             head = list(islice(lines, DETECT_LINES))
@@ -109,9 +112,7 @@ def audit_part(source: Source, kind: str, settings: Settings,
         utf8_rule = "canon.utf8" if wire else "log.utf8"
         figures = stats.file(name)
         figures.projected = wire
-        number = 0
         complete = True
-        reported = source.start
         for offset, raw in lines:
             number += 1
             complete = raw.endswith(b"\n")
@@ -153,11 +154,11 @@ def audit_part(source: Source, kind: str, settings: Settings,
             stats.line(name, number, offset, value["type"], len(raw), value)
         if number and source.end is None:
             tallies.judged("log.truncated")
-        part.lines = number
-        if reader is not None:
-            part.session = reader.summary
     except SourceError as error:
         part.error = str(error)
+    part.lines = number
+    if reader is not None:
+        part.session = reader.summary
     part.bytes = stats.file(name).bytes
     if progress is not None:
         progress(max(0, part.bytes - (reported - source.start)))

@@ -114,8 +114,8 @@ class ByteStats:
         entry = (size, name, number, offset, kind)
         if len(self.largest) < LARGEST:
             heapq.heappush(self.largest, entry)
-        elif size > self.largest[0][0]:
-            heapq.heapreplace(self.largest, entry)
+        elif entry > self.largest[0]:  # the largest under one total order, whatever the
+            heapq.heapreplace(self.largest, entry)  # order lines arrive in (chunks, --jobs)
         if size >= HEAVY_BYTES and isinstance(value, dict | list):
             self._walk(kind, "$", value, 0)
 

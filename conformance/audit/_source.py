@@ -181,8 +181,9 @@ def chunks(source: Source, count: int, minimum: int = 64 << 20) -> list[Source]:
                 stream.readline()  # to the start of the next line
             bounds.append(stream.tell())
     bounds.append(size)
-    return [Source(source.path, start, end) for start, end in itertools.pairwise(bounds)
-            if end > start]
+    # the last chunk runs to the end of the file (it judges whether the last line is whole)
+    return [Source(source.path, start, end if end < size else None)
+            for start, end in itertools.pairwise(bounds) if end > start]
 
 
 def size_of(source: Source) -> int | None:
