@@ -162,7 +162,7 @@ def end_record(events: list[dict[str, Any]], **changes: Any) -> dict[str, Any]:
 
 
 def lines(*values: Any) -> bytes:
-    return b"".join(json.dumps(value, ensure_ascii=False).encode() + b"\n" for value in values)
+    return b"".join(json.dumps(value).encode() + b"\n" for value in values)
 
 
 SESSION_CASES: dict[str, Callable[[], bytes]] = {
