@@ -119,7 +119,7 @@ class ByteStats:
         if size >= HEAVY_BYTES and isinstance(value, dict | list):
             self._walk(kind, "$", value, 0)
 
-    def _count(self, kind: str, path: str, size: int, dumped: bytes | None) -> None:
+    def _count(self, kind: str, path: str, size: int) -> None:
         key = (kind, path)
         totals = self.by_path.get(key)
         if totals is None:
@@ -127,16 +127,23 @@ class ByteStats:
         else:
             totals[0] += 1
             totals[1] += size
-        if dumped is not None:
-            digest = crc32(dumped) | len(dumped) << 32
-            seen = self.repeats.get(key)
-            if seen is None:
-                seen = self.repeats[key] = {}
-            seen[digest] = seen.get(digest, 0) + 1
 
-    def _walk(self, kind: str, path: str, value: dict[str, Any] | list[Any], depth: int) -> None:
-        if depth >= MAX_DEPTH:
-            return
+    def _digest(self, kind: str, path: str, dumped: bytes) -> None:
+        key = (kind, path)
+        digest = crc32(dumped) | len(dumped) << 32
+        seen = self.repeats.get(key)
+        if seen is None:
+            seen = self.repeats[key] = {}
+        seen[digest] = seen.get(digest, 0) + 1
+
+    def _walk(self, kind: str, path: str, value: dict[str, Any] | list[Any], depth: int) -> int:
+        """Count the members of ``value`` (at ``path``) of at least :data:`SMALL_BYTES`, and
+        digest the heavy ones; answer the size of its largest member.
+
+        A heavy value is digested unless one of its members makes up nine tenths of it: the
+        repeats of that member say the same, and digesting every level of a chain of wrappers
+        would read the same bytes once per level."""
+        largest = 0
         items = (value.items() if isinstance(value, dict)
                  else (("[*]", item) for item in value))
         for key, item in items:
@@ -146,18 +153,25 @@ class ByteStats:
                 if len(item) >= SMALL_BYTES:
                     dumped = _dump(item)
                     child = f"{path}{key}" if key == "[*]" else f"{path}.{key}"
-                    heavy = len(dumped) >= HEAVY_BYTES
-                    self._count(kind, child, len(dumped), dumped if heavy else None)
+                    size = len(dumped)
+                    self._count(kind, child, size)
+                    if size >= HEAVY_BYTES:
+                        self._digest(kind, child, dumped)
+                    largest = max(largest, size)
             elif isinstance(item, dict | list):
                 dumped = _dump(item)
                 size = len(dumped)
                 if size < SMALL_BYTES:
                     continue
+                largest = max(largest, size)
                 child = f"{path}{key}" if key == "[*]" else f"{path}.{key}"
-                heavy = size >= HEAVY_BYTES
-                self._count(kind, child, size, dumped if heavy else None)
-                if heavy:
-                    self._walk(kind, child, item, depth + 1)
+                self._count(kind, child, size)
+                if size >= HEAVY_BYTES:
+                    inner = self._walk(kind, child, item, depth + 1) \
+                        if depth + 1 < MAX_DEPTH else 0
+                    if inner * 10 < size * 9:
+                        self._digest(kind, child, dumped)
+        return largest
 
     def merge(self, other: ByteStats) -> None:
         for kind, (lines, size) in other.by_type.items():

@@ -197,8 +197,11 @@ class LineJudge:
         self.number = 0
         self.offset = 0
         self.line = b""
+        #: Findings made so far (a line that broke a rule is not judged for its bytes).
+        self.found = 0
 
     def _find(self, rule_id: str, message: str, at: int = 0) -> None:
+        self.found += 1
         self.tallies.add(rule_id, self.file, self.number, self.offset, self.line, message, at)
 
     def _wants(self, rule_id: str) -> bool:
@@ -224,6 +227,7 @@ class LineJudge:
         (line feed included)."""
         kind = value["type"]
         settings = self.settings
+        before = self.found
         frame = kind in ("message_update", "tool_execution_update")
         if not settings.live_events:
             self.tallies.judged("project.frame-opt-in")
@@ -251,7 +255,9 @@ class LineJudge:
             self._update(value, body)
         elif kind == "tool_execution_end":
             self._end(value)
-        canonical = self._canonical(value, parsed, body)
+        # canon.bytes judges the bytes of lines that are otherwise right: a frame that should not
+        # have been written, or an event written unprojected, is wrong whatever its bytes
+        canonical = self._canonical(value, parsed, body) if self.found == before else None
         if frame:
             facts = 0
         elif kind in ("turn_end", "agent_end"):
