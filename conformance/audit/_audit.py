@@ -99,7 +99,7 @@ def audit_part(source: Source, kind: str, settings: Settings,
     judge = LineJudge(tallies, name, WireSettings(settings.live_events, settings.max_bytes,
                                                  settings.fit))
     lines: Iterator[tuple[int, bytes]] = read_lines(source)
-    number = 0
+    number = parsed_lines = events = 0
     reported = source.start
     reader: SessionReader | None = None
     try:
@@ -121,7 +121,6 @@ def audit_part(source: Source, kind: str, settings: Settings,
             if progress is not None and offset - reported >= PROGRESS_STEP:
                 progress(offset - reported)
                 reported = offset
-            tallies.judged("log.json")
             if not body.strip():
                 judge._find("log.json", "the line is blank: every line of a log is one event")
                 stats.line(name, number, offset, "(blank)", len(raw), None)
@@ -140,12 +139,13 @@ def audit_part(source: Source, kind: str, settings: Settings,
                 continue
             judge.reading(parsed, body, utf8_rule=utf8_rule)
             value = parsed.value
-            tallies.judged("log.event")
+            parsed_lines += 1
             if not isinstance(value, dict) or not isinstance(value.get("type"), str):
                 judge._find("log.event", "the line is not an event: an event is an object with "
                                          "a string member type")
                 stats.line(name, number, offset, "(no type)", len(raw), value)
                 continue
+            events += 1
             if wire:
                 figures.facts_only += judge.wire(value, parsed, body)
             else:
@@ -156,6 +156,15 @@ def audit_part(source: Source, kind: str, settings: Settings,
             tallies.judged("log.truncated")
     except SourceError as error:
         part.error = str(error)
+    # the rules every line, every JSON line or every event line is judged by, counted once
+    for rule_id, count in (("log.json", number), ("log.event", parsed_lines),
+                           ("canon.utf8" if part.kind == "wire" else "log.utf8", parsed_lines)):
+        if count:
+            tallies.judged(rule_id, count)
+    if part.kind == "wire" and events:
+        tallies.judged("project.numbers", events)
+        if not settings.live_events:
+            tallies.judged("project.frame-opt-in", events)
     part.lines = number
     if reader is not None:
         part.session = reader.summary

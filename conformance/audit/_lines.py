@@ -31,6 +31,8 @@ from .._json import holds_lone_surrogate
 from . import _fast
 from ._findings import Tallies
 
+_loads = _fast.orjson.loads if _fast.orjson is not None else _fast.loads
+
 MAX_SAFE_INTEGER = 2**53 - 1
 ID_CLIP = 256
 _MARKER_HEAD = MARKER.rstrip("\n")
@@ -83,6 +85,8 @@ class Parsed:
     numbers: tuple[tuple[str, str], ...] = ()
     #: Where and why the line is not JSON.
     error: tuple[int, str] | None = None
+    #: True when every number was read with its spelling (``numbers`` is then complete).
+    exact: bool = False
 
 
 class _Big:
@@ -142,14 +146,19 @@ def _literal(value: Any) -> str:
         "-1e400 (an infinity)" if value == -math.inf else "NaN")
 
 
-def parse(body: bytes) -> Parsed:
+def may_hold_long_integer(body: bytes) -> bool:
+    """True when ``body`` may hold an integer literal beyond 2^53-1."""
+    return _long_integer(body, body.translate(_DIGITS_TO_NUL))
+
+
+def parse(body: bytes, *, exact: bool = False) -> Parsed:
     """Parse one line (without its line feed): orjson first, the standard library for what
     orjson refuses (lone surrogates, infinities, NaN, invalid UTF-8) so that the line is still
-    judged, and for every line that may hold an integer literal beyond 2^53-1."""
-    digits = body.translate(_DIGITS_TO_NUL)
-    if not _long_integer(body, digits):
+    judged. With ``exact``, or when orjson refuses the line, every integer literal beyond
+    2^53-1 is found (orjson reads one beyond 2^64 as a double without a word)."""
+    if not exact:
         try:
-            return Parsed(_fast.loads(body), True)
+            return Parsed(_loads(body), True)
         except _fast.DecodeError:
             pass
     bad_utf8 = None
@@ -168,7 +177,7 @@ def parse(body: bytes) -> Parsed:
     numbers = tuple((path, _literal(number)) for path, number in _unsafe_numbers(value))
     if numbers:
         value = _restore(value)
-    return Parsed(value, True, bad_utf8, holds_lone_surrogate(value), numbers)
+    return Parsed(value, True, bad_utf8, holds_lone_surrogate(value), numbers, exact=True)
 
 
 @dataclass(frozen=True)
@@ -211,7 +220,7 @@ class LineJudge:
     # -- what every line shows -------------------------------------------------------------
 
     def reading(self, parsed: Parsed, body: bytes, *, utf8_rule: str) -> None:
-        self.tallies.judged(utf8_rule)
+        """Judge the UTF-8 of a parsed line (the caller counts the lines judged)."""
         if parsed.bad_utf8 is not None:
             at, what = parsed.bad_utf8
             self._find(utf8_rule, f"the line is not well-formed UTF-8 at byte {at}: {what}", at)
@@ -229,21 +238,11 @@ class LineJudge:
         settings = self.settings
         before = self.found
         frame = kind in ("message_update", "tool_execution_update")
-        if not settings.live_events:
-            self.tallies.judged("project.frame-opt-in")
-            if frame:
-                self._find("project.frame-opt-in",
-                           f"a {kind} frame was written to a log that did not opt in to live "
-                           "events: frames are ephemeral progress, written only to consumers "
-                           "that asked for them (wire.md §4.1)")
-        self.tallies.judged("project.numbers")
-        if parsed.numbers:
-            path, literal = parsed.numbers[0]
-            more = f" (and {len(parsed.numbers) - 1} more)" if len(parsed.numbers) > 1 else ""
-            self._find("project.numbers",
-                       f"{path} is {literal}{more}: a JavaScript reader cannot read it "
-                       "faithfully, so the event must be refused, not written (wire.md §7)",
-                       max(body.find(literal.split(" ")[0].encode()), 0))
+        if not settings.live_events and frame:
+            self._find("project.frame-opt-in",
+                       f"a {kind} frame was written to a log that did not opt in to live "
+                       "events: frames are ephemeral progress, written only to consumers "
+                       "that asked for them (wire.md §4.1)")
         if kind == "message_update":
             self._message_update(value)
         elif kind == "turn_end":
@@ -255,9 +254,35 @@ class LineJudge:
             self._update(value, body)
         elif kind == "tool_execution_end":
             self._end(value)
+        broken = self.found != before
         # canon.bytes judges the bytes of lines that are otherwise right: a frame that should not
         # have been written, or an event written unprojected, is wrong whatever its bytes
-        canonical = self._canonical(value, parsed, body) if self.found == before else None
+        canonical = None
+        if not broken and not (parsed.lone_surrogate or parsed.numbers or parsed.bad_utf8):
+            try:
+                canonical = canonical_bytes(value)
+            except (InvalidInput, RecursionError):
+                canonical = None
+        if not parsed.exact and (canonical is None or canonical != body) and \
+                may_hold_long_integer(body):
+            parsed = parse(body, exact=True)  # the canonical form refused an integer, or differs
+        if parsed.numbers:
+            canonical = None
+            path, literal = parsed.numbers[0]
+            more = f" (and {len(parsed.numbers) - 1} more)" if len(parsed.numbers) > 1 else ""
+            self._find("project.numbers",
+                       f"{path} is {literal}{more}: a JavaScript reader cannot read it "
+                       "faithfully, so the event must be refused, not written (wire.md §7)",
+                       max(body.find(literal.split(" ")[0].encode()), 0))
+        if canonical is not None:
+            self.tallies.judged("canon.bytes")
+            if canonical != body:
+                at = _first_difference(body, canonical)
+                self._find("canon.bytes",
+                           f"the line differs from its canonical serialization from byte {at} "
+                           f"on: the line has {body[at:at + 24]!r}, the canonical form "
+                           f"{canonical[at:at + 24]!r} ({len(body):,} bytes against "
+                           f"{len(canonical):,})", at)
         if frame:
             facts = 0
         elif kind in ("turn_end", "agent_end"):
@@ -381,24 +406,6 @@ class LineJudge:
             self._find("bound.only-updates",
                        "this tool_execution_end holds the bounded form: the tool's final result "
                        "was truncated, and the durable record of it is lost (wire.md §5.1)")
-
-    def _canonical(self, value: dict[str, Any], parsed: Parsed, body: bytes) -> bytes | None:
-        """Judge canon.bytes; answer the canonical line, or None when it cannot be written."""
-        if parsed.lone_surrogate or parsed.numbers or parsed.bad_utf8:
-            return None  # another rule already says why this line cannot be canonical
-        self.tallies.judged("canon.bytes")
-        try:
-            canonical = canonical_bytes(value)
-        except (InvalidInput, RecursionError):
-            return None
-        if canonical != body:
-            at = _first_difference(body, canonical)
-            self._find("canon.bytes",
-                       f"the line differs from its canonical serialization from byte {at} on: "
-                       f"the line has {body[at:at + 24]!r}, the canonical form "
-                       f"{canonical[at:at + 24]!r} ({len(body):,} bytes against "
-                       f"{len(canonical):,})", at)
-        return canonical
 
     # -- budget records ----------------------------------------------------------------------
 
