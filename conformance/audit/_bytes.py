@@ -216,7 +216,7 @@ class ByteStats:
         facts_before = sum(figures.bytes for figures in projected)
         facts_after = sum(figures.facts_only for figures in projected)
         paths = sorted(self.by_path.items(), key=lambda item: (-item[1][1], item[0]))
-        repeated = []
+        repeated: list[dict[str, Any]] = []
         for (kind, path), seen in self.repeats.items():
             occurrences = sum(seen.values())
             if occurrences > len(seen):

@@ -10,6 +10,8 @@ try:
 except ImportError:  # pragma: no cover - orjson is in every test environment
     orjson = None  # type: ignore[assignment]
 
+__all__ = ["DecodeError", "dumps", "loads", "orjson"]
+
 #: What a failed ``loads`` raises.
 DecodeError: type[Exception] = orjson.JSONDecodeError if orjson is not None else ValueError
 

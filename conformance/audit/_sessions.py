@@ -110,15 +110,17 @@ class SessionReader:
             return
         summary.events += 1
         if kind == "subagent/end":
-            data = value.get("data") if isinstance(value.get("data"), dict) else value
+            payload = value.get("data")
+            data: dict[str, Any] = payload if isinstance(payload, dict) else value
             names = tuple(item for key, item in data.items()
                           if isinstance(item, str) and key not in ("stopReason", "type"))
             summary.records.append(Record("end", summary.file, number, offset, excerpt(raw),
                                           dict(data), names))
             return
-        data = value.get("data")
-        if not isinstance(data, dict):
+        body = value.get("data")
+        if not isinstance(body, dict):
             return
+        data = body
         if kind == "subagent/descriptor" and data.get("mode") == "continuable":
             summary.mode = "continuable"
         elif kind == "tool/call":
@@ -190,15 +192,16 @@ def _strings(value: Any, depth: int = 0) -> list[str]:
 def _reduced(kind: str, data: dict[str, Any]) -> dict[str, Any]:
     """The part of a turn, step or inbox event that consumed work reads (selection.md §5.1)."""
     if kind == "agent/inbox/spliced":
-        kept = {key: data[key] for key in ("removedCount", "outcome") if key in data}
+        kept: dict[str, Any] = {key: data[key] for key in ("removedCount", "outcome")
+                                if key in data}
         inserted = data.get("inserted")
         kept["inserted"] = ([{}] if inserted else []) if isinstance(inserted, list) else inserted
         return {"type": kind, "data": kept}
-    kept = {"turn": data.get("turn")}
+    turn: dict[str, Any] = {"turn": data.get("turn")}
     if kind == "turn/end":
         reason = data.get("reason")
-        kept["reason"] = {"kind": reason.get("kind")} if isinstance(reason, dict) else reason
-    return {"type": kind, "data": kept}
+        turn["reason"] = {"kind": reason.get("kind")} if isinstance(reason, dict) else reason
+    return {"type": kind, "data": turn}
 
 
 # -- linking children to their records, and judging -----------------------------------------
@@ -241,12 +244,15 @@ def judge_sessions(summaries: list[SessionSummary], tallies: Tallies) -> int:
 def _settled(child: SessionSummary, cancelled: bool | None,
              diagnostic: str | None) -> dict[str, Any] | None:
     events = child.settle_events()
+    settled: dict[str, Any]
     try:
         if child.mode == "continuable":
-            return settle_run(events, mode="continuable")
-        if diagnostic is None:
-            return settle_run(events, cancelled=cancelled)
-        return settle_run(events, cancelled=cancelled, diagnostic=diagnostic)
+            settled = settle_run(events, mode="continuable")
+        elif diagnostic is None:
+            settled = settle_run(events, cancelled=cancelled)
+        else:
+            settled = settle_run(events, cancelled=cancelled, diagnostic=diagnostic)
+        return settled
     except InvalidInput:
         return None
 

@@ -105,7 +105,7 @@ def _zstd_reader(raw: BinaryIO, label: str) -> BinaryIO:
             "Install it (pip install 'eventproof[zstd]' or pip install zstandard), or "
             f"decompress the file first (zstd -d {label})") from None
     reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
-    return io.BufferedReader(reader, BUFFER)  # type: ignore[arg-type]
+    return io.BufferedReader(reader, BUFFER)
 
 
 def open_source(source: Source) -> BinaryIO:
