@@ -14,7 +14,6 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .._matrix import _STYLE as MATRIX_STYLE
 from ._audit import AuditReport
 
 #: The version of the JSON report's shape (schemas/audit-report.json).
@@ -354,6 +353,10 @@ def _plot(entry: dict[str, Any], colours: dict[str, str]) -> str:
 
 
 def page(report: AuditReport) -> str:
+    """The HTML page, in the conformance matrix's style (its stylesheet, imported only here:
+    the matrix module is not light)."""
+    from .._matrix import _STYLE as MATRIX_STYLE
+
     doc = document(report)
     figures = doc["bytes"]
     kinds = [row["type"] for row in figures["byType"]]
