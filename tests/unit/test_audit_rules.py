@@ -80,7 +80,8 @@ def test_a_log_without_a_record_judges_no_selection_rule() -> None:
         "untested"}
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=100, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
 @given(project_inputs(Capabilities()))
 def test_what_the_reference_writes_audits_clean(op_input: dict[str, Any]) -> None:
     """Any line the reference projects, written as a log opted in (or not) as it was, breaks

@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 Event = dict[str, Any]
-SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(max_examples=80, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=list(HealthCheck))
 
 
 def _packable(event: Event) -> bool:
