@@ -15,6 +15,7 @@ consumed work on nothing but those events).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,8 +67,8 @@ class SessionSummary:
     last_content: list[Any] | None = None
     text: list[str] = field(default_factory=list)
     records: list[Record] = field(default_factory=list)
-    #: delegation tool calls of this (parent) log, in log order: call id → position
-    calls: list[str] = field(default_factory=list)
+    #: delegation tool calls of this (parent) log, in log order: (call id, run in background)
+    calls: list[tuple[str, bool]] = field(default_factory=list)
     tool_results: dict[str, Record] = field(default_factory=dict)
 
     def settle_events(self) -> list[dict[str, Any]]:
@@ -125,7 +126,7 @@ class SessionReader:
             summary.mode = "continuable"
         elif kind == "tool/call":
             if data.get("name") in self.delegation_tools and isinstance(data.get("callId"), str):
-                summary.calls.append(data["callId"])
+                summary.calls.append((data["callId"], _in_background(data.get("arguments"))))
         elif kind == "tool/result":
             self._tool_result(data, number, offset, raw)
         if summary.events <= summary.seed_length:
@@ -177,6 +178,22 @@ class SessionReader:
                     block["toolCallId"])
 
 
+#: What a delegation tool answers when it started a child in the background instead of
+#: waiting for its result ([H] tool-subagent's rendering): such a result is not judged.
+BACKGROUND_ANSWERS = ("started background subagent job ", "started subagent ")
+
+
+def _in_background(arguments: Any) -> bool:
+    """True when a delegation call's raw arguments ask for a background run."""
+    if not isinstance(arguments, str) or "run_in_background" not in arguments:
+        return False
+    try:
+        parsed = json.loads(arguments)
+    except ValueError:
+        return False
+    return isinstance(parsed, dict) and parsed.get("run_in_background") is True
+
+
 def _strings(value: Any, depth: int = 0) -> list[str]:
     if isinstance(value, str):
         return [value]
@@ -225,19 +242,23 @@ def judge_sessions(summaries: list[SessionSummary], tallies: Tallies) -> int:
             continue
         children = sorted((summary for summary in summaries if summary.parent == parent.id),
                           key=lambda summary: (summary.created, summary.file))
-        results = [parent.tool_results[call] for call in parent.calls
-                   if call in parent.tool_results]
-        unnamed = []
-        for record in results:
-            named = next((by_id[name] for name in record.names if name in by_id), None)
-            if named is not None:
-                claimed.add(id(named))
-                judged += _judge(named, record, tallies)
-            else:
-                unnamed.append(record)
+        # every delegation call started a child, in order; a background call's result is an
+        # id, not the child's result, so it is paired (to keep the order) but not judged
+        unnamed: list[tuple[Record | None, bool]] = []
+        for call, background in parent.calls:
+            result = parent.tool_results.get(call)
+            named = None if result is None else next(
+                (by_id[name] for name in result.names if name in by_id), None)
+            if named is None or result is None:
+                unnamed.append((result, background))
+                continue
+            claimed.add(id(named))
+            if not background:
+                judged += _judge(named, result, tallies)
         rest = [child for child in children if id(child) not in claimed]
-        for record, child in zip(unnamed, rest, strict=False):
-            judged += _judge(child, record, tallies)
+        for (result, background), child in zip(unnamed, rest, strict=False):
+            if result is not None and not background:
+                judged += _judge(child, result, tallies)
     return judged
 
 
@@ -266,8 +287,10 @@ def _diagnostic(text: str) -> str | None:
 
 
 def _judge(child: SessionSummary, record: Record, tallies: Tallies) -> int:
-    if record.kind == "tool" and child.mode == "continuable":
-        return 0  # a continuable child's delegation answers an id, not a result (§5.6)
+    if record.kind == "tool" and (child.mode == "continuable" or (
+            not record.fields["isError"] and record.fields["text"].startswith(
+                BACKGROUND_ANSWERS))):
+        return 0  # a continuable or background child's delegation answers an id (§5.6)
     diagnostic = _diagnostic(str(record.fields.get("text", ""))) if record.kind == "tool" \
         else None
     variants = [settled for cancelled in ((None,) if child.mode == "continuable"

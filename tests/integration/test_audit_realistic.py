@@ -94,7 +94,7 @@ def test_the_seeds_amplification_is_measured(tmp_path: Path) -> None:
     assert figures["factsOnly"]["projectedBytes"] == len(log[0])
 
 
-def _session_directory(tmp_path: Path, wrong: int) -> Path:
+def _session_directory(tmp_path: Path, wrong: int, background: bool = False) -> Path:
     """A parent that delegated three times, and its three children, as a dsh-style harness
     keeps them: one directory per session, Zstandard frames, text deltas packed into rows."""
     zstandard = pytest.importorskip("zstandard")
@@ -102,6 +102,22 @@ def _session_directory(tmp_path: Path, wrong: int) -> Path:
     answers = ["Found 3 call sites.", "Patched both files.", "All 12 tests pass"]
     parent = [{"type": "session", "version": 3, "id": "parent-1", "createdAt": 1767225600000,
                "delegationDepth": 0}]
+    if background:  # a job started first, whose answer is its id: paired, never judged
+        parent += [
+            session_event("tool/call", {"turn": 1, "step": 9, "callId": "call_bg",
+                                        "name": "subagent",
+                                        "arguments": '{"prompt": "index", '
+                                                     '"run_in_background": true}'},
+                          90),
+            session_event("tool/result", {"turn": 1, "step": 9, "message": {
+                "id": "msg_bg", "role": "user", "source": {"kind": "tool", "callId": "call_bg"},
+                "content": [{"type": "tool-result", "toolCallId": "call_bg", "content": [
+                    {"type": "text", "text": "started background subagent job job_1"}]}]}}, 91)]
+        (root / "job-1").mkdir(parents=True)
+        (root / "job-1" / "session.jsonl").write_bytes(lines(
+            {"type": "session", "version": 3, "id": "job-1", "createdAt": 1767225600900,
+             "parentSession": "parent-1", "origin": "subagent", "delegationDepth": 1},
+            *child_run("Indexed 40 files.")))
     for index, answer in enumerate(answers):
         child = child_run(answer) if index != 2 else [
             session_event("turn/start", {"turn": 1}, 0),
@@ -142,21 +158,24 @@ def _session_directory(tmp_path: Path, wrong: int) -> Path:
     return tmp_path / "sessions"
 
 
-@pytest.mark.parametrize("wrong", [0, 2])
-def test_one_child_with_a_wrong_recorded_output(tmp_path: Path, wrong: int) -> None:
-    report = audit(expand((str(_session_directory(tmp_path, wrong)),)), Settings())
+@pytest.mark.parametrize(("wrong", "background"), [(0, False), (2, False), (1, True)])
+def test_one_child_with_a_wrong_recorded_output(tmp_path: Path, wrong: int,
+                                                background: bool) -> None:
+    report = audit(expand((str(_session_directory(tmp_path, wrong, background)),)), Settings())
     assert {entry["kind"] for entry in report.files} == {"session"}
     assert report.records == 3
     assert counts(report) == {"settle.tool-result": 1}
     finding = report.tallies.by_rule["settle.tool-result"].examples[0]
     assert finding.file.endswith("parent-1/session.jsonl")
-    assert finding.line == 2 * wrong + 3  # the parent's tool/result line of that child
+    # the parent's tool/result line of that child
+    assert finding.line == 2 * wrong + 3 + (2 if background else 0)
     assert f"child-{wrong}" in finding.message
     assert report.exit_code == 1
 
 
-def test_the_right_session_directory_conforms(tmp_path: Path) -> None:
-    report = audit(expand((str(_session_directory(tmp_path, wrong=-1)),)), Settings())
+@pytest.mark.parametrize("background", [False, True])
+def test_the_right_session_directory_conforms(tmp_path: Path, background: bool) -> None:
+    report = audit(expand((str(_session_directory(tmp_path, -1, background)),)), Settings())
     assert counts(report) == {}
     assert report.records == 3
     assert report.exit_code == 0
