@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from audit_logs import audit_bytes, counts, lines
+from eventproof.conformance._json import same_json
 from eventproof.conformance.audit._sessions import SessionReader
 from eventproof.conformance.selection.strategies import session_logs
 from eventproof.reference import InvalidInput, settle_run
@@ -77,13 +78,14 @@ def _settled(events: list[Event]) -> list[Any]:
 @SETTINGS
 @given(session_logs())
 def test_the_fold_settles_like_the_whole_log(log: list[Event]) -> None:
-    assert _settled(folded(log)) == _settled(log)
+    # same_json: a line read back holds a surrogate pair as the astral character it encodes
+    assert same_json(_settled(folded(log)), _settled(log))
 
 
 @SETTINGS
 @given(session_logs())
 def test_packed_rows_settle_like_the_events_they_hold(log: list[Event]) -> None:
-    assert _settled(folded(packed(log))) == _settled(log)
+    assert same_json(_settled(folded(packed(log))), _settled(log))
 
 
 @SETTINGS
@@ -91,7 +93,7 @@ def test_packed_rows_settle_like_the_events_they_hold(log: list[Event]) -> None:
 def test_a_fork_seed_is_not_part_of_the_run(seed: list[Event], log: list[Event]) -> None:
     header = {"type": "session", "version": 3, "id": "child", "createdAt": 0,
               "parentSession": "parent", "seedLength": len(seed), "delegationDepth": 1}
-    assert _settled(folded(seed + log, header)) == _settled(log)
+    assert same_json(_settled(folded(seed + log, header)), _settled(log))
 
 
 def _last_message_content(log: list[Event]) -> Any:
