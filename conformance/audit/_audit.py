@@ -66,6 +66,8 @@ class Part:
     stats: ByteStats = field(default_factory=ByteStats)
     session: SessionSummary | None = None
     error: str | None = None
+    #: Lines the audit could not read (they are not judged): line number, offset, why.
+    unread: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 def _kind_of(lines: list[bytes]) -> str:
@@ -129,8 +131,12 @@ def audit_part(source: Source, kind: str, settings: Settings,
             if not parsed.ok:
                 assert parsed.error is not None
                 at, reason = parsed.error
+                if at < 0:
+                    part.unread.append((number, offset, reason))
+                    stats.line(name, number, offset, "(not read)", len(raw), None)
+                    continue
                 if complete:
-                    judge._find("log.json", f"the line is not JSON: {reason} at byte {at}", at)
+                    judge._find("log.json", reason, at)
                 else:
                     judge._find("log.truncated",
                                 f"the last line stops after {len(body):,} bytes, in the middle "
@@ -279,6 +285,11 @@ def merge(parts: list[Part], settings: Settings, duration: float) -> AuditReport
         if part.error is not None:
             entry["error"] = part.error
             errors.append(part.error)
+        errors.extend(f"{name}:{number + shift} (byte {offset:,}): {reason}; it was not judged"
+                      for number, offset, reason in part.unread[:settings.max_findings])
+        if len(part.unread) > settings.max_findings:
+            errors.append(f"{name}: {len(part.unread) - settings.max_findings:,} more lines "
+                          "could not be read")
         if part.session is not None:
             summaries.append(part.session)
     records = judge_sessions(summaries, tallies) if summaries else 0

@@ -83,7 +83,8 @@ class Parsed:
     lone_surrogate: bool = False
     #: (JSONPath, literal) of numbers a line cannot carry faithfully.
     numbers: tuple[tuple[str, str], ...] = ()
-    #: Where and why the line is not JSON.
+    #: Where (a byte of the line) and why the line cannot be read, as a sentence; at -1 when
+    #: the line may be JSON the audit cannot follow (it is then not judged).
     error: tuple[int, str] | None = None
     #: True when every number was read with its spelling (``numbers`` is then complete).
     exact: bool = False
@@ -169,15 +170,26 @@ def parse(body: bytes, *, exact: bool = False) -> Parsed:
         text = body.decode("utf-8", "replace")
     try:
         value = json.loads(text, parse_int=_parse_int, parse_constant=_constant)
-    except (ValueError, RecursionError) as error:
+    except RecursionError:
+        return Parsed(None, False, bad_utf8, error=(-1, "the line nests deeper than this "
+                                                        "audit can follow (about a thousand "
+                                                        "levels)"))
+    except ValueError as error:
         position = getattr(error, "pos", 0) or 0
         where = len(text[:position].encode("utf-8", "surrogatepass"))
         reason = getattr(error, "msg", str(error))
-        return Parsed(None, False, bad_utf8, error=(where, reason))
+        return Parsed(None, False, bad_utf8,
+                      error=(where, f"the line is not JSON: {reason} at byte {where}"))
     numbers = tuple((path, _literal(number)) for path, number in _unsafe_numbers(value))
-    if numbers:
-        value = _restore(value)
-    return Parsed(value, True, bad_utf8, holds_lone_surrogate(value), numbers, exact=True)
+    try:
+        if numbers:
+            value = _restore(value)
+        lone = holds_lone_surrogate(value)
+    except RecursionError:
+        return Parsed(None, False, bad_utf8, error=(-1, "the line nests deeper than this "
+                                                        "audit can follow (about a thousand "
+                                                        "levels)"))
+    return Parsed(value, True, bad_utf8, lone, numbers, exact=True)
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,16 @@ def test_any_bytes_give_a_verdict_never_a_traceback(pieces: list[bytes]) -> None
     assert document(report)["summary"]["lines"] == report.lines
 
 
+def test_a_line_nested_too_deep_to_follow_is_named_not_judged() -> None:
+    deep = b'{"type":"x","v":' + b"[" * 5000 + b"]" * 5000 + b"}\n"
+    report = audit_bytes(line(START) + deep + TURN_END)
+    assert report.exit_code == 2  # a line could not be read: the audit is not complete
+    assert report.errors == [f"{report.files[0]['file']}:2 (byte {len(line(START))}): the line "
+                             "nests deeper than this audit can follow (about a thousand "
+                             "levels); it was not judged"]
+    assert counts(report) == {"project.turn-end": 1}  # the lines around it were judged
+
+
 def test_an_empty_log_has_nothing_to_audit() -> None:
     report = audit_bytes(b"")
     assert report.exit_code == 2
