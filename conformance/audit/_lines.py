@@ -232,11 +232,13 @@ class LineJudge:
     # -- what every line shows -------------------------------------------------------------
 
     def reading(self, parsed: Parsed, body: bytes, *, utf8_rule: str) -> None:
-        """Judge the UTF-8 of a parsed line (the caller counts the lines judged)."""
+        """Judge the UTF-8 of a parsed line (the caller counts the lines judged). A session log
+        may hold a lone surrogate as an escape (``JSON.stringify`` writes one so, and the
+        selection profile returns content as given); a wire line may not (wire.md §6.1)."""
         if parsed.bad_utf8 is not None:
             at, what = parsed.bad_utf8
             self._find(utf8_rule, f"the line is not well-formed UTF-8 at byte {at}: {what}", at)
-        elif parsed.lone_surrogate:
+        elif parsed.lone_surrogate and utf8_rule == "canon.utf8":
             at = max(body.find(b"\\ud"), body.find(b"\\uD"), 0)
             self._find(utf8_rule, "the line holds a lone surrogate (an unpaired \\ud800-\\udfff "
                        "escape): a JSON reader gets a string that is not valid Unicode", at)

@@ -65,6 +65,15 @@ def test_a_line_nested_too_deep_to_follow_is_named_not_judged() -> None:
     assert counts(report) == {"project.turn-end": 1}  # the lines around it were judged
 
 
+def test_an_escaped_lone_surrogate_breaks_a_wire_line_not_a_session_line() -> None:
+    wire = b'{"type":"agent_start","note":"\\udc00"}\n'
+    assert counts(audit_bytes(wire)) == {"canon.utf8": 1}
+    session = b'{"type":"user/message","seq":0,"time":0,"data":{"text":"\\udc00"}}\n'
+    assert counts(audit_bytes(session, kind="session")) == {}
+    assert counts(audit_bytes(session + b'{"type":"step/end","x":"\xff"}\n',
+                              kind="session")) == {"log.utf8": 1}
+
+
 def test_an_empty_log_has_nothing_to_audit() -> None:
     report = audit_bytes(b"")
     assert report.exit_code == 2
