@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 Event = dict[str, Any]
-SETTINGS = settings(max_examples=80, deadline=None, derandomize=True, database=None,
+SETTINGS = settings(max_examples=50, deadline=None, derandomize=True, database=None,
                     suppress_health_check=list(HealthCheck))
 
 
