@@ -759,6 +759,10 @@ from ._report_cli import report  # noqa: E402
 main.add_command(report)
 main.add_command(new_port)
 
+from .audit import audit_command  # noqa: E402
+
+main.add_command(audit_command)
+
 
 def entry(argv: list[str] | None = None) -> Any:
     """Run the CLI in process (tests)."""

@@ -1,0 +1,251 @@
+"""Where the bytes go: bytes by event type and by JSON path, repeated heavy values, the largest
+lines, the facts-only projection, and bytes along the log by event type (the seed's analysis,
+for any log).
+
+Memory stays bounded: per path a count and a sum, per distinct heavy value one digest (its
+CRC-32 and length), a fixed number of bins along each log, and the largest lines as a small heap.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from typing import Any
+from zlib import crc32
+
+from ._fast import dumps
+
+#: A value at least this large (serialized) is descended into, and digested to count repeats.
+HEAVY_BYTES = 1024
+#: Members smaller than this are counted in their parent's bytes only.
+SMALL_BYTES = 256
+#: Levels of members below the event that paths are counted for.
+MAX_DEPTH = 3
+#: The bins of the plot along the log; the bin width doubles to keep at most this many.
+ALONG_BINS = 256
+#: The first bin width, in bytes.
+ALONG_BASE = 4096
+#: The largest lines kept.
+LARGEST = 10
+#: Paths kept in a report, heaviest first.
+PATHS_SHOWN = 25
+
+
+_dump = dumps
+
+
+@dataclass
+class Along:
+    """Bytes of each event type along one log, in bins of ``width`` bytes of the log."""
+
+    width: int = ALONG_BASE
+    bins: dict[int, dict[str, int]] = field(default_factory=dict)
+
+    def add(self, offset: int, kind: str, size: int) -> None:
+        index = offset // self.width
+        while index >= ALONG_BINS:
+            self._widen()
+            index = offset // self.width
+        row = self.bins.setdefault(index, {})
+        row[kind] = row.get(kind, 0) + size
+
+    def _widen(self) -> None:
+        merged: dict[int, dict[str, int]] = {}
+        for index, row in self.bins.items():
+            target = merged.setdefault(index // 2, {})
+            for kind, size in row.items():
+                target[kind] = target.get(kind, 0) + size
+        self.bins = merged
+        self.width *= 2
+
+    def merge(self, other: Along) -> None:
+        while self.width < other.width:
+            self._widen()
+        while other.width < self.width:
+            other._widen()
+        for index, row in other.bins.items():
+            target = self.bins.setdefault(index, {})
+            for kind, size in row.items():
+                target[kind] = target.get(kind, 0) + size
+        while self.bins and max(self.bins) >= ALONG_BINS:
+            self._widen()
+
+
+@dataclass
+class FileBytes:
+    """One log's byte figures."""
+
+    lines: int = 0
+    bytes: int = 0
+    facts_only: int = 0
+    projected: bool = True
+    along: Along = field(default_factory=Along)
+
+
+class ByteStats:
+    """The byte accounting of an audit, mergeable across files and chunks."""
+
+    def __init__(self) -> None:
+        self.by_type: dict[str, list[int]] = {}
+        self.by_path: dict[tuple[str, str], list[int]] = {}
+        self.repeats: dict[tuple[str, str], dict[int, int]] = {}
+        self.largest: list[tuple[int, str, int, int, str]] = []
+        self.files: dict[str, FileBytes] = {}
+
+    def file(self, name: str) -> FileBytes:
+        found = self.files.get(name)
+        if found is None:
+            found = self.files[name] = FileBytes()
+        return found
+
+    def line(self, name: str, number: int, offset: int, kind: str, size: int,
+             value: Any) -> None:
+        """Account one line of ``size`` bytes whose parsed value is ``value``."""
+        figures = self.file(name)
+        figures.lines += 1
+        figures.bytes += size
+        figures.along.add(offset, kind, size)
+        totals = self.by_type.get(kind)
+        if totals is None:
+            self.by_type[kind] = [1, size]
+        else:
+            totals[0] += 1
+            totals[1] += size
+        entry = (size, name, number, offset, kind)
+        if len(self.largest) < LARGEST:
+            heapq.heappush(self.largest, entry)
+        elif entry > self.largest[0]:  # the largest under one total order, whatever the
+            heapq.heapreplace(self.largest, entry)  # order lines arrive in (chunks, --jobs)
+        if size >= HEAVY_BYTES and isinstance(value, dict | list):
+            self._walk(kind, "$", value, 0)
+
+    def _count(self, kind: str, path: str, size: int) -> None:
+        key = (kind, path)
+        totals = self.by_path.get(key)
+        if totals is None:
+            self.by_path[key] = [1, size]
+        else:
+            totals[0] += 1
+            totals[1] += size
+
+    def _digest(self, kind: str, path: str, dumped: bytes) -> None:
+        key = (kind, path)
+        digest = crc32(dumped) | len(dumped) << 32
+        seen = self.repeats.get(key)
+        if seen is None:
+            seen = self.repeats[key] = {}
+        seen[digest] = seen.get(digest, 0) + 1
+
+    def _walk(self, kind: str, path: str, value: dict[str, Any] | list[Any], depth: int) -> int:
+        """Count the members of ``value`` (at ``path``) of at least :data:`SMALL_BYTES`, and
+        digest the heavy ones; answer the size of its largest member.
+
+        A heavy value is digested unless one of its members makes up nine tenths of it: the
+        repeats of that member say the same, and digesting every level of a chain of wrappers
+        would read the same bytes once per level."""
+        largest = 0
+        items = (value.items() if isinstance(value, dict)
+                 else (("[*]", item) for item in value))
+        for key, item in items:
+            if isinstance(item, str):
+                # a string is counted by its serialized size when it is large (exact, and
+                # digested to count repeats); a small one only in its parent's bytes
+                if len(item) >= SMALL_BYTES:
+                    dumped = _dump(item)
+                    child = f"{path}{key}" if key == "[*]" else f"{path}.{key}"
+                    size = len(dumped)
+                    self._count(kind, child, size)
+                    if size >= HEAVY_BYTES:
+                        self._digest(kind, child, dumped)
+                    largest = max(largest, size)
+            elif isinstance(item, dict | list):
+                dumped = _dump(item)
+                size = len(dumped)
+                if size < SMALL_BYTES:
+                    continue
+                largest = max(largest, size)
+                child = f"{path}{key}" if key == "[*]" else f"{path}.{key}"
+                self._count(kind, child, size)
+                if size >= HEAVY_BYTES:
+                    inner = self._walk(kind, child, item, depth + 1) \
+                        if depth + 1 < MAX_DEPTH else 0
+                    if inner * 10 < size * 9:
+                        self._digest(kind, child, dumped)
+        return largest
+
+    def merge(self, other: ByteStats) -> None:
+        for kind, (lines, size) in other.by_type.items():
+            totals = self.by_type.setdefault(kind, [0, 0])
+            totals[0] += lines
+            totals[1] += size
+        for key, (count, size) in other.by_path.items():
+            totals = self.by_path.setdefault(key, [0, 0])
+            totals[0] += count
+            totals[1] += size
+        for key, seen in other.repeats.items():
+            mine = self.repeats.setdefault(key, {})
+            for digest, count in seen.items():
+                mine[digest] = mine.get(digest, 0) + count
+        for entry in other.largest:
+            if len(self.largest) < LARGEST:
+                heapq.heappush(self.largest, entry)
+            elif entry > self.largest[0]:
+                heapq.heapreplace(self.largest, entry)
+        for name, figures in other.files.items():
+            mine_file = self.files.get(name)
+            if mine_file is None:
+                self.files[name] = figures
+                continue
+            mine_file.lines += figures.lines
+            mine_file.bytes += figures.bytes
+            mine_file.facts_only += figures.facts_only
+            mine_file.projected = mine_file.projected and figures.projected
+            mine_file.along.merge(figures.along)
+
+    def shift_lines(self, name: str, by: int) -> None:
+        self.largest = [(size, file, number + by if file == name else number, offset, kind)
+                        for size, file, number, offset, kind in self.largest]
+        heapq.heapify(self.largest)
+
+    # -- the report's part --------------------------------------------------------------------
+
+    def document(self) -> dict[str, Any]:
+        total = sum(size for _, size in self.by_type.values())
+        lines = sum(count for count, _ in self.by_type.values())
+        projected = [figures for figures in self.files.values() if figures.projected]
+        facts_before = sum(figures.bytes for figures in projected)
+        facts_after = sum(figures.facts_only for figures in projected)
+        paths = sorted(self.by_path.items(), key=lambda item: (-item[1][1], item[0]))
+        repeated: list[dict[str, Any]] = []
+        for (kind, path), seen in self.repeats.items():
+            occurrences = sum(seen.values())
+            if occurrences > len(seen):
+                size = self.by_path[(kind, path)][1]
+                repeated.append({"type": kind, "path": path, "distinct": len(seen),
+                                 "occurrences": occurrences, "bytes": size})
+        repeated.sort(key=lambda entry: (-entry["bytes"], entry["type"], entry["path"]))
+        return {
+            "lines": lines,
+            "bytes": total,
+            "byType": [{"type": kind, "lines": count, "bytes": size,
+                        "share": size / total if total else 0.0}
+                       for kind, (count, size) in sorted(self.by_type.items(),
+                                                        key=lambda item: (-item[1][1], item[0]))],
+            "byPath": [{"type": kind, "path": path, "count": count, "bytes": size,
+                        "share": size / total if total else 0.0}
+                       for (kind, path), (count, size) in paths[:PATHS_SHOWN]],
+            "repeated": repeated[:PATHS_SHOWN],
+            "largestLines": [{"file": name, "line": number, "offset": offset, "bytes": size,
+                              "type": kind}
+                             for size, name, number, offset, kind in
+                             sorted(self.largest, key=lambda entry: (-entry[0], entry[1:]))],
+            "factsOnly": None if not projected else {
+                "bytes": facts_before, "projectedBytes": facts_after,
+                "ratio": facts_before / facts_after if facts_after else None},
+            "files": [{"file": name, "lines": figures.lines, "bytes": figures.bytes,
+                       "factsOnlyBytes": figures.facts_only if figures.projected else None,
+                       "along": {"binBytes": figures.along.width,
+                                 "bins": [{"index": index, "bytes": dict(sorted(row.items()))}
+                                          for index, row in sorted(figures.along.bins.items())]}}
+                      for name, figures in self.files.items()],
+        }
