@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import NoReturn
 
 from rich.console import Console
@@ -31,3 +34,72 @@ def console(*, stderr: bool = False) -> Console:
 def fail(message: str) -> NoReturn:
     console(stderr=True).print(Text.assemble(("error:", "bold red"), " ", message))
     sys.exit(ExitCode.USAGE)
+
+
+@contextmanager
+def user_errors(remember: list[str] | None = None) -> Iterator[None]:
+    """Turn every error that a user can fix into one clear message and exit code 2; the message
+    is also appended to ``remember`` when given (a summary names it again)."""
+    from ._errors import EventproofError
+
+    try:
+        yield
+    except EventproofError as error:
+        if remember is not None:
+            remember.append(str(error))
+        fail(str(error))
+    except KeyboardInterrupt:
+        console(stderr=True).print(Text("interrupted", style="bold"))
+        sys.exit(ExitCode.INTERRUPTED)
+    except RecursionError as error:
+        fail(f"eventproof ran out of stack ({error}) on a deeply nested value. This is a bug in "
+              "eventproof, not in the implementation: please report it with the command line")
+    except Exception as error:
+        where = error.__traceback__
+        while where is not None and where.tb_next is not None:
+            where = where.tb_next
+        at = (f" at {Path(where.tb_frame.f_code.co_filename).name}:{where.tb_lineno}"
+              if where is not None else "")
+        fail(f"internal error{at}: {type(error).__name__}: {error}. This is a bug in "
+              "eventproof, not a verdict on the implementation: please report it with the "
+              "command line")
+
+
+def writable_file(option: str, path: Path | None) -> None:
+    """Refuse, before the run, a report path that cannot be written (exit 2). Only ``--json``
+    takes ``-`` (stdout)."""
+    if path is None or (option == "--json" and str(path) == "-"):
+        return
+    if str(path) == "-":
+        fail(f"{option} -: only --json writes to stdout; name a file for {option}")
+    if path.is_dir():
+        fail(f"{option} {path}: is a directory. Name a file to write the report to")
+    existed = path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8"):
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as error:
+        fail(f"{option} {path}: cannot be written ({error.strerror or error}). Name a file in "
+              "a directory you can write to")
+
+
+def writable_dir(option: str, path: Path) -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".eventproof-probe-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as error:
+        fail(f"{option} {path}: cannot be written ({error.strerror or error}). Name a "
+              "directory you can write to")
+
+
+def write(option: str, path: Path, write: Callable[[], None]) -> None:
+    try:
+        write()
+    except OSError as error:
+        fail(f"{option} {path}: the report could not be written ({error.strerror or error}). "
+              "Name a file in a directory you can write to")

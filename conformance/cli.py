@@ -13,8 +13,7 @@ import math
 import os
 import shlex
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +24,10 @@ from rich.text import Text
 
 from ._console import console as _console
 from ._console import fail as _fail
+from ._console import user_errors as _user_errors
+from ._console import writable_dir as _writable_dir
+from ._console import writable_file as _writable_file
+from ._console import write as _write
 from ._model import FIT_STRATEGIES
 from ._operations import OPS
 from ._results import ExitCode, RunVerdict, combined_exit_code
@@ -41,87 +44,6 @@ EXIT_CONFORMS, EXIT_NONCONFORMING, EXIT_USAGE, EXIT_INTERRUPTED = (
     ExitCode.CONFORMS, ExitCode.NONCONFORMING, ExitCode.USAGE, ExitCode.INTERRUPTED)
 #: Exit codes of a run ended by a signal: the implementations after it are not checked.
 _ENDED_BY_SIGNAL = frozenset({ExitCode.INTERRUPTED, ExitCode.TERMINATED})
-
-
-@contextmanager
-def _user_errors(remember: list[str] | None = None) -> Iterator[None]:
-    """Turn every error that a user can fix into one clear message and exit code 2; the message
-    is also appended to ``remember`` when given (a summary names it again)."""
-    from ._errors import EventproofError
-
-    try:
-        yield
-    except EventproofError as error:
-        if remember is not None:
-            remember.append(str(error))
-        _fail(str(error))
-    except KeyboardInterrupt:
-        _console(stderr=True).print(Text("interrupted", style="bold"))
-        sys.exit(EXIT_INTERRUPTED)
-    except RecursionError as error:
-        _fail(f"eventproof ran out of stack ({error}) on a deeply nested value. This is a bug in "
-              "eventproof, not in the implementation: please report it with the command line")
-    except Exception as error:
-        where = error.__traceback__
-        while where is not None and where.tb_next is not None:
-            where = where.tb_next
-        at = (f" at {Path(where.tb_frame.f_code.co_filename).name}:{where.tb_lineno}"
-              if where is not None else "")
-        _fail(f"internal error{at}: {type(error).__name__}: {error}. This is a bug in "
-              "eventproof, not a verdict on the implementation: please report it with the "
-              "command line")
-
-
-def _seconds(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
-    """A number of seconds: positive and finite (``inf`` and ``nan`` are refused)."""
-    if value is None:
-        return None
-    if not (math.isfinite(value) and value > 0):
-        name = param.opts[0] if param.opts else "the value"
-        raise click.BadParameter(
-            f"{value!r} is not a positive, finite number of seconds; give e.g. {name} 10",
-            param_hint=name)
-    return value
-
-
-def _writable_file(option: str, path: Path | None) -> None:
-    """Refuse, before the run, a report path that cannot be written (exit 2). Only ``--json``
-    takes ``-`` (stdout)."""
-    if path is None or (option == "--json" and str(path) == "-"):
-        return
-    if str(path) == "-":
-        _fail(f"{option} -: only --json writes to stdout; name a file for {option}")
-    if path.is_dir():
-        _fail(f"{option} {path}: is a directory. Name a file to write the report to")
-    existed = path.exists()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8"):
-            pass
-        if not existed:
-            path.unlink()
-    except OSError as error:
-        _fail(f"{option} {path}: cannot be written ({error.strerror or error}). Name a file in "
-              "a directory you can write to")
-
-
-def _writable_dir(option: str, path: Path) -> None:
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = path / f".eventproof-probe-{os.getpid()}"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as error:
-        _fail(f"{option} {path}: cannot be written ({error.strerror or error}). Name a "
-              "directory you can write to")
-
-
-def _write(option: str, path: Path, write: Callable[[], None]) -> None:
-    try:
-        write()
-    except OSError as error:
-        _fail(f"{option} {path}: the report could not be written ({error.strerror or error}). "
-              "Name a file in a directory you can write to")
 
 
 def _default_impl(fit: str) -> str:
@@ -162,6 +84,18 @@ def _progress(
         status.update(Text.assemble((op, "bold"), ": ", message))
 
     return update, status.stop
+
+
+def _seconds(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """A number of seconds: positive and finite (``inf`` and ``nan`` are refused)."""
+    if value is None:
+        return None
+    if not (math.isfinite(value) and value > 0):
+        name = param.opts[0] if param.opts else "the value"
+        raise click.BadParameter(
+            f"{value!r} is not a positive, finite number of seconds; give e.g. {name} 10",
+            param_hint=name)
+    return value
 
 
 def _non_blank_impl(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:

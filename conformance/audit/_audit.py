@@ -13,6 +13,8 @@ from typing import Any
 from eventproof.reference import DEFAULT_MAX_BYTES
 
 from .._model import Rule
+from .._operations import OPS
+from .._results import RuleRow, RunVerdict, judge_run
 from . import _fast
 from ._bytes import ByteStats
 from ._findings import Finding, Tallies
@@ -226,14 +228,31 @@ class AuditReport:
                    if level is None or rule(rule_id).level == level)
 
     @property
+    def verdict(self) -> RunVerdict:
+        """The audit's verdict, judged by the run's own :func:`~.._results.judge_run` from each
+        rule's outcome. A rule no line of these logs could show is ``untested`` and let through
+        (a log shows what it holds: the audit judges the rules its lines reach), but an audit
+        that judged no rule at all does not conform; an unreadable or empty log could not be
+        checked (exit code 2)."""
+        if self.errors:
+            return RunVerdict.could_not_check("; ".join(self.errors[:3]))
+        if self.lines == 0:
+            return RunVerdict.could_not_check("the logs hold no line to audit")
+        rows = []
+        for cited in self.rules():
+            tally = self.tallies.by_rule.get(cited.id)
+            rows.append(RuleRow(cited.id, cited.level, cited.profile, cited.op,
+                                self.outcome(cited),
+                                tally is not None and (tally.judged > 0 or tally.count > 0)))
+        return judge_run(rows, declared=OPS, allow_untested=True)
+
+    @property
     def conforms(self) -> bool:
-        return not self.errors and self.lines > 0 and self.count("MUST") == 0
+        return self.verdict.conforms
 
     @property
     def exit_code(self) -> int:
-        if self.errors or self.lines == 0:
-            return 2
-        return 0 if self.count("MUST") == 0 else 1
+        return int(self.verdict.exit_code)
 
 
 def audit(sources: list[Source], settings: Settings,

@@ -54,7 +54,11 @@ def audit_command(logs: tuple[str, ...], kind: str, live_events: bool, max_bytes
     """Check JSON Lines event logs a harness wrote (files, directories, globs, - for stdin;
     .gz and .zst read as they are) against every rule a written log can show, and show where
     their bytes go."""
-    from ..cli import _console, _fail, _user_errors, _writable_file, _write
+    from .._console import console as _console
+    from .._console import fail as _fail
+    from .._console import user_errors as _user_errors
+    from .._console import writable_file as _writable_file
+    from .._console import write as _write
     from . import _render
 
     to_stdout = json_path is not None and str(json_path) == "-"

@@ -13,6 +13,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ._audit import AuditReport
 
@@ -34,7 +35,7 @@ def _verdict(report: AuditReport) -> str:
         return "could not be audited"
     if report.lines == 0:
         return "nothing to audit"
-    return "conforms" if report.conforms else "does not conform"
+    return report.verdict.headline
 
 
 # -- JSON ----------------------------------------------------------------------------------------
@@ -91,9 +92,22 @@ def write_json(report: AuditReport, path: Path) -> None:
 # -- console -------------------------------------------------------------------------------------
 
 
+class _Marked:
+    """The console, for this renderer's own markup: every value from a log is escaped where it
+    is interpolated, and the console itself reads no markup (``_console``)."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    def print(self, *items: Any, **options: Any) -> None:
+        self.console.print(*(Text.from_markup(item) if isinstance(item, str) else item
+                             for item in items), **options)
+
+
 def render_console(report: AuditReport, console: Console, *, verbose: bool = False) -> None:
     """The verdict, the findings (counted per rule, the first few shown) and where the bytes
     go."""
+    console = _Marked(console)  # type: ignore[assignment]
     for error in report.errors:
         console.print(f"[bold red]unreadable:[/] {escape(error)}", soft_wrap=True)
     doc = document(report)
@@ -115,7 +129,7 @@ def render_console(report: AuditReport, console: Console, *, verbose: bool = Fal
         outcome = rule["outcome"] if rule["outcome"] != "fail" or rule["level"] == "MUST" \
             else "fail (SHOULD)"
         table.add_row(rule["id"], rule["level"], rule["section"],
-                      f"[{styles[rule['outcome']]}]{outcome}[/]", f"{rule['judged']:,}",
+                      Text(outcome, style=styles[rule["outcome"]]), f"{rule['judged']:,}",
                       f"{rule['findings']:,}")
     if table.row_count:
         console.print(table)
@@ -140,11 +154,9 @@ def render_console(report: AuditReport, console: Console, *, verbose: bool = Fal
             console.print(f"  [dim]{rule['id']}: {more:,} more finding(s) like these "
                           "(--max-findings shows more)[/]", soft_wrap=True)
     _console_bytes(doc["bytes"], console)
-    code = report.exit_code
-    meaning = {0: "the logs conform", 1: "a MUST rule is broken",
-               2: "a log could not be read, or held nothing to audit"}[code]
-    console.print(f"\n[bold]{_verdict(report)}[/]: {report.count('MUST'):,} MUST and "
-                  f"{report.count('SHOULD'):,} SHOULD finding(s); exit code {code}: {meaning}",
+    verdict = report.verdict
+    console.print(f"\n[bold]{escape(_verdict(report))}[/]: {report.count('MUST'):,} MUST and "
+                  f"{report.count('SHOULD'):,} SHOULD finding(s); {escape(verdict.line())}",
                   soft_wrap=True)
 
 
