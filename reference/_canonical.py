@@ -486,12 +486,95 @@ def _well_formed_for_orjson(value: Any) -> Any:
     return value
 
 
+# -- the plain-tree shortcut -------------------------------------------------------------------
+#
+# Most values are what a JSON reader just built: plain dicts and lists of strings, small
+# integers, booleans, null and ordinary floats. For those, _plain_tree is the whole check before
+# orjson writes the value: a dict or list holding, at any depth, only str member names that do
+# not start with an ASCII digit (no array index among them, §6.4), and only exact dict, list,
+# str, int, bool, None or floats _native_float accepts. It is _orjson_plan's _AS_IS answer minus
+# the integer range, written as one recursive function with the commonest types first; the
+# range is left to orjson itself: OPT_STRICT_INTEGER makes orjson refuse every integer beyond
+# ±(2^53-1) (the canonical form's own limit, checked at import by _strict_integers_agree), and
+# a refusal, like one for a lone surrogate, sends the value down the general path below, which
+# names the culprit. Whatever _plain_tree does not accept goes the general path too, so a
+# False is never wrong, only slower.
+
+_STRICT_INTEGER: int = getattr(_orjson, "OPT_STRICT_INTEGER", 0)
+
+
+def _strict_integers_agree() -> bool:
+    """True when orjson refuses exactly the integers beyond ±(2^53-1) under OPT_STRICT_INTEGER."""
+    if _orjson is None or not _STRICT_INTEGER:
+        return False
+    inside = [MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER, 0]
+    if _orjson.dumps(inside, option=_STRICT_INTEGER) != b"[9007199254740991,-9007199254740991,0]":
+        return False
+    for outside in (MAX_SAFE_INTEGER + 1, -MAX_SAFE_INTEGER - 1, 2**64, -(2**63)):
+        try:
+            _orjson.dumps([outside], option=_STRICT_INTEGER)
+        except _orjson.JSONEncodeError:
+            continue
+        return False
+    return True
+
+
+#: Whether canonical_bytes may take the plain-tree shortcut (the import-time checks passed).
+_PLAIN_SHORTCUT = _ORJSON_FLOATS_AGREE and _strict_integers_agree()
+
+
+def _plain_tree(value: Any) -> bool:
+    """True when ``value`` is a dict or list that orjson writes canonically, integers aside
+    (see the comment above). May raise RecursionError on deep nesting."""
+    if type(value) is dict:
+        for key, item in value.items():
+            if type(key) is not str or "0" <= key < ":":
+                return False
+            kind = type(item)
+            if kind is str or kind is int or kind is bool or item is None:
+                continue
+            if kind is dict or kind is list:
+                if not _plain_tree(item):
+                    return False
+            elif kind is float:
+                magnitude = abs(item)  # _native_float, inlined
+                if not ((_NATIVE_LOW <= magnitude < _NATIVE_HIGH and not magnitude.is_integer())
+                        or 0.0 < magnitude < _NATIVE_TINY):
+                    return False
+            else:
+                return False
+        return True
+    if type(value) is list:
+        for item in value:
+            kind = type(item)
+            if kind is str or kind is int or kind is bool or item is None:
+                continue
+            if kind is dict or kind is list:
+                if not _plain_tree(item):
+                    return False
+            elif kind is not float or not _native_float(item):
+                return False
+        return True
+    return False
+
+
 def canonical_bytes(value: Any) -> bytes:
     """UTF-8 bytes of ``JSON.stringify(value)`` after well-forming every string (wire.md §6).
 
     No trailing newline. Raises :class:`InvalidInput` (naming the JSONPath) for integers beyond
     2^53-1, NaN and infinities, non-string member names and non-JSON values (wire.md §7).
     """
+    if _PLAIN_SHORTCUT:
+        try:
+            plain = _plain_tree(value)
+        except RecursionError:
+            plain = False
+        if plain:
+            try:
+                line: bytes = _orjson.dumps(value, option=_STRICT_INTEGER)  # type: ignore[union-attr]
+                return line
+            except _orjson.JSONEncodeError:  # type: ignore[union-attr]
+                pass  # a lone surrogate or an integer beyond 2^53-1: the general path decides
     if _orjson is not None:
         plan = _orjson_plan(value)
         if plan != _DECLINE:
