@@ -279,7 +279,7 @@ def test_publisher_writes_page_plots_and_readme_bullet_from_one_run(tmp_path: An
                       encoding="utf-8")
     code = run.main(["--out", str(tmp_path), "--readme", str(readme), "--rounds", "2",
                      "--warmup", "0", "--events", "150", "--scale", "0.02",
-                     "--streams", "light,heavy",
+                     "--streams", "light,heavy,transcript,facts-256", "--turns", "2",
                      "--skip", "backstop,memory,event-size,amplification"])
     assert code == 0
     page = (tmp_path / "docs" / "benchmark-results.md").read_text(encoding="utf-8")
@@ -289,13 +289,23 @@ def test_publisher_writes_page_plots_and_readme_bullet_from_one_run(tmp_path: An
     assert text.startswith("# x\n\n")
     assert text.endswith("\n\nrest\n")
     assert (tmp_path / "docs" / "img" / "ratios.svg").exists()
-    for row in results["streams"]:
-        assert len(row["times"]["orjson"]) == 2
-        halving, maximal = (f"{row[fit]['median']:.2f}" for fit in ("halving", "maximal"))
-        assert f"| {halving}x (" in page
-        assert f"| {maximal}x (" in page
-        assert (f"{halving}× (halving) and {maximal}× (maximal) on the {row['stream']} stream"
-                in text)
+    rows = {row["stream"]: row for row in results["streams"]}
+    assert list(rows) == ["light", "heavy", "transcript", "facts-256"]
+    for row in rows.values():
+        assert len(row["times"]["orjson"]) == len(row["times"]["facts only"]) == 2
+        for name in ("halving", "maximal", "facts only"):
+            assert f"| {row[name]['median']:.2f}x (" in page
+    for name in ("light", "heavy"):
+        halving, maximal = (f"{rows[name][fit]['median']:.2f}" for fit in ("halving", "maximal"))
+        assert f"{halving}× (halving) and {maximal}× (maximal) on the {name} stream" in text
+    transcript = rows["transcript"]
+    assert transcript["events"] == 369  # two turns of seed 002's child, whatever --events says
+    assert (f"{transcript['halving']['median']:.2f}× (live) and "
+            f"{transcript['facts only']['median']:.2f}× (facts only) on a child's transcript"
+            in text)
+    assert f"{rows['facts-256']['halving']['median']:.2f}× on facts of 256 code points" in text
+    assert rows["facts-256"]["target"] == 2.0
+    assert transcript["target"] == 1.15
     assert re.search(r"`nox -s bench-publish`", text)
 
 
