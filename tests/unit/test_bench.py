@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -60,6 +61,18 @@ def test_bench_measures_an_in_process_implementation_alone() -> None:
     assert "eventproof-noop" in result.output
     assert "reference (" not in result.output
     assert "40 no line" in result.output
+
+
+def test_bench_shows_one_table_per_workload() -> None:
+    """--stream repeated: a table for the transcript and one for small facts, each with the
+    implementation, the reference and both no-ops answering every event."""
+    result = bench("--stream", "transcript", "--stream", "facts-256", *TINY)
+    assert result.exit_code == 0, result.output
+    assert "stream transcript: 40 events" in result.output
+    assert "stream facts-256: 40 events" in result.output
+    assert result.output.count("µs/event") == 2
+    assert result.output.count("reference (halving)") == 2
+    assert result.output.count("eventproof-noop-program") == 2
 
 
 def test_bench_follows_the_declared_fit_strategy() -> None:
@@ -191,6 +204,70 @@ def test_bad_workload_arguments_are_refused() -> None:
         _workloads.build_stream("light", events=0)
     with pytest.raises(ValueError, match="scale=0"):
         _workloads.build_stream("light", events=10, scale=0)
+
+
+@pytest.mark.parametrize("kind", ["transcript", "facts-256", "facts-1k"])
+def test_small_event_workloads_are_deterministic_and_fresh(kind: str) -> None:
+    """The transcript and the small facts: equal on every call, never the same strings."""
+    first = _workloads.build_workload(kind, events=300)
+    second = _workloads.build_workload(kind, events=300)
+    assert first == second
+    assert len(first) == 300
+    pairs = [(a, b) for (key, a), (_, b) in zip(strings(first), strings(second), strict=True)
+             if key in GENERATED and len(a) > 1]
+    assert len(pairs) > 250
+    assert all(a is not b for a, b in pairs)
+    ids = [id(a) for a, _ in pairs]
+    assert len(set(ids)) == len(ids)
+
+
+def test_transcript_has_the_shape_of_seed_002s_child() -> None:
+    """Per turn: 150 deltas whose updates carry the growing partial message twice, 20 live
+    tool updates growing by 1 KiB of output, turn_end with its messages; agent_end with all."""
+    events = _workloads.child_transcript()
+    assert events[0]["type"] == "agent_start"
+    assert events[-1]["type"] == "agent_end"
+    turns = [event for event in events if event["type"] == "turn_end"]
+    assert len(turns) == _workloads.TRANSCRIPT_TURNS == 20
+    deltas = [event for event in events if event["type"] == "message_update"
+              and event["assistantMessageEvent"]["type"] == "text_delta"]
+    assert len(deltas) == 20 * 150
+    first_turn = deltas[:150]
+    texts = [event["message"]["content"][0]["text"] for event in first_turn]
+    assert all(3 <= len(event["assistantMessageEvent"]["delta"]) <= 8 for event in first_turn)
+    assert all(later.startswith(earlier) and len(later) > len(earlier)
+               for earlier, later in itertools.pairwise(texts))
+    for event in first_turn:
+        partial = event["assistantMessageEvent"]["partial"]
+        assert partial == event["message"]
+        assert partial is not event["message"]
+        assert event["message"]["content"][0]["text"].endswith(
+            event["assistantMessageEvent"]["delta"])
+    updates = [event for event in events if event["type"] == "tool_execution_update"]
+    assert len(updates) == 20 * 20
+    sizes = [len(event["partialResult"]["content"][0]["text"]) for event in updates[:20]]
+    assert sizes == [1024 * count for count in range(1, 21)]
+    assert [len(turn["toolResults"]) for turn in turns] == [1] * 20
+    assert turns[0]["message"]["role"] == "assistant"
+    messages = events[-1]["messages"]
+    assert len(messages) == 1 + 2 * 20  # the task, then each turn's answer and tool result
+    assert messages[1] == turns[0]["message"]
+    assert messages[2] == turns[0]["toolResults"][0]
+
+
+def test_small_facts_have_their_size_and_bad_workloads_are_refused() -> None:
+    for kind, size in (("facts-256", 256), ("facts-1k", 1024)):
+        facts = _workloads.build_workload(kind, events=5)
+        assert {fact["type"] for fact in facts} == {"tool_execution_end"}
+        assert {len(fact["result"]["content"][0]["text"]) for fact in facts} == {size}
+    with pytest.raises(ValueError, match="'nope'"):
+        _workloads.build_workload("nope", events=10)
+    with pytest.raises(ValueError, match="events=0"):
+        _workloads.build_workload("transcript", events=0)
+    with pytest.raises(ValueError, match="scale=0"):
+        _workloads.build_workload("facts-256", events=3, scale=0)
+    with pytest.raises(ValueError, match="turns=0"):
+        _workloads.child_transcript(turns=0)
 
 
 def test_heavy_stream_bounds_about_one_event_in_200() -> None:
