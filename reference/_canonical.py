@@ -523,6 +523,15 @@ def _strict_integers_agree() -> bool:
 _PLAIN_SHORTCUT = _ORJSON_FLOATS_AGREE and _strict_integers_agree()
 
 
+class _NeverRaised(Exception):
+    """Stands for orjson's error when orjson is not installed (the shortcut is off then)."""
+
+
+#: orjson's writer and its refusal, for the callers of the shortcut (_wire).
+_dumps: Any = getattr(_orjson, "dumps", None)
+JSONEncodeError: type[Exception] = getattr(_orjson, "JSONEncodeError", _NeverRaised)
+
+
 def _plain_tree(value: Any) -> bool:
     """True when ``value`` is a dict or list that orjson writes canonically, integers aside
     (see the comment above). May raise RecursionError on deep nesting."""

@@ -20,7 +20,16 @@ from ._backstop import (
     check_fit_strategy,
     check_max_bytes,
 )
-from ._canonical import canonical_bytes, canonical_bytes_clear, has_surrogate
+from ._canonical import (
+    _PLAIN_SHORTCUT,
+    _STRICT_INTEGER,
+    JSONEncodeError,
+    _dumps,
+    _plain_tree,
+    canonical_bytes,
+    canonical_bytes_clear,
+    has_surrogate,
+)
 from ._errors import InvalidInput
 
 #: The ephemeral types (wire.md §3); everything else is durable.
@@ -51,19 +60,22 @@ def _require_event(event: Any) -> Mapping[str, Any]:
     return event
 
 
-def classify_event(event: Any) -> Literal["fact", "frame"]:
+def classify_event_clear(event: Any) -> Literal["fact", "frame"]:
     """``"frame"`` for ``message_update`` and ``tool_execution_update``, else ``"fact"`` (§3)."""
     return "frame" if _require_event(event)["type"] in FRAME_TYPES else "fact"
 
 
-def _classify_fast(event: Any) -> Literal["fact", "frame"]:
-    """:func:`classify_event` without its checks' function calls when ``event`` is a plain dict
-    with a plain string type (what a JSON reader builds); anything else takes the checks."""
+def classify_event(event: Any) -> Literal["fact", "frame"]:
+    """``"frame"`` for ``message_update`` and ``tool_execution_update``, else ``"fact"`` (§3).
+
+    :func:`classify_event_clear` without its checks' function calls when ``event`` is a plain
+    dict with a plain string type (what a JSON reader builds); anything else takes the checks.
+    """
     if type(event) is dict:
         kind = event.get("type")
         if type(kind) is str:
             return "frame" if kind in FRAME_TYPES else "fact"
-    return classify_event(event)
+    return classify_event_clear(event)
 
 
 # -- §4 projection -----------------------------------------------------------------------------
@@ -374,5 +386,13 @@ def _project(event: Mapping[str, Any], kind: str, include_live_events: bool, max
     if kind == "agent_end":
         return _serialize(_project_agent_end(event), kind)
     # §4.2: every other fact as it is (a plain dict is serialized in place: nothing below
-    # changes it)
+    # changes it). The plain-tree shortcut of canonical_bytes is taken here without the two
+    # calls in between: most events are facts.
+    if _PLAIN_SHORTCUT:
+        try:
+            if _plain_tree(event):
+                line: bytes = _dumps(event, option=_STRICT_INTEGER)
+                return line
+        except (RecursionError, JSONEncodeError):
+            pass  # deep nesting, a lone surrogate or a big integer: canonical_bytes decides
     return _serialize(event if type(event) is dict else dict(event), kind)
