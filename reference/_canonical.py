@@ -24,7 +24,11 @@ from typing import Any
 from ._errors import InvalidInput
 
 _orjson: ModuleType | None
-try:  # optional: the reference works, byte for byte the same, without it
+# orjson stays optional (the test and bench groups install it, the package does not require
+# it): every fast path falls back to the clear encoder, which writes the same bytes, so without
+# orjson the reference is slower but never different, and a port's author or an audit on a
+# platform without orjson wheels still gets the spec in code with no compiled dependency.
+try:
     import orjson as _orjson
 except ImportError:  # pragma: no cover - exercised by the no-orjson test
     _orjson = None
