@@ -571,6 +571,47 @@ def _plain_tree(value: Any) -> bool:
     return False
 
 
+def _plain_tree_code_points(value: Any) -> int:
+    """The code points of every string and member name of ``value`` when
+    :func:`_plain_tree` accepts it, else -1 (the same walk, counting as it goes). May raise
+    RecursionError on deep nesting."""
+    total = 0
+    if type(value) is dict:
+        for key, item in value.items():
+            if type(key) is not str or "0" <= key < ":":
+                return -1
+            total += len(key)
+            kind = type(item)
+            if kind is str:
+                total += len(item)
+            elif kind is int or kind is bool or item is None:
+                continue
+            elif kind is dict or kind is list:
+                inner = _plain_tree_code_points(item)
+                if inner < 0:
+                    return -1
+                total += inner
+            elif kind is not float or not _native_float(item):
+                return -1
+        return total
+    if type(value) is list:
+        for item in value:
+            kind = type(item)
+            if kind is str:
+                total += len(item)
+            elif kind is int or kind is bool or item is None:
+                continue
+            elif kind is dict or kind is list:
+                inner = _plain_tree_code_points(item)
+                if inner < 0:
+                    return -1
+                total += inner
+            elif kind is not float or not _native_float(item):
+                return -1
+        return total
+    return -1
+
+
 def canonical_bytes(value: Any) -> bytes:
     """UTF-8 bytes of ``JSON.stringify(value)`` after well-forming every string (wire.md §6).
 

@@ -26,6 +26,7 @@ from ._canonical import (
     JSONEncodeError,
     _dumps,
     _plain_tree,
+    _plain_tree_code_points,
     canonical_bytes,
     canonical_bytes_clear,
     has_surrogate,
@@ -160,8 +161,12 @@ def _tool_call_fields(message_event: Mapping[str, Any]) -> tuple[str, str]:
 
 def _project_message_update(event: Mapping[str, Any]) -> dict[str, Any]:
     """``{type, usage?, assistantMessageEvent minus partial}`` (wire.md §4.3)."""
-    message = _mapping(event.get("message"), _MESSAGE, "a message")
-    role = _role(message, _MESSAGE)
+    message = event.get("message")
+    if type(message) is not dict:  # the checks' calls, only for what may fail them
+        message = _mapping(message, _MESSAGE, "a message")
+    role = message.get("role")
+    if type(role) is not str:
+        role = _role(message, _MESSAGE)
     if role != "assistant":
         raise InvalidInput(
             value=role, path=f"{_EVENT}.message.role",
@@ -169,12 +174,12 @@ def _project_message_update(event: Mapping[str, Any]) -> dict[str, Any]:
                    "this event is erroneous (wire.md §4.5)",
             fix="Send message_update only for assistant messages.",
         )
-    message_event = _mapping(event.get("assistantMessageEvent"), _MESSAGE_EVENT,
-                             "an assistantMessageEvent")
-    if type(message_event) is dict:  # the same copy, made by C code
+    message_event = event.get("assistantMessageEvent")
+    if type(message_event) is dict:  # the same copy as below, made by C code
         projected_event = message_event.copy()
         projected_event.pop("partial", None)
     else:
+        message_event = _mapping(message_event, _MESSAGE_EVENT, "an assistantMessageEvent")
         projected_event = {key: value for key, value in message_event.items()
                            if key != "partial"}
     if message_event.get("type") == "toolcall_start":
@@ -367,32 +372,58 @@ def _project(event: Mapping[str, Any], kind: str, include_live_events: bool, max
     if kind in FRAME_TYPES:
         if not include_live_events:
             return None  # §4.1 comes first: a frame nobody opted into is never looked at
-        if kind == "message_update":
-            return _serialize(_project_message_update(event), kind)
-        if _string_code_points(event) > max_bytes:
-            # L provably exceeds maxBytes (see above): check that it is writable, never write
-            # it.
-            _serialize(_blank_long_strings(event), kind)
-            _, line = bound_with_line(event, max_bytes=max_bytes, fit_strategy=fit_strategy,
-                                      stats=stats)
-            return line
-        line = _serialize(event if type(event) is dict else dict(event), kind)
-        if len(line) > max_bytes:
-            _, line = bound_with_line(event, max_bytes=max_bytes, fit_strategy=fit_strategy,
-                                      stats=stats)
-        return line
-    if kind == "turn_end":
-        return _serialize(_project_turn_end(event), kind)
-    if kind == "agent_end":
-        return _serialize(_project_agent_end(event), kind)
-    # §4.2: every other fact as it is (a plain dict is serialized in place: nothing below
-    # changes it). The plain-tree shortcut of canonical_bytes is taken here without the two
-    # calls in between: most events are facts.
+        if kind != "message_update":
+            return _project_update(event, max_bytes, fit_strategy, stats)
+        projected = _project_message_update(event)
+    elif kind == "turn_end":
+        projected = _project_turn_end(event)
+    elif kind == "agent_end":
+        projected = _project_agent_end(event)
+    else:
+        # §4.2: every other fact as it is (a plain dict is serialized in place: nothing below
+        # changes it)
+        projected = event if type(event) is dict else dict(event)
+    # canonical_bytes' plain-tree shortcut, without the two calls in between (most events are
+    # small, and a call is a good part of their cost).
     if _PLAIN_SHORTCUT:
         try:
-            if _plain_tree(event):
-                line: bytes = _dumps(event, option=_STRICT_INTEGER)
+            if _plain_tree(projected):
+                line: bytes = _dumps(projected, option=_STRICT_INTEGER)
                 return line
         except (RecursionError, JSONEncodeError):
             pass  # deep nesting, a lone surrogate or a big integer: canonical_bytes decides
-    return _serialize(event if type(event) is dict else dict(event), kind)
+    return _serialize(projected, kind)
+
+
+def _project_update(event: Mapping[str, Any], max_bytes: int, fit_strategy: str,
+                    stats: BoundStats | None) -> bytes:
+    """An opted-in ``tool_execution_update``: its line, or its bounded form past ``maxBytes``."""
+    kind = "tool_execution_update"
+    if _PLAIN_SHORTCUT:
+        # One walk for the commonest update, a plain one within the bound: it would pass the
+        # test below (its code points are the same count), so orjson writes it as
+        # canonical_bytes would.
+        try:
+            within = 0 <= _plain_tree_code_points(event) <= max_bytes
+        except RecursionError:
+            within = False
+        if within:
+            try:
+                line: bytes = _dumps(event, option=_STRICT_INTEGER)
+            except JSONEncodeError:  # a lone surrogate or a big integer: canonical_bytes decides
+                line = _serialize(event, kind)
+            if len(line) > max_bytes:
+                _, line = bound_with_line(event, max_bytes=max_bytes, fit_strategy=fit_strategy,
+                                          stats=stats)
+            return line
+    if _string_code_points(event) > max_bytes:
+        # L provably exceeds maxBytes (see above): check that it is writable, never write it.
+        _serialize(_blank_long_strings(event), kind)
+        _, line = bound_with_line(event, max_bytes=max_bytes, fit_strategy=fit_strategy,
+                                  stats=stats)
+        return line
+    line = _serialize(event if type(event) is dict else dict(event), kind)
+    if len(line) > max_bytes:
+        _, line = bound_with_line(event, max_bytes=max_bytes, fit_strategy=fit_strategy,
+                                  stats=stats)
+    return line
