@@ -61,22 +61,16 @@ def _require_event(event: Any) -> Mapping[str, Any]:
     return event
 
 
-def classify_event_clear(event: Any) -> Literal["fact", "frame"]:
-    """``"frame"`` for ``message_update`` and ``tool_execution_update``, else ``"fact"`` (§3)."""
-    return "frame" if _require_event(event)["type"] in FRAME_TYPES else "fact"
-
-
 def classify_event(event: Any) -> Literal["fact", "frame"]:
     """``"frame"`` for ``message_update`` and ``tool_execution_update``, else ``"fact"`` (§3).
 
-    :func:`classify_event_clear` without its checks' function calls when ``event`` is a plain
-    dict with a plain string type (what a JSON reader builds); anything else takes the checks.
+    A plain dict with a plain string type (what a JSON reader builds) is classified without
+    the checks' calls; anything else is checked first.
     """
-    if type(event) is dict:
-        kind = event.get("type")
-        if type(kind) is str:
-            return "frame" if kind in FRAME_TYPES else "fact"
-    return classify_event_clear(event)
+    kind = event.get("type") if type(event) is dict else None
+    if type(kind) is not str:
+        kind = _require_event(event)["type"]
+    return "frame" if kind in FRAME_TYPES else "fact"
 
 
 # -- §4 projection -----------------------------------------------------------------------------
