@@ -326,8 +326,8 @@ def bullet(results: dict[str, Any]) -> str:
                          for row in small) + " code points of tool output")
     text = (f"- **Throughput** (`{results.get('command', COMMAND)}`, process time, median of "
             "per-round ratios over "
-            f"{results['settings']['rounds']} interleaved rounds): the whole projection takes "
-            + "; ".join(parts) + " of the time of `orjson.dumps` of the same events")
+            f"{results['settings']['rounds']} interleaved rounds): against `orjson.dumps` of "
+            "the same events, the whole projection takes " + "; ".join(parts))
     if results.get("memory"):
         worst = max(row[fit] for row in results["memory"] for fit in FITS)
         text += (f"; bounding one {results['settings']['memory_bytes'] // MiB} MiB update "
