@@ -29,7 +29,7 @@ from eventproof.reference._wire import (
     classify_event,
     project_event_clear,
 )
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 FITS = ("halving", "maximal")
@@ -262,6 +262,34 @@ def test_the_differential_property_catches_a_wrong_fast_path(
     value = find(
         st.dictionaries(KEYS, st.one_of(PLAIN_LEAVES, EXOTIC_LEAVES), min_size=1, max_size=3),
         lambda value: outcome(canonical_bytes, value) != outcome(canonical_bytes_clear, value),
-        settings=settings(max_examples=3000, database=None, derandomize=True),
+        settings=settings(max_examples=3000, database=None, derandomize=True,
+                          phases=[Phase.generate]),
     )
     assert outcome(canonical_bytes, value) != outcome(canonical_bytes_clear, value)
+
+
+@pytest.mark.parametrize("wrong", ["plain facts", "plain updates"])
+def test_the_family_search_catches_a_wrong_projection_shortcut(
+        wrong: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A projection that lets orjson write any dict (facts), or any update within the bound,
+    writes lines the clear path does not; the families' own search finds one."""
+    from eventproof.reference import _wire
+    from hypothesis import find
+
+    if wrong == "plain facts":
+        monkeypatch.setattr(_wire, "_plain_tree", lambda value: type(value) is dict)
+        family = next(family for family in FAMILIES if family.name == "facts")
+    else:
+        monkeypatch.setattr(_wire, "_plain_tree_code_points", lambda value: 0)
+        family = next(family for family in FAMILIES if family.name == "numbers")
+
+    def differs(op_input: dict[str, Any]) -> bool:
+        arguments = {"include_live_events": op_input["includeLiveEvents"],
+                     "max_bytes": op_input["maxBytes"]}
+        return (outcome(project_event, op_input["event"], **arguments)
+                != outcome(project_event_clear, op_input["event"], **arguments))
+
+    found = find(family.strategy, differs,
+                 settings=settings(max_examples=500, database=None, derandomize=True,
+                                    phases=[Phase.generate]))
+    assert differs(found)
