@@ -10,7 +10,9 @@ measures three other subjects on the same events, so that its figure can be read
 - a no-op program through the subprocess path: the protocol's own cost per request (encoding,
   schema checks, two pipes and a parse), which no implementation behind it can beat.
 
-Figures are medians over rounds; MB/s counts the stream as compact UTF-8 JSON.
+Figures are medians over rounds; MB/s counts the stream as compact UTF-8 JSON. ``--stream``
+may be given more than once: the ``transcript`` and ``facts-256``/``facts-1k`` workloads are the
+size of most real events, where a per-event cost shows (docs/benchmark.md).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ._model import FIT_STRATEGIES
-from ._workloads import STREAM_KINDS
+from ._workloads import WORKLOAD_KINDS
 
 #: The no-op implementation, in process.
 NOOP_SPEC: Final = "python:eventproof.conformance._bench:NoopImplementation"
@@ -251,9 +253,10 @@ def _table(results: Sequence[Measurement], reference: Measurement | None) -> Tab
                    "command line speaking spec/protocol.md. Default: the bundled reference.")
 @click.option("--fit", type=click.Choice(FIT_STRATEGIES), default="halving", show_default=True,
               help="Fit strategy of the bundled reference when --impl is not given.")
-@click.option("--stream", type=click.Choice(STREAM_KINDS),
-              default="light", show_default=True,
-              help="The generated workload (docs/benchmark.md).")
+@click.option("--stream", "streams", type=click.Choice(WORKLOAD_KINDS), multiple=True,
+              default=("light",), show_default=True,
+              help="The generated workload (docs/benchmark.md); repeat it for one table per "
+                   "workload, e.g. --stream transcript --stream facts-256.")
 @click.option("--events", type=click.IntRange(min=1), default=2000, show_default=True,
               help="Events in the stream.")
 @click.option("--batch", type=click.IntRange(min=1), default=100, show_default=True,
@@ -269,24 +272,38 @@ def _table(results: Sequence[Measurement], reference: Measurement | None) -> Tab
               help="Start --impl through the shell (pipes, env assignments); off by default.")
 @click.option("--no-baselines", is_flag=True,
               help="Measure only --impl (no reference, no no-op paths).")
-def bench(impl: str | None, fit: str, stream: str, events: int, batch: int, rounds: int,
-          scale: float, seed: int, timeout: float, use_shell: bool, no_baselines: bool) -> None:
+def bench(impl: str | None, fit: str, streams: tuple[str, ...], events: int, batch: int,
+          rounds: int, scale: float, seed: int, timeout: float, use_shell: bool,
+          no_baselines: bool) -> None:
     """Measure events/s and MB/s of IMPL's project answers beside the reference and no-ops."""
-    from ._adapters import SubprocessAdapter, adapter_for
     from ._console import console as _console
-    from ._workloads import build_stream, json_size
 
     console = _console()
-
-    def build() -> list[Any]:
-        return build_stream(stream, events=events, seed=seed, scale=scale)
-
-    input_bytes = json_size(build())
     spec = impl or (_DEFAULT_IMPL if fit == "halving"
                     else "python:eventproof.reference:maximal_reference")
-    console.print(f"implementation: {spec}\nstream {stream}: {events:,} events, "
-                  f"{input_bytes / _MB:,.1f} MB as compact JSON; {rounds} round(s) in batches "
-                  f"of {batch}", markup=False)
+    console.print(f"implementation: {spec}", markup=False)
+    failed = 0
+    for stream in dict.fromkeys(streams):
+        failed += _bench_stream(console, spec, stream, events=events, batch=batch,
+                                rounds=rounds, scale=scale, seed=seed, timeout=timeout,
+                                use_shell=use_shell, no_baselines=no_baselines)
+    if failed:
+        sys.exit(1)
+
+
+def _bench_stream(console: Any, spec: str, stream: str, *, events: int, batch: int, rounds: int,
+                  scale: float, seed: int, timeout: float, use_shell: bool,
+                  no_baselines: bool) -> int:
+    """One workload's table; answers how many of its requests to ``spec`` failed."""
+    from ._adapters import SubprocessAdapter, adapter_for
+    from ._workloads import build_workload, json_size
+
+    def build() -> list[Any]:
+        return build_workload(stream, events=events, seed=seed, scale=scale)
+
+    input_bytes = json_size(build())
+    console.print(f"\nstream {stream}: {events:,} events, {input_bytes / _MB:,.1f} MB as "
+                  f"compact JSON; {rounds} round(s) in batches of {batch}", markup=False)
     results: list[Measurement] = []
     with _user_errors():
         adapter = adapter_for(spec, timeout=timeout, use_shell=use_shell)
@@ -313,4 +330,4 @@ def bench(impl: str | None, fit: str, stream: str, events: int, batch: int, roun
             f"{measured.failed} of {measured.events} requests to {spec} got no answer or an "
             "errored one, so its figures are not comparable; run `eventproof run --ops project "
             f"--impl {spec!r}` to see why.", markup=False)
-        sys.exit(1)
+    return measured.failed

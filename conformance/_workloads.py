@@ -20,10 +20,21 @@ Four streams share one shape (pi-style agent events, spec/wire.md §2) and diffe
   6 bytes once escaped, spec/wire.md §6.2);
 - ``astral``: emoji, CJK and a few lone surrogates (the canonical form writes U+FFFD for them,
   spec/wire.md §6.1).
+
+Three more workloads (:data:`WORKLOAD_KINDS`, built by :func:`build_workload`) are the size of
+most real events rather than of their largest texts:
+
+- ``transcript``: a child agent's own stream, the shape of seed 002 (:func:`child_transcript`):
+  per turn 150 text deltas whose ``message_update`` carries the growing partial message (in
+  ``message`` and in ``assistantMessageEvent.partial``), one tool whose live updates grow by
+  1 KiB each, and ``turn_end`` and ``agent_end`` carrying their messages;
+- ``facts-256``, ``facts-1k``: ``tool_execution_end`` facts with 256 or 1,024 code points of
+  tool output (:func:`sized_events`).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import random
@@ -525,3 +536,175 @@ def json_size(events: Sequence[Any]) -> int:
             .encode("utf-8", "surrogatepass"))
         for event in events
     )
+
+
+# -- the child's transcript and small facts ------------------------------------------------------
+
+#: The shape of :func:`child_transcript` by default: seed 002's 20-turn child with 150 deltas.
+TRANSCRIPT_TURNS: Final = 20
+TRANSCRIPT_DELTAS: Final = 150
+TRANSCRIPT_TOOL_UPDATES: Final = 20
+#: Code points a tool's output grows by from one live update to the next.
+TRANSCRIPT_UPDATE_STEP: Final = 1024
+
+WorkloadKind = Literal["light", "heavy", "escape", "astral", "transcript", "facts-256",
+                       "facts-1k"]
+#: Every workload :func:`build_workload` builds: the streams, the child's transcript, and facts
+#: of 256 and 1,024 code points of tool output.
+WORKLOAD_KINDS: Final[tuple[WorkloadKind, ...]] = (*STREAM_KINDS, "transcript", "facts-256",
+                                                    "facts-1k")
+_FACT_SIZES: Final = {"facts-256": 256, "facts-1k": 1024}
+
+
+def child_transcript(*, turns: int = TRANSCRIPT_TURNS, deltas: int = TRANSCRIPT_DELTAS,
+                     tool_updates: int = TRANSCRIPT_TOOL_UPDATES, seed: int = 0,
+                     scale: float = 1.0, events: int | None = None) -> list[dict[str, Any]]:
+    """A child agent's event stream, freshly built: the shape seed 002's subagent streamed.
+
+    Every turn: ``turn_start``, the assistant message streamed as ``deltas`` text deltas of 3 to
+    8 code points (each ``message_update`` carries the partial message so far twice, as
+    ``message`` and as ``assistantMessageEvent.partial``, separate objects), a tool call, the
+    tool's ``tool_updates`` live updates whose output grows by 1,024 code points (times
+    ``scale``) each, its ``tool_execution_end`` and result message, and ``turn_end`` with the
+    assistant message and the tool result. The last event is ``agent_end`` with every message.
+    With ``events``, turns are added until the stream has that many events (the last one
+    ``agent_end``), as :func:`build_stream` does.
+    """
+    if turns < 1 or deltas < 1 or tool_updates < 1:
+        raise ValueError(f"turns={turns}, deltas={deltas}, tool_updates={tool_updates}: each "
+                         "must be at least 1")
+    if events is not None and events < 1:
+        raise ValueError(f"events={events}: a stream has at least one event (agent_end)")
+    if not scale > 0:
+        raise ValueError(f"scale={scale}: use a positive factor")
+    rng = random.Random(f"eventproof-transcript:{seed}")
+    prose, tool = corpus("prose", seed), corpus("tool", seed)
+    ids = corpus("ids", seed)
+    step = _scaled(TRANSCRIPT_UPDATE_STEP, scale)
+    clock = _EPOCH_MS
+    stream: list[dict[str, Any]] = [{"type": "agent_start"}]
+    history: list[Callable[[], dict[str, Any]]] = []
+    task = _Text(prose, rng.randrange(len(prose)), _scaled(400, scale))
+
+    def user() -> dict[str, Any]:
+        return {"role": "user", "content": [{"type": "text", "text": task.make()}],
+                "timestamp": _EPOCH_MS}
+
+    stream += [{"type": "turn_start"}, {"type": "message_start", "message": user()},
+               {"type": "message_end", "message": user()}]
+    history.append(user)
+    turn = 0
+    while turn < turns or (events is not None and len(stream) < events - 1):
+        # The text: consecutive pieces of one corpus slice, so every prefix is fresh to build.
+        cuts = list(itertools.accumulate(rng.randint(3, 8) for _ in range(deltas)))
+        text = _Text(prose, rng.randrange(len(prose)), cuts[-1])
+        call_id = "toolu_01" + fresh_text(ids, rng.randrange(len(ids)), 22)
+        command = _Text(tool, rng.randrange(len(tool)), rng.randint(20, 120))
+        output = _Text(tool, rng.randrange(len(tool)), step * tool_updates)
+        started = clock = clock + 400
+        input_tokens = 1800 + 600 * turn
+
+        def usage(output_tokens: int, input_tokens: int = input_tokens) -> dict[str, Any]:
+            return {"input": input_tokens, "output": output_tokens, "cacheRead": 0,
+                    "cacheWrite": 0, "totalTokens": input_tokens + output_tokens,
+                    "cost": {"input": input_tokens * 3e-06, "output": output_tokens * 1.5e-05,
+                             "cacheRead": 0, "cacheWrite": 0,
+                             "total": input_tokens * 3e-06 + output_tokens * 1.5e-05}}
+
+        def assistant(length: int, call: str | None, tokens: int, started: int = started,
+                      text: _Text = text, command: _Text = command,
+                      call_id: str = call_id,
+                      usage: Callable[[int], dict[str, Any]] = usage) -> dict[str, Any]:
+            content: list[dict[str, Any]] = [{"type": "text", "text": text.make(length)}]
+            if call is not None:
+                arguments = {} if call == "open" else {"command": command.make()}
+                content.append({"type": "toolCall", "id": call_id, "name": "bash",
+                                "arguments": arguments})
+            return {"role": "assistant", "content": content, "api": "anthropic-messages",
+                    "provider": "anthropic", "model": "claude-sonnet-4-5",
+                    "usage": usage(tokens), "stopReason": "toolUse", "timestamp": started}
+
+        def update(message_event: dict[str, Any], length: int, call: str | None,
+                   tokens: int) -> dict[str, Any]:
+            message_event["partial"] = assistant(length, call, tokens)
+            return {"type": "message_update", "message": assistant(length, call, tokens),
+                    "assistantMessageEvent": message_event}
+
+        stream += [{"type": "turn_start"},
+                   {"type": "message_start", "message": assistant(0, None, 0)},
+                   update({"type": "text_start", "contentIndex": 0}, 0, None, 0)]
+        previous = 0
+        for index, cut in enumerate(cuts):
+            delta = text.make(cut)[previous:]
+            stream.append(update({"type": "text_delta", "contentIndex": 0, "delta": delta}, cut,
+                                 None, index + 1))
+            previous = cut
+        tokens = len(cuts)
+        stream += [
+            update({"type": "text_end", "contentIndex": 0, "content": text.make()}, cut, None,
+                   tokens),
+            update({"type": "toolcall_start", "contentIndex": 1}, cut, "open", tokens),
+            update({"type": "toolcall_end", "contentIndex": 1,
+                    "toolCall": {"type": "toolCall", "id": call_id, "name": "bash",
+                                 "arguments": {"command": command.make()}}},
+                   cut, "done", tokens + 10),
+        ]
+
+        def final(text: _Text = text, tokens: int = tokens + 10,
+                  assistant: Callable[..., dict[str, Any]] = assistant) -> dict[str, Any]:
+            return assistant(text.length, "done", tokens)
+
+        stream += [{"type": "message_end", "message": final()},
+                   {"type": "tool_execution_start", "toolCallId": call_id, "toolName": "bash",
+                    "args": {"command": command.make()}}]
+        for count in range(1, tool_updates + 1):
+            stream.append({
+                "type": "tool_execution_update", "toolCallId": call_id, "toolName": "bash",
+                "args": {"command": command.make()},
+                "partialResult": {"content": [{"type": "text", "text": output.make(step * count)}],
+                                  "details": {}}})
+        clock += 2000
+        finished = clock
+
+        def result(output: _Text = output) -> dict[str, Any]:
+            return {"content": [{"type": "text", "text": output.make()}],
+                    "details": {"exitCode": 0, "durationMs": 2000}}
+
+        def tool_result(call_id: str = call_id, result: Callable[[], dict[str, Any]] = result,
+                        finished: int = finished) -> dict[str, Any]:
+            return {"role": "toolResult", "toolCallId": call_id, "toolName": "bash",
+                    **result(), "isError": False, "timestamp": finished}
+
+        stream += [{"type": "tool_execution_end", "toolCallId": call_id, "toolName": "bash",
+                    "result": result(), "isError": False},
+                   {"type": "message_start", "message": tool_result()},
+                   {"type": "message_end", "message": tool_result()},
+                   {"type": "turn_end", "message": final(), "toolResults": [tool_result()]}]
+        history += [final, tool_result]
+        turn += 1
+    if events is not None:
+        del stream[events - 1:]
+    stream.append({"type": "agent_end", "messages": [make() for make in history]})
+    return stream
+
+
+def build_workload(kind: str, *, events: int = DEFAULT_EVENTS, seed: int = 0,
+                   scale: float = 1.0, well_formed: bool = False) -> list[dict[str, Any]]:
+    """``events`` fresh events of any workload of :data:`WORKLOAD_KINDS`.
+
+    The streams are :func:`build_stream`'s; ``transcript`` is :func:`child_transcript` cut or
+    extended to ``events``; ``facts-256`` and ``facts-1k`` are :func:`sized_events` (with
+    ``scale`` on their size). ``well_formed`` matters only to ``astral``, the one workload with
+    lone surrogates.
+    """
+    if kind in STREAM_KINDS:
+        return build_stream(kind, events=events, seed=seed, scale=scale, well_formed=well_formed)
+    if events < 1:
+        raise ValueError(f"events={events}: a stream has at least one event")
+    if not scale > 0:
+        raise ValueError(f"scale={scale}: use a positive factor")
+    if kind == "transcript":
+        return child_transcript(turns=1, events=events, seed=seed, scale=scale)
+    if kind in _FACT_SIZES:
+        return sized_events(_scaled(_FACT_SIZES[kind], scale), events, seed=seed)
+    raise ValueError(f"unknown workload {kind!r}; use one of {', '.join(WORKLOAD_KINDS)}")

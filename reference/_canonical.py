@@ -24,7 +24,11 @@ from typing import Any
 from ._errors import InvalidInput
 
 _orjson: ModuleType | None
-try:  # optional: the reference works, byte for byte the same, without it
+# orjson stays optional (the test and bench groups install it, the package does not require
+# it): every fast path falls back to the clear encoder, which writes the same bytes, so without
+# orjson the reference is slower but never different, and a port's author or an audit on a
+# platform without orjson wheels still gets the spec in code with no compiled dependency.
+try:
     import orjson as _orjson
 except ImportError:  # pragma: no cover - exercised by the no-orjson test
     _orjson = None
@@ -486,12 +490,145 @@ def _well_formed_for_orjson(value: Any) -> Any:
     return value
 
 
+# -- the plain-tree shortcut -------------------------------------------------------------------
+#
+# Most values are what a JSON reader just built: plain dicts and lists of strings, small
+# integers, booleans, null and ordinary floats. For those, _plain_tree is the whole check before
+# orjson writes the value: a dict or list holding, at any depth, only str member names that do
+# not start with an ASCII digit (no array index among them, §6.4), and only exact dict, list,
+# str, int, bool, None or floats _native_float accepts. It is _orjson_plan's _AS_IS answer minus
+# the integer range, written as one recursive function with the commonest types first; the
+# range is left to orjson itself: OPT_STRICT_INTEGER makes orjson refuse every integer beyond
+# ±(2^53-1) (the canonical form's own limit, checked at import by _strict_integers_agree), and
+# a refusal, like one for a lone surrogate, sends the value down the general path below, which
+# names the culprit. Whatever _plain_tree does not accept goes the general path too, so a
+# False is never wrong, only slower.
+
+_STRICT_INTEGER: int = getattr(_orjson, "OPT_STRICT_INTEGER", 0)
+
+
+def _strict_integers_agree() -> bool:
+    """True when orjson refuses exactly the integers beyond ±(2^53-1) under OPT_STRICT_INTEGER."""
+    if _orjson is None or not _STRICT_INTEGER:
+        return False
+    inside = [MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER, 0]
+    if _orjson.dumps(inside, option=_STRICT_INTEGER) != b"[9007199254740991,-9007199254740991,0]":
+        return False
+    for outside in (MAX_SAFE_INTEGER + 1, -MAX_SAFE_INTEGER - 1, 2**64, -(2**63)):
+        try:
+            _orjson.dumps([outside], option=_STRICT_INTEGER)
+        except _orjson.JSONEncodeError:
+            continue
+        return False
+    return True
+
+
+#: Whether canonical_bytes may take the plain-tree shortcut (the import-time checks passed).
+_PLAIN_SHORTCUT = _ORJSON_FLOATS_AGREE and _strict_integers_agree()
+
+
+class _NeverRaised(Exception):
+    """Stands for orjson's error when orjson is not installed (the shortcut is off then)."""
+
+
+#: orjson's writer and its refusal, for the callers of the shortcut (_wire).
+_dumps: Any = getattr(_orjson, "dumps", None)
+JSONEncodeError: type[Exception] = getattr(_orjson, "JSONEncodeError", _NeverRaised)
+
+
+def _plain_tree(value: Any) -> bool:
+    """True when ``value`` is a dict or list that orjson writes canonically, integers aside
+    (see the comment above). May raise RecursionError on deep nesting."""
+    if type(value) is dict:
+        for key, item in value.items():
+            if type(key) is not str or "0" <= key < ":":
+                return False
+            kind = type(item)
+            if kind is str or kind is int or kind is bool or item is None:
+                continue
+            if kind is dict or kind is list:
+                if not _plain_tree(item):
+                    return False
+            elif kind is float:
+                magnitude = abs(item)  # _native_float, inlined
+                if not ((_NATIVE_LOW <= magnitude < _NATIVE_HIGH and not magnitude.is_integer())
+                        or 0.0 < magnitude < _NATIVE_TINY):
+                    return False
+            else:
+                return False
+        return True
+    if type(value) is list:
+        for item in value:
+            kind = type(item)
+            if kind is str or kind is int or kind is bool or item is None:
+                continue
+            if kind is dict or kind is list:
+                if not _plain_tree(item):
+                    return False
+            elif kind is not float or not _native_float(item):
+                return False
+        return True
+    return False
+
+
+def _plain_tree_code_points(value: Any) -> int:
+    """The code points of every string and member name of ``value`` when
+    :func:`_plain_tree` accepts it, else -1 (the same walk, counting as it goes). May raise
+    RecursionError on deep nesting."""
+    total = 0
+    if type(value) is dict:
+        for key, item in value.items():
+            if type(key) is not str or "0" <= key < ":":
+                return -1
+            total += len(key)
+            kind = type(item)
+            if kind is str:
+                total += len(item)
+            elif kind is int or kind is bool or item is None:
+                continue
+            elif kind is dict or kind is list:
+                inner = _plain_tree_code_points(item)
+                if inner < 0:
+                    return -1
+                total += inner
+            elif kind is not float or not _native_float(item):
+                return -1
+        return total
+    if type(value) is list:
+        for item in value:
+            kind = type(item)
+            if kind is str:
+                total += len(item)
+            elif kind is int or kind is bool or item is None:
+                continue
+            elif kind is dict or kind is list:
+                inner = _plain_tree_code_points(item)
+                if inner < 0:
+                    return -1
+                total += inner
+            elif kind is not float or not _native_float(item):
+                return -1
+        return total
+    return -1
+
+
 def canonical_bytes(value: Any) -> bytes:
     """UTF-8 bytes of ``JSON.stringify(value)`` after well-forming every string (wire.md §6).
 
     No trailing newline. Raises :class:`InvalidInput` (naming the JSONPath) for integers beyond
     2^53-1, NaN and infinities, non-string member names and non-JSON values (wire.md §7).
     """
+    if _PLAIN_SHORTCUT:
+        try:
+            plain = _plain_tree(value)
+        except RecursionError:
+            plain = False
+        if plain:
+            try:
+                line: bytes = _orjson.dumps(value, option=_STRICT_INTEGER)  # type: ignore[union-attr]
+                return line
+            except _orjson.JSONEncodeError:  # type: ignore[union-attr]
+                pass  # a lone surrogate or an integer beyond 2^53-1: the general path decides
     if _orjson is not None:
         plan = _orjson_plan(value)
         if plan != _DECLINE:

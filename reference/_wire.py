@@ -8,17 +8,29 @@ bounded form of the backstop (§5).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypeGuard
 
 from ._backstop import (
     DEFAULT_MAX_BYTES,
+    FIT_STRATEGIES,
+    MIN_MAX_BYTES,
     BoundStats,
     bound_with_line,
     check_fit_strategy,
     check_max_bytes,
 )
-from ._canonical import canonical_bytes, has_surrogate
+from ._canonical import (
+    _PLAIN_SHORTCUT,
+    _STRICT_INTEGER,
+    JSONEncodeError,
+    _dumps,
+    _plain_tree,
+    _plain_tree_code_points,
+    canonical_bytes,
+    canonical_bytes_clear,
+    has_surrogate,
+)
 from ._errors import InvalidInput
 
 #: The ephemeral types (wire.md §3); everything else is durable.
@@ -50,8 +62,15 @@ def _require_event(event: Any) -> Mapping[str, Any]:
 
 
 def classify_event(event: Any) -> Literal["fact", "frame"]:
-    """``"frame"`` for ``message_update`` and ``tool_execution_update``, else ``"fact"`` (§3)."""
-    return "frame" if _require_event(event)["type"] in FRAME_TYPES else "fact"
+    """``"frame"`` for ``message_update`` and ``tool_execution_update``, else ``"fact"`` (§3).
+
+    A plain dict with a plain string type (what a JSON reader builds) is classified without
+    the checks' calls; anything else is checked first.
+    """
+    kind = event.get("type") if type(event) is dict else None
+    if type(kind) is not str:
+        kind = _require_event(event)["type"]
+    return "frame" if kind in FRAME_TYPES else "fact"
 
 
 # -- §4 projection -----------------------------------------------------------------------------
@@ -136,8 +155,12 @@ def _tool_call_fields(message_event: Mapping[str, Any]) -> tuple[str, str]:
 
 def _project_message_update(event: Mapping[str, Any]) -> dict[str, Any]:
     """``{type, usage?, assistantMessageEvent minus partial}`` (wire.md §4.3)."""
-    message = _mapping(event.get("message"), _MESSAGE, "a message")
-    role = _role(message, _MESSAGE)
+    message = event.get("message")
+    if type(message) is not dict:  # the checks' calls, only for what may fail them
+        message = _mapping(message, _MESSAGE, "a message")
+    role = message.get("role")
+    if type(role) is not str:
+        role = _role(message, _MESSAGE)
     if role != "assistant":
         raise InvalidInput(
             value=role, path=f"{_EVENT}.message.role",
@@ -145,9 +168,14 @@ def _project_message_update(event: Mapping[str, Any]) -> dict[str, Any]:
                    "this event is erroneous (wire.md §4.5)",
             fix="Send message_update only for assistant messages.",
         )
-    message_event = _mapping(event.get("assistantMessageEvent"), _MESSAGE_EVENT,
-                             "an assistantMessageEvent")
-    projected_event = {key: value for key, value in message_event.items() if key != "partial"}
+    message_event = event.get("assistantMessageEvent")
+    if type(message_event) is dict:  # the same copy as below, made by C code
+        projected_event = message_event.copy()
+        projected_event.pop("partial", None)
+    else:
+        message_event = _mapping(message_event, _MESSAGE_EVENT, "an assistantMessageEvent")
+        projected_event = {key: value for key, value in message_event.items()
+                           if key != "partial"}
     if message_event.get("type") == "toolcall_start":
         # JS object spread: an existing key keeps its position, its value is replaced.
         projected_event["id"], projected_event["toolName"] = _tool_call_fields(message_event)
@@ -198,10 +226,11 @@ def _input_path(kind: str, path: str) -> str:
     return _EVENT + path[1:]  # every other projection that copies values copies the event
 
 
-def _serialize(projected: Mapping[str, Any], kind: str) -> bytes:
+def _serialize(projected: Mapping[str, Any], kind: str,
+               encode: Callable[[Any], bytes] = canonical_bytes) -> bytes:
     """The canonical line of ``projected``; a refused number is named where the input had it."""
     try:
-        return canonical_bytes(projected)
+        return encode(projected)
     except InvalidInput as error:
         raise InvalidInput(value=error.value, path=_input_path(kind, error.path),
                            reason=error.reason, fix=error.fix) from None
@@ -271,16 +300,13 @@ def _blank_long_strings(value: Any) -> Any:
     return value
 
 
-def project_event(
+def project_event_clear(
     event: Any, *, include_live_events: bool, max_bytes: int = DEFAULT_MAX_BYTES,
     fit_strategy: str = "halving", stats: BoundStats | None = None,
 ) -> bytes | None:
-    """The canonical wire line of ``event``, or ``None`` for a frame not opted into (wire.md §4).
-
-    Raises :class:`InvalidInput` for an erroneous event (§4.5), for a value whose serialization
-    the canonical form refuses (§7), and for ``max_bytes`` that is not an integer >= 3215. A
-    :class:`BoundStats` passed as ``stats`` counts the backstop's serializations.
-    """
+    """:func:`project_event` as wire.md §4 reads: every check, the clear canonical encoder, and
+    the line of an oversized update written before it is bounded. The fast path is tested
+    against it over every family of project inputs (tests/unit/test_wire_fast_path.py)."""
     if not isinstance(include_live_events, bool):
         raise InvalidInput(value=include_live_events, path="$.includeLiveEvents",
                            reason="is not a boolean", fix="Send true or false.")
@@ -296,18 +322,102 @@ def project_event(
         projected = _project_turn_end(event)
     elif kind == "agent_end":
         projected = _project_agent_end(event)
-    elif kind == "tool_execution_update" and _string_code_points(event) > max_bytes:
+    else:
+        projected = event  # §4.2: every other fact, and an opted-in tool_execution_update
+    line = _serialize(projected, kind, canonical_bytes_clear)
+    if kind == "tool_execution_update" and len(line) > max_bytes:
+        _, line = bound_with_line(event, max_bytes=max_bytes, fit_strategy=fit_strategy,
+                                  stats=stats)
+    return line
+
+
+def project_event(
+    event: Any, *, include_live_events: bool, max_bytes: int = DEFAULT_MAX_BYTES,
+    fit_strategy: str = "halving", stats: BoundStats | None = None,
+) -> bytes | None:
+    """The canonical wire line of ``event``, or ``None`` for a frame not opted into (wire.md §4).
+
+    Raises :class:`InvalidInput` for an erroneous event (§4.5), for a value whose serialization
+    the canonical form refuses (§7), and for ``max_bytes`` that is not an integer >= 3215. A
+    :class:`BoundStats` passed as ``stats`` counts the backstop's serializations.
+
+    Writes exactly what :func:`project_event_clear` writes. When the arguments are of the exact
+    types a JSON reader builds, the checks they would pass are skipped; see also
+    :func:`_project` (the code-point shortcut) and ``canonical_bytes`` (the orjson fast path).
+    """
+    if (type(event) is dict and type(include_live_events) is bool
+            and type(max_bytes) is int and max_bytes >= MIN_MAX_BYTES
+            and type(fit_strategy) is str and fit_strategy in FIT_STRATEGIES):
+        kind = event.get("type")
+        if type(kind) is str:
+            return _project(event, kind, include_live_events, max_bytes, fit_strategy, stats)
+    if not isinstance(include_live_events, bool):
+        raise InvalidInput(value=include_live_events, path="$.includeLiveEvents",
+                           reason="is not a boolean", fix="Send true or false.")
+    max_bytes = check_max_bytes(max_bytes)
+    check_fit_strategy(fit_strategy)
+    event = _require_event(event)
+    return _project(event, event["type"], include_live_events, max_bytes, fit_strategy, stats)
+
+
+def _project(event: Mapping[str, Any], kind: str, include_live_events: bool, max_bytes: int,
+             fit_strategy: str, stats: BoundStats | None) -> bytes | None:
+    """:func:`project_event` once its arguments are checked."""
+    if kind in FRAME_TYPES:
+        if not include_live_events:
+            return None  # §4.1 comes first: a frame nobody opted into is never looked at
+        if kind != "message_update":
+            return _project_update(event, max_bytes, fit_strategy, stats)
+        projected = _project_message_update(event)
+    elif kind == "turn_end":
+        projected = _project_turn_end(event)
+    elif kind == "agent_end":
+        projected = _project_agent_end(event)
+    else:
+        # §4.2: every other fact as it is (a plain dict is serialized in place: nothing below
+        # changes it)
+        projected = event if type(event) is dict else dict(event)
+    # canonical_bytes' plain-tree shortcut, without the two calls in between (most events are
+    # small, and a call is a good part of their cost).
+    if _PLAIN_SHORTCUT:
+        try:
+            if _plain_tree(projected):
+                line: bytes = _dumps(projected, option=_STRICT_INTEGER)
+                return line
+        except (RecursionError, JSONEncodeError):
+            pass  # deep nesting, a lone surrogate or a big integer: canonical_bytes decides
+    return _serialize(projected, kind)
+
+
+def _project_update(event: Mapping[str, Any], max_bytes: int, fit_strategy: str,
+                    stats: BoundStats | None) -> bytes:
+    """An opted-in ``tool_execution_update``: its line, or its bounded form past ``maxBytes``."""
+    kind = "tool_execution_update"
+    if _PLAIN_SHORTCUT:
+        # One walk for the commonest update, a plain one within the bound: it would pass the
+        # test below (its code points are the same count), so orjson writes it as
+        # canonical_bytes would.
+        try:
+            within = 0 <= _plain_tree_code_points(event) <= max_bytes
+        except RecursionError:
+            within = False
+        if within:
+            try:
+                line: bytes = _dumps(event, option=_STRICT_INTEGER)
+            except JSONEncodeError:  # a lone surrogate or a big integer: canonical_bytes decides
+                line = _serialize(event, kind)
+            if len(line) > max_bytes:
+                _, line = bound_with_line(event, max_bytes=max_bytes, fit_strategy=fit_strategy,
+                                          stats=stats)
+            return line
+    if _string_code_points(event) > max_bytes:
         # L provably exceeds maxBytes (see above): check that it is writable, never write it.
         _serialize(_blank_long_strings(event), kind)
         _, line = bound_with_line(event, max_bytes=max_bytes, fit_strategy=fit_strategy,
                                   stats=stats)
         return line
-    else:
-        # §4.2: every other fact, and an opted-in tool_execution_update, as it is (a plain dict
-        # is serialized in place: nothing below changes it)
-        projected = event if type(event) is dict else dict(event)
-    line = _serialize(projected, kind)
-    if kind == "tool_execution_update" and len(line) > max_bytes:
+    line = _serialize(event if type(event) is dict else dict(event), kind)
+    if len(line) > max_bytes:
         _, line = bound_with_line(event, max_bytes=max_bytes, fit_strategy=fit_strategy,
                                   stats=stats)
     return line

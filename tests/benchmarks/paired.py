@@ -59,10 +59,12 @@ class Paired:
 # -- the subjects every comparison times --------------------------------------------------------
 
 
-def project_stream(fit: str, reference: Any = None) -> Callable[[Sequence[Any]], list[bytes]]:
+def project_stream(fit: str, reference: Any = None, *, include_live_events: bool = True
+                   ) -> Callable[[Sequence[Any]], list[bytes]]:
     """A reference's whole projection of a stream: classify and project every event
     (``reference``: a module with ``classify_event`` and ``project_event``, by default
-    :mod:`eventproof.reference`; another revision's, for a before/after comparison)."""
+    :mod:`eventproof.reference`; another revision's, for a before/after comparison), live
+    events opted in or, with ``include_live_events=False``, facts only."""
     if reference is None:
         import eventproof.reference as reference
     classify, project = reference.classify_event, reference.project_event
@@ -71,7 +73,7 @@ def project_stream(fit: str, reference: Any = None) -> Callable[[Sequence[Any]],
         lines = []
         for event in events:
             classify(event)
-            line = project(event, include_live_events=True, fit_strategy=fit)
+            line = project(event, include_live_events=include_live_events, fit_strategy=fit)
             if line is not None:
                 lines.append(line)
         return lines

@@ -32,9 +32,9 @@ from eventproof.reference._backstop import (  # noqa: E402
 )
 from paired import orjson_stream, project_stream  # noqa: E402
 from workloads import (  # noqa: E402
-    STREAM_KINDS,
+    WORKLOAD_KINDS,
     BenchSettings,
-    build_stream,
+    build_workload,
     fresh,
     json_size,
     live_update,
@@ -74,7 +74,7 @@ def json_stream(events: Sequence[Any]) -> list[bytes]:
 @lru_cache(maxsize=8)
 def stream_facts(kind: str, events: int, scale: float) -> dict[str, Any]:
     """The stream's size, its projected lines and how its events reach the canonical form."""
-    stream = build_stream(kind, events=events, scale=scale)
+    stream = build_workload(kind, events=events, scale=scale)
     lines = tuple(project_stream("halving")(stream))
     return {
         "input_bytes": json_size(stream),
@@ -104,8 +104,8 @@ def _stream_setup(subject: str, kind: str, settings: BenchSettings) -> Callable[
     # orjson refuses lone surrogates outright, so the baselines serialize the same stream with
     # each one replaced by U+FFFD, which is what the canonical form writes (wire.md §6.1).
     well_formed = subject not in REFERENCE_SUBJECTS
-    return fresh(lambda: build_stream(kind, events=settings.events, scale=settings.scale,
-                                      well_formed=well_formed))
+    return fresh(lambda: build_workload(kind, events=settings.events, scale=settings.scale,
+                                        well_formed=well_formed))
 
 
 STREAM_TARGETS: dict[str, Callable[[Sequence[Any]], list[bytes]]] = {
@@ -123,7 +123,7 @@ STREAM_TARGETS: dict[str, Callable[[Sequence[Any]], list[bytes]]] = {
 @pytest.mark.parametrize("subject", REFERENCE_SUBJECTS + BASELINE_SUBJECTS)
 @pytest.mark.parametrize("kind", [
     pytest.param(kind, marks=pytest.mark.benchmark(group=f"stream-{kind}"))
-    for kind in STREAM_KINDS
+    for kind in WORKLOAD_KINDS
 ])
 def test_stream(benchmark: Any, settings: BenchSettings, kind: str, subject: str) -> None:
     """The whole projection of a stream, or plain serialization of the same stream (a ratio)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -60,6 +61,18 @@ def test_bench_measures_an_in_process_implementation_alone() -> None:
     assert "eventproof-noop" in result.output
     assert "reference (" not in result.output
     assert "40 no line" in result.output
+
+
+def test_bench_shows_one_table_per_workload() -> None:
+    """--stream repeated: a table for the transcript and one for small facts, each with the
+    implementation, the reference and both no-ops answering every event."""
+    result = bench("--stream", "transcript", "--stream", "facts-256", *TINY)
+    assert result.exit_code == 0, result.output
+    assert "stream transcript: 40 events" in result.output
+    assert "stream facts-256: 40 events" in result.output
+    assert result.output.count("µs/event") == 2
+    assert result.output.count("reference (halving)") == 2
+    assert result.output.count("eventproof-noop-program") == 2
 
 
 def test_bench_follows_the_declared_fit_strategy() -> None:
@@ -193,6 +206,70 @@ def test_bad_workload_arguments_are_refused() -> None:
         _workloads.build_stream("light", events=10, scale=0)
 
 
+@pytest.mark.parametrize("kind", ["transcript", "facts-256", "facts-1k"])
+def test_small_event_workloads_are_deterministic_and_fresh(kind: str) -> None:
+    """The transcript and the small facts: equal on every call, never the same strings."""
+    first = _workloads.build_workload(kind, events=300)
+    second = _workloads.build_workload(kind, events=300)
+    assert first == second
+    assert len(first) == 300
+    pairs = [(a, b) for (key, a), (_, b) in zip(strings(first), strings(second), strict=True)
+             if key in GENERATED and len(a) > 1]
+    assert len(pairs) > 250
+    assert all(a is not b for a, b in pairs)
+    ids = [id(a) for a, _ in pairs]
+    assert len(set(ids)) == len(ids)
+
+
+def test_transcript_has_the_shape_of_seed_002s_child() -> None:
+    """Per turn: 150 deltas whose updates carry the growing partial message twice, 20 live
+    tool updates growing by 1 KiB of output, turn_end with its messages; agent_end with all."""
+    events = _workloads.child_transcript()
+    assert events[0]["type"] == "agent_start"
+    assert events[-1]["type"] == "agent_end"
+    turns = [event for event in events if event["type"] == "turn_end"]
+    assert len(turns) == _workloads.TRANSCRIPT_TURNS == 20
+    deltas = [event for event in events if event["type"] == "message_update"
+              and event["assistantMessageEvent"]["type"] == "text_delta"]
+    assert len(deltas) == 20 * 150
+    first_turn = deltas[:150]
+    texts = [event["message"]["content"][0]["text"] for event in first_turn]
+    assert all(3 <= len(event["assistantMessageEvent"]["delta"]) <= 8 for event in first_turn)
+    assert all(later.startswith(earlier) and len(later) > len(earlier)
+               for earlier, later in itertools.pairwise(texts))
+    for event in first_turn:
+        partial = event["assistantMessageEvent"]["partial"]
+        assert partial == event["message"]
+        assert partial is not event["message"]
+        assert event["message"]["content"][0]["text"].endswith(
+            event["assistantMessageEvent"]["delta"])
+    updates = [event for event in events if event["type"] == "tool_execution_update"]
+    assert len(updates) == 20 * 20
+    sizes = [len(event["partialResult"]["content"][0]["text"]) for event in updates[:20]]
+    assert sizes == [1024 * count for count in range(1, 21)]
+    assert [len(turn["toolResults"]) for turn in turns] == [1] * 20
+    assert turns[0]["message"]["role"] == "assistant"
+    messages = events[-1]["messages"]
+    assert len(messages) == 1 + 2 * 20  # the task, then each turn's answer and tool result
+    assert messages[1] == turns[0]["message"]
+    assert messages[2] == turns[0]["toolResults"][0]
+
+
+def test_small_facts_have_their_size_and_bad_workloads_are_refused() -> None:
+    for kind, size in (("facts-256", 256), ("facts-1k", 1024)):
+        facts = _workloads.build_workload(kind, events=5)
+        assert {fact["type"] for fact in facts} == {"tool_execution_end"}
+        assert {len(fact["result"]["content"][0]["text"]) for fact in facts} == {size}
+    with pytest.raises(ValueError, match="'nope'"):
+        _workloads.build_workload("nope", events=10)
+    with pytest.raises(ValueError, match="events=0"):
+        _workloads.build_workload("transcript", events=0)
+    with pytest.raises(ValueError, match="scale=0"):
+        _workloads.build_workload("facts-256", events=3, scale=0)
+    with pytest.raises(ValueError, match="turns=0"):
+        _workloads.child_transcript(turns=0)
+
+
 def test_heavy_stream_bounds_about_one_event_in_200() -> None:
     """heavy: about one event in 200 is a live update over the default maxBytes, with texts of
     300 KB to 4 MiB of ASCII, CJK, emoji or controls; final results keep only the last lines."""
@@ -269,7 +346,6 @@ def test_publisher_writes_page_plots_and_readme_bullet_from_one_run(tmp_path: An
     """run.py writes the results page, the plots, the JSON and the README bullet from the same
     figures: the bullet's ratios are the page's medians."""
     import json
-    import re
 
     pytest.importorskip("matplotlib", reason="the plots need the bench dependency group "
                         "(nox -s bench-publish installs it)")
@@ -279,7 +355,7 @@ def test_publisher_writes_page_plots_and_readme_bullet_from_one_run(tmp_path: An
                       encoding="utf-8")
     code = run.main(["--out", str(tmp_path), "--readme", str(readme), "--rounds", "2",
                      "--warmup", "0", "--events", "150", "--scale", "0.02",
-                     "--streams", "light,heavy",
+                     "--streams", "light,heavy,transcript,facts-256", "--turns", "2",
                      "--skip", "backstop,memory,event-size,amplification"])
     assert code == 0
     page = (tmp_path / "docs" / "benchmark-results.md").read_text(encoding="utf-8")
@@ -289,14 +365,30 @@ def test_publisher_writes_page_plots_and_readme_bullet_from_one_run(tmp_path: An
     assert text.startswith("# x\n\n")
     assert text.endswith("\n\nrest\n")
     assert (tmp_path / "docs" / "img" / "ratios.svg").exists()
-    for row in results["streams"]:
-        assert len(row["times"]["orjson"]) == 2
-        halving, maximal = (f"{row[fit]['median']:.2f}" for fit in ("halving", "maximal"))
-        assert f"| {halving}x (" in page
-        assert f"| {maximal}x (" in page
-        assert (f"{halving}× (halving) and {maximal}× (maximal) on the {row['stream']} stream"
-                in text)
-    assert re.search(r"`nox -s bench-publish`", text)
+    rows = {row["stream"]: row for row in results["streams"]}
+    assert list(rows) == ["light", "heavy", "transcript", "facts-256"]
+    for row in rows.values():
+        assert len(row["times"]["orjson"]) == len(row["times"]["facts only"]) == 2
+        for name in ("halving", "maximal", "facts only"):
+            assert f"| {row[name]['median']:.2f}x (" in page
+    for name in ("light", "heavy"):
+        halving, maximal = (f"{rows[name][fit]['median']:.2f}" for fit in ("halving", "maximal"))
+        assert f"{halving}× (halving) and {maximal}× (maximal) on the {name} stream" in text
+    transcript = rows["transcript"]
+    assert transcript["events"] == 369  # two turns of seed 002's child, whatever --events says
+    assert (f"{transcript['halving']['median']:.2f}× (live) and "
+            f"{transcript['facts only']['median']:.2f}× (facts only) on a child's transcript"
+            in text)
+    assert f"{rows['facts-256']['halving']['median']:.2f}× on facts of 256 code points" in text
+    assert rows["facts-256"]["target"] == 2.0
+    assert transcript["target"] == 1.15
+    # The command that reproduces the figures, with the options of this run.
+    reproduce = ("`nox -s bench-publish -- --rounds 2 --warmup 0 --events 150 --scale 0.02 "
+                 "--streams light,heavy,transcript,facts-256 --turns 2 "
+                 "--skip backstop,memory,event-size,amplification`")
+    assert reproduce in text
+    assert f"Generated by {reproduce}" in page
+    assert run.command(["--out", "x", "--readme", "y"]) == "nox -s bench-publish"
 
 
 def test_publisher_refuses_a_readme_without_markers(tmp_path: Any) -> None:

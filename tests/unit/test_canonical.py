@@ -554,10 +554,13 @@ def test_import_check_accepts_the_installed_orjson() -> None:
 
 def test_without_orjson_the_bytes_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     """With the fast path switched off, canonical_bytes answers the same bytes."""
-    value = {"b": [1, "x\n", 30.0, 0.5, 1.5e-6], "a": {"c": None, "d": True}}
-    fast = canonical_bytes(value)
-    monkeypatch.setattr(_canonical, "_orjson", None)
-    assert canonical_bytes(value) == fast
+    for value in ({"b": [1, "x\n", 30.0, 0.5, 1.5e-6], "a": {"c": None, "d": True}},
+                  {"b": [1, "x\n", 0.5], "a": {"c": None, "d": True}}):
+        fast = canonical_bytes(value)
+        with monkeypatch.context() as patch:
+            patch.setattr(_canonical, "_orjson", None)
+            patch.setattr(_canonical, "_PLAIN_SHORTCUT", False)
+            assert canonical_bytes(value) == fast
 
 
 def test_reference_imports_without_orjson() -> None:
@@ -566,8 +569,11 @@ def test_reference_imports_without_orjson() -> None:
         "import sys; sys.modules['orjson'] = None\n"
         "from eventproof.reference import _canonical\n"
         "assert _canonical._orjson is None\n"
+        "assert not _canonical._PLAIN_SHORTCUT\n"
         "print(_canonical.canonical_bytes({'b': 1, '1': [30.0, '\\ud800']}).decode())\n"
+        "from eventproof.reference import project_event\n"
+        "print(project_event({'type': 'x', 'a': [0.5]}, include_live_events=False).decode())\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, timeout=60)
-    assert result.stdout.strip() == '{"1":[30,"\ufffd"],"b":1}'
+    assert result.stdout.split() == ['{"1":[30,"\ufffd"],"b":1}', '{"type":"x","a":[0.5]}']
