@@ -169,8 +169,8 @@ def test_several_implementations_one_that_cannot_start(tmp_path: Path) -> None:
                  "--html", str(tmp_path / "site"), "--state-dir", str(tmp_path), NO_COLOR="1")
     assert result.returncode == 2, result.stdout + result.stderr
     assert "'no-such-program-eventproof' was not found" in result.stderr
-    assert f"  {'broken':<18}--impl no-such-program-eventproof  (" in result.stdout
-    assert f"  {'conforms':<18}--impl {REFERENCE}  (" in result.stdout
+    assert f"  {'could not be checked':<20}--impl no-such-program-eventproof  (" in result.stdout
+    assert f"  {'conforms':<20}--impl {REFERENCE}  (" in result.stdout
     # Without --reports, the reports the page renders go next to it.
     assert [path.name for path in (tmp_path / "site" / "reports").iterdir()] == [
         "eventproof-reference-halving.json"]
@@ -256,7 +256,7 @@ def test_every_command_writes_no_escape_code_with_no_color(tmp_path: Path) -> No
     report = tmp_path / "bad.json"
     # -x: one failure is all the styled output needs, and the run ends there.
     made = run("run", *SEARCH, "-x", "--ops", "select", "--impl", UNFILTERED, "--json",
-               str(report), "--state-dir", str(state), PYTHONPATH=str(TESTS))
+               str(report), "--state-dir", str(state), "--shard", "1/1", PYTHONPATH=str(TESTS))
     assert made.returncode == 1, made.stdout + made.stderr
     commands = [
         (0, ("rules",)),

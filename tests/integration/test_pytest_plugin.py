@@ -360,8 +360,10 @@ def test_under_xdist_each_operation_is_checked_once_with_the_same_verdicts(
     outcomes = Counter(outcome for outcome, _ in plain_verdicts.values())
     assert set(outcomes) == {"passed", "failure"}
     summary = _verdict_lines(plain)
-    assert summary == [
-        "eventproof: never-selects does not conform",
+    assert summary[0] == "eventproof: never-selects does not conform"
+    assert summary[1].startswith(f"eventproof: does not conform (exit code 1, "
+                                 f"{len(plain_verdicts)} of {len(plain_verdicts)} rules judged)")
+    assert summary[2:] == [
         f"eventproof: {len(plain_verdicts)} rule(s) of 2 operation(s): {outcomes['passed']} "
         f"pass, {outcomes['failure']} fail"]
     assert _verdict_lines(spread) == summary

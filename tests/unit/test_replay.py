@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from eventproof.conformance import check_implementation
 from eventproof.conformance._adapters import Ok
 from eventproof.conformance._engine import (
     Counterexample,
     RuleResult,
     RunReport,
-    check_implementation,
 )
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._operations import RULES_BY_ID, operation
