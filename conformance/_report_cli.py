@@ -23,13 +23,17 @@ from rich.text import Text
               help="Join the JSON reports of the slices of one run (--shard K/N) into OUT.json.")
 @click.option("--title", default="eventproof conformance matrix", show_default=True,
               help="The page's title.")
+@click.option("--label", "labels", multiple=True, metavar="TEXT",
+              help="With --html: the heading of a report's column, once per report in order "
+                   "(default: the implementation's name and version, numbered when equal).")
 def report(reports: tuple[Path, ...], html_dir: Path | None, merge_path: Path | None,
-           title: str) -> None:
+           title: str, labels: tuple[str, ...]) -> None:
     """Render reports of `eventproof run --json` as one static HTML matrix and badges, or join
     the reports of a sharded run (--merge).
 
     Each report is one column: give several (one per implementation, or per version) to compare
-    them. The page needs no network and opens from file://.
+    them; the document `eventproof run --html` writes for an implementation that could not be
+    checked is a column too. The page needs no network and opens from file://.
     """
     from ._matrix import MatrixError, write_matrix
     from .cli import _console
@@ -39,13 +43,21 @@ def report(reports: tuple[Path, ...], html_dir: Path | None, merge_path: Path | 
         raise click.UsageError("give --html DIR (the matrix page) or --merge OUT.json (join the "
                                "slices of a sharded run)")
     if merge_path is not None:
+        if labels:
+            raise click.UsageError("--label heads the columns of --html; --merge has none")
         _merge(reports, merge_path, console)
         return
     assert html_dir is not None
+    if labels and len(labels) != len(reports):
+        raise click.UsageError(f"{len(labels)} --label for {len(reports)} report(s): give one "
+                               "--label per report, in the same order, or none")
     try:
-        written = write_matrix(html_dir, reports, title=title)
+        written = write_matrix(html_dir, reports, title=title, labels=labels or None)
     except MatrixError as error:
         _die(str(error))
+    except OSError as error:
+        _die(f"--html {html_dir}: the matrix could not be written ({error.strerror or error}); "
+             "name a directory you can write to")
     console.print(f"wrote {written[0]} ({len(reports)} report(s)) and "
                   f"{len(written) - 1} badge(s) under {written[0].parent / 'badges'}",
                   markup=False, soft_wrap=True)
@@ -66,7 +78,7 @@ def _merge(reports: tuple[Path, ...], out: Path, console: Console) -> None:
         except (OSError, ValueError) as error:
             _die(f"{path}: cannot be read as a JSON report ({error}); give the files "
                  "`eventproof run --json` wrote")
-        issues = schema_issues(document, "report.json")
+        issues = schema_issues(document, "report.json#/$defs/run")
         if issues:
             _die(f"{path}: not a report of this eventproof ({issues[0]}); give the files "
                  "`eventproof run --json` wrote, unedited")
