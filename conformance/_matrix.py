@@ -572,7 +572,6 @@ def _card(column: _Column, badge_href: str) -> str:
                       f'data-count="{int(counts_of[outcome])}">{_pill(outcome)} '
                       f'{int(counts_of[outcome])}</span>'
                       for outcome in OUTCOMES if int(counts_of.get(outcome, 0)))
-    reasons = "".join(f"<li>{_e(reason)}</li>" for reason in verdict["reasons"])
     profiles = "".join(
         f'<li data-profile="{_e(entry["profile"])}" data-status="{_e(entry["status"])}">'
         f'<span class="profile">{_e(entry["profile"])}</span> {_status(str(entry["status"]))}'
@@ -591,7 +590,6 @@ def _card(column: _Column, badge_href: str) -> str:
         f'<p class="counts" data-judged="{int(verdict["judgedRules"])}" '
         f'data-rules="{int(verdict["rules"])}">{counts}</p>'
         f'<ul class="profiles">{profiles}</ul>'
-        + (f'<ul class="reasons">{reasons}</ul>' if reasons else "")
         + f'<p class="meta">{name} <span class="ver">{_e(column.version)}</span> · '
         f'{_e(language or "language not stated")} · '
         f'fit {_e(capabilities["fitStrategy"])} · budget {_e(report["budget"])} · {_e(seed)}'
