@@ -195,7 +195,7 @@ def _first_line(text: str, limit: int = 300) -> str:
     return line if len(line) <= limit else line[:limit] + "…"
 
 
-def annotations(report: Mapping[str, Any]) -> list[str]:
+def annotation_commands(report: Mapping[str, Any]) -> list[str]:
     """The workflow commands for a report: one annotation per root cause, then the verdict.
 
     A result that follows from another rule's failure (``cause``) is folded into that rule's
@@ -272,7 +272,7 @@ def step_summary(report: Mapping[str, Any], markdown: str | None) -> str:
 
 
 def _annotate(report: Mapping[str, Any]) -> None:
-    for command in annotations(report):
+    for command in annotation_commands(report):
         print(command, flush=True)
 
 

@@ -242,7 +242,7 @@ def test_one_root_cause_gives_one_annotation() -> None:
         {**failing("select.fine", "x"), "outcome": "pass"},
     ]
     report = {"implementation": {"name": "port"}, "verdict": verdict, "results": results}
-    commands = script.annotations(report)
+    commands = script.annotation_commands(report)
     assert len(commands) == 5  # the cause and its six followers; empty twice; other; SHOULD
     assert commands[0].startswith("::error title=eventproof%3A port fail select.last-message%2C "
                                   "select.follower-0%2C select.follower-1%2C select.follower-2 "
@@ -256,7 +256,7 @@ def test_one_root_cause_gives_one_annotation() -> None:
     # Unjudged MUST rules are one annotation, whatever their number.
     unjudged = {**report, "results": [], "verdict": {**verdict, "unjudged": [
         rule.id for rule in RULES[:8]]}}
-    commands = script.annotations(unjudged)
+    commands = script.annotation_commands(unjudged)
     assert len(commands) == 2
     assert "8 MUST rule(s) not judged" in commands[0]
     assert "and 2 more" in commands[0]

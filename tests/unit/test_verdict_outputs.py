@@ -22,7 +22,7 @@ from typing import Any, get_args
 
 import pytest
 from eventproof.conformance._matrix import badge, matrix_html
-from eventproof.conformance._model import Capabilities
+from eventproof.conformance._model import Capabilities, Outcome
 from eventproof.conformance._operations import OPS, PROFILES, RULES
 from eventproof.conformance._reports import junit_tree, markdown_summary, report_document
 from eventproof.conformance._results import (
@@ -49,7 +49,7 @@ PROFILE_NAMES = tuple(profile.name for profile in PROFILES)
 BROKEN = ("fail", "error", "crash", "timeout")
 
 #: The outcomes each behaviour of an operation gives its rules.
-BEHAVIOURS: dict[str, tuple[str, ...]] = {
+BEHAVIOURS: dict[str, tuple[Outcome, ...]] = {
     "conforming": ("pass",),
     "failing": ("pass", "fail"),
     "skipping": ("skip", "untested"),
@@ -109,7 +109,7 @@ def runs(draw: st.DrawFn) -> RunReport:
                 if first_broken and draw(st.booleans()):
                     cause = first_broken
                 first_broken = first_broken or rule.id
-            results.append(RuleResult(rule, outcome, counterexample=example,  # type: ignore[arg-type]
+            results.append(RuleResult(rule, outcome, counterexample=example,
                                       coverage=Coverage(judged=judged), cause=cause,
                                       note="note" if outcome != "pass" else ""))
     ending = draw(st.sampled_from(["", "", MAX_TIME_REASON, INTERRUPTED_REASON,
@@ -173,7 +173,7 @@ def matrix_page(report: RunReport) -> Stated:
     page = _Elements(matrix_html([(Path("port.json"), report_document(report))]))
     cards = [attrs for tag, attrs in page.elements if tag == "section"]
     assert len(cards) == 1
-    counts = dict.fromkeys(OUTCOMES, 0)
+    counts: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
     counts.update({attrs["data-outcome"]: int(attrs["data-count"])
                    for tag, attrs in page.elements
                    if tag == "span" and attrs.get("class") == "count"})
@@ -233,7 +233,7 @@ def markdown(report: RunReport) -> Stated:
     assert verdict is not None
     all_row = re.search(r"^\| \*\*all\*\* \|(.*)\|$", text, re.MULTILINE)
     assert all_row is not None
-    counts = dict(zip(OUTCOMES, (int(cell.strip().strip("*"))
+    counts: dict[str, int] = dict(zip(OUTCOMES, (int(cell.strip().strip("*"))
                                  for cell in all_row[1].split("|")), strict=True))
     profiles = {match[1]: _status_in(match[2])
                 for match in re.finditer(r"^\| (\w+) \| ([^|]+) \| \d+ of \d+ \|$", text,
@@ -265,7 +265,7 @@ def action(report: RunReport) -> Stated:
         entry.split("=", 1) for entry in outputs["profiles"].split(",") if entry))
     assert stated.headline == outputs["verdict"]
     assert stated.exit_code == int(outputs["exit-code"])
-    last = ACTION_SCRIPT.annotations(document)[-1]
+    last = ACTION_SCRIPT.annotation_commands(document)[-1]
     assert last.startswith("::notice " if stated.headline == "conforms" else "::error ")
     assert f"port {stated.headline}::" in last
     summary = ACTION_SCRIPT.step_summary(document, None)
