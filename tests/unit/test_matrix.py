@@ -28,6 +28,8 @@ from eventproof.conformance._reports import report_document
 from eventproof.conformance._results import Invocation, RunVerdict
 from eventproof.conformance._schemas import schema_issues
 from eventproof.conformance.cli import main
+from hypothesis import given
+from hypothesis import strategies as st
 
 HOSTILE = ('</script><script>alert("x")</script><img src=x onerror=alert(1)> '
            "' \" & \u202eevil\u202c \u2028 \x00 \ud800")
@@ -336,6 +338,21 @@ def test_the_unchecked_shape_is_a_report() -> None:
                          "report.json") != []
 
 
+@given(st.lists(st.tuples(st.sampled_from(["port", "port 1.0", "js"]),
+                          st.sampled_from(["", "1.0", "1.0 (2)"])), min_size=1, max_size=6),
+       st.booleans())
+def test_column_labels_are_always_distinct(identities: list[tuple[str, str]],
+                                           labelled: bool) -> None:
+    """Whatever names, versions and labels are given (the same ones included), no two columns
+    are headed alike, and each heading starts with what it was to be called."""
+    documents = [report(name, [], version=version) for name, version in identities]
+    wanted = [name for name, _ in identities] if labelled else None
+    shown = column_labels(documents, wanted)
+    assert len(set(shown)) == len(shown)
+    for heading, (name, version) in zip(shown, identities, strict=True):
+        assert heading.startswith(name if labelled else " ".join(filter(None, [name, version])))
+
+
 def test_columns_are_told_apart() -> None:
     """--label heads the columns; without it, name and version, numbered while still equal."""
     same = [report("js-example", [], version="0.1.0") for _ in range(3)]
@@ -365,6 +382,8 @@ def test_coverage_is_rendered_when_a_result_has_it(tmp_path: Path) -> None:
     ("[1]", "a report is a JSON object, this is list"),
     ('{"reportVersion": 1}', "$.reportVersion is 1; this eventproof"),
     ('{"reportVersion": 3}', "$: 'specVersion' is a required property"),
+    ('{"reportVersion": 3, "suiteVersion": "0.1.0", "implementation": {"command": "x"}, '
+     '"verdict": {"conforms": true}}', "$.verdict: 'exitCode' is a required property"),
 ])
 def test_a_bad_report_is_named(tmp_path: Path, content: str, named: str) -> None:
     path = tmp_path / "bad.json"
