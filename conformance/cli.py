@@ -453,7 +453,10 @@ def run(
         if entry.verdict.exit_code in _ENDED_BY_SIGNAL:
             break
     if html_dir is not None:
-        _write_html(html_dir, checked, labels, reports_dir, console)
+        # An implementation the run did not reach (it ended first) still has its column.
+        ended = [_Checked(spec, None, error="not checked: the run ended before it reached this "
+                          "implementation") for spec in specs[len(checked):]]
+        _write_html(html_dir, [*checked, *ended], labels, reports_dir, console)
     code = combined_exit_code(entry.verdict for entry in checked)
     if len(specs) > 1:
         _summarize(checked, console, skipped=specs[len(checked):], code=code)

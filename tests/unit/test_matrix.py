@@ -436,3 +436,23 @@ def test_slugs_are_distinct_and_match_the_badges(tmp_path: Path) -> None:
     written = write_matrix(tmp_path / "site", paths)
     assert [path.name for path in written[1:]] == [f"{slug}.json" for slug in
                                                    slugs(["My Port", "My Port"])]
+
+
+def test_run_html_gives_every_implementation_a_column(tmp_path: Path) -> None:
+    """`eventproof run --html`'s page: one column per --impl, those that could not be checked
+    (or that a run ended before reaching) with their error, headed by their labels."""
+    from eventproof.conformance.cli import _Checked, _console, _write_html
+
+    checked = [_Checked("node gone.mjs", None, error="'node' was not found"),
+               _Checked("node later.mjs", None, error="not checked: the run ended before it "
+                                                       "reached this implementation")]
+    _write_html(tmp_path / "site", checked, ("gone", "later"), None, _console())
+    page = Page((tmp_path / "site" / "index.html").read_text("utf-8"))
+    heads = [attrs["data-headline"] for tag, attrs in page.elements
+             if tag == "th" and "impl" in attrs.get("class", "").split()]
+    assert heads == ["could not be checked"] * 2
+    assert "'node' was not found" in page.text()
+    assert "the run ended before it reached this implementation" in page.text()
+    assert sorted(path.name for path in (tmp_path / "site" / "reports").iterdir()) == [
+        "unchecked-node-gone.mjs.json", "unchecked-node-later.mjs.json"]
+    assert [entry.json_file is not None for entry in checked] == [True, True]
