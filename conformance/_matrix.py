@@ -1,17 +1,23 @@
 """The conformance matrix: one static HTML page over one or many JSON reports, and badges.
 
 ``write_matrix(directory, report_paths)`` reads reports written by ``eventproof run --json``
-(``schemas/report.json``) and writes:
+(``schemas/report.json``: a run's report, or the short document of an implementation that could
+not be checked) and writes:
 
-- ``index.html``: implementations as columns, rules as rows grouped by profile and spec section,
-  the outcome in each cell; a cell with a counterexample opens it (the message, the minimal
-  input, the diff from the expected to the actual answer, both answers, stderr, the seed and the
-  replay command) in one click; checkboxes filter the rows by outcome (``?outcomes=fail,error``
-  in the URL preselects them; ``#<panel id>`` opens a panel). The page is one file with
+- ``index.html``: implementations as columns (headed by their labels: ``--label``, else name and
+  version, numbered when still equal), rules as rows grouped by profile and spec section, the
+  outcome in each cell, and each profile's status per column. Every verdict, count and status
+  shown is the report's own ``verdict`` member: the page decides nothing. An implementation that
+  could not be checked has a column with its error. A cell with a counterexample opens it (the
+  message, the minimal input, the diff from the expected to the actual answer, both answers,
+  stderr, the seed and the replay command of the report's own run) in one click; checkboxes
+  filter the rows by outcome (``?outcomes=fail,error`` in the URL preselects them;
+  ``#<panel id>`` opens a panel). The page is one file with
   its CSS and script inline: it loads nothing and works from ``file://``. Without script, a cell's
   link still opens its counterexample (a ``:target`` rule); only the filters need the script.
 - ``badges/<implementation>.json``: a shields.io endpoint file per implementation
-  (``https://img.shields.io/endpoint?url=<where it is published>``).
+  (``https://img.shields.io/endpoint?url=<where it is published>``): the verdict's headline and
+  the profiles that do not conform in full.
 
 Every value from a report is escaped for HTML; values are shown as JSON with lone surrogates,
 line separators and bidirectional controls written as JSON escapes, so a hostile string is shown,
@@ -45,14 +51,28 @@ from ._reports import (
     section_label,
     section_url,
 )
+from ._results import Invocation, RunVerdict
 
-__all__ = ["MatrixError", "badge", "load_report", "matrix_html", "slugs", "write_matrix"]
+__all__ = [
+    "MatrixError", "badge", "column_labels", "load_report", "matrix_html", "slugs",
+    "unchecked_report", "write_matrix",
+]
 
 #: A cell of a rule the report does not list (the operation was not run).
 NOT_RUN = "none"
 _OUTCOME_LABEL: dict[str, str] = {**{outcome: str(outcome) for outcome in OUTCOMES},
                                   NOT_RUN: "not run"}
-_BROKEN = frozenset({"fail", "error", "crash", "timeout"})
+#: The colour of each outcome's pill and bar. Every outcome of :data:`OUTCOMES` has one (the
+#: page's CSS is made from this table; tests/unit/test_matrix.py walks OUTCOMES against it).
+_OUTCOME_COLOURS: dict[str, str] = {
+    "pass": "#1a7f37", "fail": "#cf222e", "error": "#bc4c00", "crash": "#82071e",
+    "timeout": "#8250df", "untested": "#0a3069", "skip": "#6e7781", "xfail": "#9a6700",
+    "xpass": "#bf3989"}
+#: The colour of each verdict headline and profile status.
+_STATUS_COLOURS: dict[str, str] = {
+    "conforms": "#1a7f37", "does not conform": "#cf222e", "interrupted": "#8250df",
+    "terminated": "#8250df", "could not be checked": "#57606a", "partly declared": "#9a6700",
+    "not declared": "#6e7781", "not checked": "#8c959f"}
 _REGISTRY_ORDER = {rule.id: index for index, rule in enumerate(RULES)}
 _PROFILE_ORDER = {profile: index for index, profile in
                   enumerate(dict.fromkeys(rule.profile for rule in RULES))}
@@ -97,13 +117,23 @@ def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
                           f"({SUITE_VERSION}) renders report version {REPORT_VERSION}. Render it "
                           "with the eventproof version that wrote it (its $.suiteVersion), or "
                           "rerun the check with this one")
-    issues = [error for error in validator_for("report.json").iter_errors(document)
-              if error.validator != "additionalProperties"]
+    # The shape is told by its members, so that a broken report is named against its own shape
+    # (an unchecked implementation's document has no results).
+    shape = "run" if "results" in document or "verdict" not in document else "unchecked"
+    issues = [error for error in validator_for(f"report.json#/$defs/{shape}").iter_errors(
+        document) if error.validator != "additionalProperties"]
     if issues:
         first = min(issues, key=lambda error: len(error.absolute_path))
         raise MatrixError(f"{source}: {first.json_path}: {first.message} (schemas/report.json); "
                           "give a report written by `eventproof run --json FILE`, unedited")
     return document
+
+
+def unchecked_report(command: str, verdict: RunVerdict) -> dict[str, Any]:
+    """The JSON document of an implementation that could not be checked (schemas/report.json,
+    ``unchecked``): how it was started and its verdict, so the page gives it a column."""
+    return {"reportVersion": REPORT_VERSION, "suiteVersion": SUITE_VERSION,
+            "implementation": {"command": command}, "verdict": verdict.document()}
 
 
 # -- the model of the page ---------------------------------------------------------------------
@@ -115,6 +145,8 @@ class _Column:
     source: Path
     report: dict[str, Any]
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: What the column is headed with: ``--label``, or name and version (numbered when equal).
+    label: str = ""
 
     @property
     def implementation(self) -> Mapping[str, Any]:
@@ -122,12 +154,25 @@ class _Column:
         return identity if isinstance(identity, Mapping) else {}
 
     @property
+    def unchecked(self) -> bool:
+        """Whether the implementation could not be checked (the document has no results)."""
+        return "results" not in self.report
+
+    @property
     def name(self) -> str:
+        if self.unchecked:
+            return str(self.implementation.get("command", "implementation"))
         return str(self.implementation.get("name", "implementation"))
 
     @property
     def version(self) -> str:
         return str(self.implementation.get("version", ""))
+
+    @property
+    def verdict(self) -> Mapping[str, Any]:
+        """The report's verdict (schemas/report.json ``verdict``), rendered as it is."""
+        verdict: Mapping[str, Any] = self.report["verdict"]
+        return verdict
 
 
 @dataclass(frozen=True)
@@ -161,12 +206,50 @@ def slugs(names: Iterable[str]) -> list[str]:
     return named
 
 
-def _columns(reports: Sequence[tuple[Path, dict[str, Any]]]) -> list[_Column]:
+def column_labels(documents: Sequence[Mapping[str, Any]],
+                  labels: Sequence[str] | None = None) -> list[str]:
+    """The heading of each report's column: its ``--label``, else the implementation's name and
+    version (an unchecked one's command); a heading equal to an earlier one gets `` (2)``,
+    `` (3)`` …, so no two columns look alike."""
+    if labels is not None and len(labels) != len(documents):
+        raise MatrixError(f"{len(labels)} label(s) for {len(documents)} report(s); give one "
+                          "--label per report, in the same order, or none")
+    wanted = []
+    for index, document in enumerate(documents):
+        if labels is not None:
+            wanted.append(labels[index].strip())
+            continue
+        identity = document.get("implementation")
+        identity = identity if isinstance(identity, Mapping) else {}
+        if "results" not in document:
+            wanted.append(str(identity.get("command", "implementation")))
+        else:
+            wanted.append(" ".join(str(identity[key]) for key in ("name", "version")
+                                   if identity.get(key)) or "implementation")
+    blank = [index + 1 for index, label in enumerate(wanted) if not label]
+    if blank:
+        raise MatrixError(f"label {blank[0]} is empty; give every column a name to be told "
+                          "apart by")
+    shown: list[str] = []
+    for label in wanted:
+        unique, number = label, 2
+        while unique in shown:
+            unique, number = f"{label} ({number})", number + 1
+        shown.append(unique)
+    return shown
+
+
+def _columns(reports: Sequence[tuple[Path, dict[str, Any]]],
+             labels: Sequence[str] | None = None) -> list[_Column]:
     columns = [_Column(index=index, slug="", source=source, report=report)
                for index, (source, report) in enumerate(reports)]
-    for column, slug in zip(columns, slugs(column.name for column in columns), strict=True):
+    headings = column_labels([report for _, report in reports], labels)
+    names = headings if labels is not None else [column.name for column in columns]
+    for column, slug, heading in zip(columns, slugs(names), headings, strict=True):
         column.slug = slug
-        column.results = {str(result["id"]): result for result in column.report["results"]}
+        column.label = heading
+        column.results = {str(result["id"]): result
+                          for result in column.report.get("results", [])}
     return columns
 
 
@@ -216,32 +299,32 @@ def _plural(count: int, noun: str) -> str:
 
 
 def _label(column: _Column) -> str:
-    return " ".join(part for part in (column.name, column.version) if part)
+    return column.label
 
 
 # -- badges ------------------------------------------------------------------------------------
 
+def _profile_notes(verdict: Mapping[str, Any]) -> list[str]:
+    """``budget not declared``, ``wire does not conform`` …: each profile not conforming in
+    full, with its status as the verdict states it."""
+    return [f"{profile['profile']} {profile['status']}" for profile in verdict.get("profiles", [])
+            if profile["status"] != "conforms"]
+
+
 def badge(report: Mapping[str, Any]) -> dict[str, Any]:
-    """The shields.io endpoint document for one report: the verdict, in words and colour."""
-    results = [result for result in report["results"] if isinstance(result, Mapping)]
-    broken = sum(1 for result in results
-                 if result["outcome"] in _BROKEN and result["level"] == "MUST")
-    stale = sum(1 for result in results if result["outcome"] == "xpass")
-    expected = sum(1 for result in results if result["outcome"] == "xfail")
-    skipped = sum(1 for result in results if result["outcome"] == "skip")
-    label = f"eventproof spec {report['specVersion']}"
-    if not report["conforms"]:
-        parts = []
-        if broken:
-            parts.append(_plural(broken, "rule") + " broken")
-        if stale:
-            parts.append(f"{stale} stale")
-        return {"schemaVersion": 1, "label": label,
-                "message": ", ".join(parts) or "does not conform", "color": "red"}
-    notes = [f"{expected} xfail"] * bool(expected) + [f"{skipped} skipped"] * bool(skipped)
-    message = "conforms" + (f" ({', '.join(notes)})" if notes else "")
-    return {"schemaVersion": 1, "label": label, "message": message,
-            "color": "yellowgreen" if notes else "brightgreen"}
+    """The shields.io endpoint document for one report: the verdict's headline, and each
+    profile that does not conform in full (``conforms (budget not declared)``), in words and
+    colour. It restates ``report["verdict"]``; it decides nothing."""
+    verdict = report["verdict"]
+    headline = str(verdict["headline"])
+    notes = _profile_notes(verdict)
+    label = (f"eventproof spec {report['specVersion']}" if "specVersion" in report
+             else "eventproof")
+    colour = {"conforms": "brightgreen" if not notes else "yellowgreen",
+              "does not conform": "red", "interrupted": "orange",
+              "terminated": "orange"}.get(headline, "lightgrey")
+    message = headline + (f" ({', '.join(notes)})" if notes else "")
+    return {"schemaVersion": 1, "label": label, "message": message, "color": colour}
 
 
 # -- rendering ---------------------------------------------------------------------------------
@@ -264,13 +347,47 @@ def _coverage_items(coverage: Any) -> list[tuple[str, str]]:
     return items
 
 
-def _replay_command(column: _Column, row: _Row, example: Mapping[str, Any]) -> str:
+def _invocation(rerun: str) -> Invocation | None:
+    """The settings a replay needs (``--impl``, ``--shell``, ``--timeout``), read back from a
+    report's ``rerun`` command; None when it names no implementation (a run of an object in
+    code, which no command can start)."""
+    try:
+        words = shlex.split(rerun)
+    except ValueError:
+        return None
+    impl, shell, timeout = None, False, 10.0
+    for index, word in enumerate(words):
+        following = words[index + 1] if index + 1 < len(words) else None
+        if word == "--impl" and following is not None:
+            impl = following
+        elif word == "--shell":
+            shell = True
+        elif word == "--timeout" and following is not None:
+            try:
+                timeout = float(following)
+            except ValueError:
+                return None
+    if impl is None or impl.startswith("<"):
+        return None
+    return Invocation(impl=impl, use_shell=shell, timeout=timeout)
+
+
+def _replay_command(column: _Column, row: _Row, example: Mapping[str, Any]) -> tuple[str, str]:
+    """The command that replays a counterexample, and a note on it ("" when it needs none):
+    the case file the run saved (``replayFile``) against the implementation of the report's
+    ``rerun``."""
     from ._replay import case_path
 
-    replay = example.get("replayFile") or str(
-        case_path(Path(".eventproof") / "failures", column.name, row.id))
-    return (f"eventproof replay {shlex.quote(str(replay))} "
-            "--impl '<the implementation you checked>'")
+    saved = example.get("replayFile")
+    replay = str(saved or case_path(Path(".eventproof") / "failures", column.name, row.id))
+    note = "" if saved else "where `eventproof run` saves the case by default"
+    invocation = _invocation(str(column.report.get("rerun", "")))
+    if invocation is None:
+        return (f"eventproof replay {shlex.quote(replay)}",
+                "the report does not say how the implementation is started (it was checked "
+                "from code): add --impl and the command or python:MODULE:ATTR that starts it"
+                + (f"; {note}" if note else ""))
+    return invocation.replay(replay), note
 
 
 def _diff_html(diff: str) -> str:
@@ -337,10 +454,12 @@ def _panel(panel_id: str, column: _Column, row: _Row, result: Mapping[str, Any])
                      if seed is None else f"{seed} (rerun with `eventproof run --random --seed "
                      f"{seed}`)")
         parts.append(f'<p class="seed"><b>Seed</b> {_e(seed_text)}</p>')
-        command = _replay_command(column, row, example)
+        command, replay_note = _replay_command(column, row, example)
         parts.append('<div class="replay"><b>Replay</b> '
                      f'<code class="cmd">{_e(command)}</code>'
                      '<button type="button" class="copy" data-copy>Copy</button></div>')
+        if replay_note:
+            parts.append(f'<p class="meta">{_e(replay_note)}</p>')
     coverage = result.get("coverage")
     if coverage is not None:
         rows = "".join(f"<tr><th>{_e(key)}</th><td>{_e(value)}</td></tr>"
@@ -353,7 +472,9 @@ def _panel(panel_id: str, column: _Column, row: _Row, result: Mapping[str, Any])
 def _cell(column: _Column, row: _Row, panels: list[str]) -> tuple[str, str]:
     result = column.results.get(row.id)
     if result is None:
-        not_run = _pill(NOT_RUN, ' title="not in this report: its operation was not run"')
+        why = ("the implementation could not be checked" if column.unchecked
+               else "not in this report: its operation was not run")
+        not_run = _pill(NOT_RUN, f' title="{why}"')
         return NOT_RUN, f'<td class="cell" data-outcome="{NOT_RUN}">{not_run}</td>'
     outcome = str(result["outcome"])
     detail = result.get("counterexample") is not None or (
@@ -380,18 +501,81 @@ def _first_line(text: str, limit: int = 300) -> str:
     return line if len(line) <= limit else line[:limit] + "…"
 
 
+def _status(status: str, detail: str = "") -> str:
+    """A verdict headline or profile status, styled by its name."""
+    title = f' title="{_e(detail)}"' if detail else ""
+    return f'<span class="status s-{_slug(status)}"{title}>{_e(status)}</span>'
+
+
+def _profile_cell(verdict: Mapping[str, Any], profile: str) -> str:
+    found = next((entry for entry in verdict.get("profiles", []) if entry["profile"] == profile),
+                 None)
+    if found is None:
+        status = str(verdict["headline"]) if verdict.get("error") else "not checked"
+        return f'<td class="cell pcell" data-status="{_e(status)}">{_status(status)}</td>'
+    status = str(found["status"])
+    detail = ""
+    if status == "partly declared":
+        detail = (f"{', '.join(found['declared'])} checked; {', '.join(found['undeclared'])} "
+                  "not declared")
+    elif status == "not declared":
+        detail = ", ".join(found["undeclared"])
+    elif found["unchecked"] and status != "not checked":
+        detail = f"{', '.join(found['unchecked'])} not checked in this run"
+    judged = (f'<span class="cov">{int(found["judgedRules"])} of {int(found["rules"])} rules '
+              "judged</span>") if status != "not checked" else ""
+    shown = f'<span class="cov">{_e(detail)}</span>' if detail else ""
+    return (f'<td class="cell pcell" data-status="{_e(status)}">{_status(status)}{shown}'
+            f"{judged}</td>")
+
+
+def _profile_rows(columns: Sequence[_Column]) -> str:
+    """Each profile's status per column, as each report's verdict states it."""
+    profiles = list(dict.fromkeys(
+        [str(entry["profile"]) for column in columns
+         for entry in column.verdict.get("profiles", [])]))
+    if not profiles:
+        return ""
+    rows = "".join(
+        f'<tr class="profile-row"><th scope="row"><span class="profile">{_e(profile)}</span>'
+        "profile</th>"
+        + "".join(_profile_cell(column.verdict, profile) for column in columns) + "</tr>"
+        for profile in profiles)
+    return f'<tbody class="profiles">{rows}</tbody>'
+
+
 def _card(column: _Column, badge_href: str) -> str:
     report = column.report
+    verdict = column.verdict
+    headline = str(verdict["headline"])
+    counts_of = verdict["counts"]
+    state = "ok" if verdict["conforms"] else "bad"
+    head = (f'<section class="card {state} h-{_slug(headline)}" aria-label="{_e(_label(column))}"'
+            f' data-headline="{_e(headline)}" data-exit-code="{int(verdict["exitCode"])}">'
+            f'<h3>{_e(_label(column))}</h3>'
+            f'<p class="verdict">{"✓ " if verdict["conforms"] else "✗ "}{_e(headline)}'
+            f' <span class="exit">exit code {int(verdict["exitCode"])}</span></p>')
+    if column.unchecked:
+        return (head + f'<pre class="error">{_e(verdict.get("error", ""))}</pre>'
+                f'<p class="meta">--impl <code>{_e(column.name)}</code></p>'
+                f'<p class="meta">eventproof {_e(report["suiteVersion"])} · '
+                f'<a href="{_e(badge_href)}">badge</a> · '
+                f'<span title="{_e(column.source)}">{_e(column.source.name)}</span></p>'
+                "</section>")
     identity = column.implementation
-    conforms = bool(report["conforms"])
-    totals = report["totals"]
-    counted = sum(int(totals.get(outcome, 0)) for outcome in OUTCOMES) or 1
+    counted = sum(int(counts_of.get(outcome, 0)) for outcome in OUTCOMES) or 1
     bar = "".join(
-        f'<span class="o-{outcome}" style="flex-grow:{int(totals[outcome])}" '
-        f'title="{int(totals[outcome])} {outcome}"></span>'
-        for outcome in OUTCOMES if int(totals.get(outcome, 0)))
-    counts = " ".join(f'<span class="count">{_pill(outcome)} {int(totals[outcome])}</span>'
-                      for outcome in OUTCOMES if int(totals.get(outcome, 0)))
+        f'<span class="o-{outcome}" style="flex-grow:{int(counts_of[outcome])}" '
+        f'title="{int(counts_of[outcome])} {outcome}"></span>'
+        for outcome in OUTCOMES if int(counts_of.get(outcome, 0)))
+    counts = " ".join(f'<span class="count" data-outcome="{outcome}" '
+                      f'data-count="{int(counts_of[outcome])}">{_pill(outcome)} '
+                      f'{int(counts_of[outcome])}</span>'
+                      for outcome in OUTCOMES if int(counts_of.get(outcome, 0)))
+    profiles = "".join(
+        f'<li data-profile="{_e(entry["profile"])}" data-status="{_e(entry["status"])}">'
+        f'<span class="profile">{_e(entry["profile"])}</span> {_status(str(entry["status"]))}'
+        "</li>" for entry in verdict.get("profiles", []))
     language = identity.get("language")
     homepage = identity.get("homepage")
     name = _e(column.name)
@@ -400,12 +584,14 @@ def _card(column: _Column, badge_href: str) -> str:
     seed = "deterministic" if report["seed"] is None else f"seed {report['seed']}"
     capabilities = report["capabilities"]
     return (
-        f'<section class="card {"ok" if conforms else "bad"}" aria-label="{_e(_label(column))}">'
-        f'<h3>{name} <span class="ver">{_e(column.version)}</span></h3>'
-        f'<p class="verdict">{"✓ conforms" if conforms else "✗ does not conform"}</p>'
+        head
+        + f'<p class="line">{_e(verdict["line"])}</p>'
         f'<div class="bar" role="img" aria-label="{counted} rules">{bar}</div>'
-        f'<p class="counts">{counts}</p>'
-        f'<p class="meta">{_e(language or "language not stated")} · '
+        f'<p class="counts" data-judged="{int(verdict["judgedRules"])}" '
+        f'data-rules="{int(verdict["rules"])}">{counts}</p>'
+        f'<ul class="profiles">{profiles}</ul>'
+        + f'<p class="meta">{name} <span class="ver">{_e(column.version)}</span> · '
+        f'{_e(language or "language not stated")} · '
         f'fit {_e(capabilities["fitStrategy"])} · budget {_e(report["budget"])} · {_e(seed)}'
         f' · {int(report["calls"])} calls in {float(report["durationSeconds"]):.1f} s</p>'
         f'<p class="meta">eventproof {_e(report["suiteVersion"])}, spec '
@@ -414,15 +600,30 @@ def _card(column: _Column, badge_href: str) -> str:
         "</section>")
 
 
+def _headline_counts(columns: Sequence[_Column]) -> str:
+    """``1 of 4 implementations conform (2 does not conform, 1 could not be checked)``: every
+    column counted by its report's verdict."""
+    conforming = sum(1 for column in columns if column.verdict["conforms"])
+    others: dict[str, int] = {}
+    for column in columns:
+        if not column.verdict["conforms"]:
+            headline = str(column.verdict["headline"])
+            others[headline] = others.get(headline, 0) + 1
+    rest = ", ".join(f"{count} {headline}" for headline, count in others.items())
+    return (f"{conforming} of {_plural(len(columns), 'implementation')} conform"
+            + (f" ({rest})" if rest else ""))
+
+
 def matrix_html(reports: Sequence[tuple[Path, dict[str, Any]]], *,
                 title: str = "eventproof conformance matrix",
-                badge_paths: Sequence[str] | None = None) -> str:
+                badge_paths: Sequence[str] | None = None,
+                labels: Sequence[str] | None = None) -> str:
     """The page for ``reports`` (``(source, document)`` pairs, documents as :func:`load_report`
-    returns them)."""
+    returns them), its columns headed by ``labels`` (see :func:`column_labels`)."""
     if not reports:
         raise MatrixError("no report to render; give at least one report written by "
                           "`eventproof run --json FILE`")
-    columns = _columns(reports)
+    columns = _columns(reports, labels)
     hrefs = list(badge_paths or [f"badges/{column.slug}.json" for column in columns])
     rows = _rows(columns)
     panels: list[str] = []
@@ -460,29 +661,33 @@ def matrix_html(reports: Sequence[tuple[Path, dict[str, Any]]], *,
         f'{_pill(outcome)} <span class="n">{count}</span></label>'
         for outcome, count in seen.items() if count)
     header_cells = "".join(
-        f'<th scope="col" class="impl {"ok" if column.report["conforms"] else "bad"}">'
-        f'<span class="impl-name">{_e(column.name)}</span>'
-        f'<span class="impl-ver">{_e(column.version)}</span></th>'
+        f'<th scope="col" class="impl {"ok" if column.verdict["conforms"] else "bad"}" '
+        f'data-headline="{_e(column.verdict["headline"])}">'
+        f'<span class="impl-name">{_e(_label(column))}</span>'
+        f'<span class="impl-ver">{_status(str(column.verdict["headline"]))}</span></th>'
         for column in columns)
     cards = "".join(_card(column, href) for column, href in zip(columns, hrefs, strict=True))
-    specs = sorted({str(column.report["specVersion"]) for column in columns})
+    specs = sorted({str(column.report["specVersion"]) for column in columns
+                    if "specVersion" in column.report})
     generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    conforming = sum(1 for column in columns if column.report["conforms"])
     return _PAGE.format(
         title=_e(title),
-        summary=_e(f"{conforming} of {_plural(len(columns), 'implementation')} conform · "
-                   f"{len(rows)} rules · spec {', '.join(specs)} · rendered by eventproof "
+        summary=_e(f"{_headline_counts(columns)} · {len(rows)} rules · spec "
+                   f"{', '.join(specs) or SPEC_VERSION} · rendered by eventproof "
                    f"{SUITE_VERSION} (spec {SPEC_VERSION}), {generated}"),
-        cards=cards, filters=filters, header_cells=header_cells, groups="".join(groups),
+        cards=cards, filters=filters, header_cells=header_cells,
+        groups=_profile_rows(columns) + "".join(groups),
         panels="".join(panels), style=_STYLE, script=_SCRIPT, columns=len(columns) + 1,
     )
 
 
 def write_matrix(directory: str | os.PathLike[str],
                  report_paths: Iterable[str | os.PathLike[str]], *,
-                 title: str = "eventproof conformance matrix") -> list[Path]:
+                 title: str = "eventproof conformance matrix",
+                 labels: Sequence[str] | None = None) -> list[Path]:
     """Write ``index.html`` and ``badges/<implementation>.json`` for the reports into
-    ``directory`` (created if need be); return the files written, the page first."""
+    ``directory`` (created if need be); return the files written, the page first. ``labels``
+    head the columns, one per report in order (default: name and version)."""
     sources = [Path(path) for path in report_paths]
     reports = [(source, load_report(source)) for source in sources]
     if not reports:
@@ -492,11 +697,11 @@ def write_matrix(directory: str | os.PathLike[str],
     if target.exists() and not target.is_dir():
         raise MatrixError(f"{target}: exists and is not a directory; give a directory for "
                           "the page and its badges")
-    columns = _columns(reports)
+    columns = _columns(reports, labels)
     badge_names = [f"badges/{column.slug}.json" for column in columns]
     page = target / "index.html"
     (target / "badges").mkdir(parents=True, exist_ok=True)
-    page.write_text(matrix_html(reports, title=title, badge_paths=badge_names),
+    page.write_text(matrix_html(reports, title=title, badge_paths=badge_names, labels=labels),
                     encoding="utf-8", newline="\n")
     written = [page]
     for (_, report), name in zip(reports, badge_names, strict=True):
@@ -508,10 +713,19 @@ def write_matrix(directory: str | os.PathLike[str],
 
 # -- the page's frame, style and script ---------------------------------------------------------
 
-_STYLE = """
+def _colour_css() -> str:
+    """The style of every outcome (pills and bars) and of every verdict headline and profile
+    status, made from the colour tables."""
+    outcomes = "".join(f".o-{outcome}{{background:{colour}}}"
+                       for outcome, colour in _OUTCOME_COLOURS.items())
+    statuses = "".join(f".s-{_slug(status)}{{border-color:{colour};color:{colour}}}"
+                       for status, colour in _STATUS_COLOURS.items())
+    return outcomes + "\n" + statuses + "\n"
+
+
+_STYLE = _colour_css() + """
 :root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#f6f8fa;--card:#fff;--accent:#0969da;
---pass:#1a7f37;--fail:#cf222e;--error:#bc4c00;--crash:#82071e;--timeout:#8250df;--skip:#6e7781;
---xfail:#9a6700;--xpass:#bf3989;--none:#afb8c1}
+--pass:#1a7f37;--fail:#cf222e;--none:#afb8c1}
 *{box-sizing:border-box}
 body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,
 sans-serif;color:var(--fg);background:var(--bg)}
@@ -531,10 +745,6 @@ border-radius:8px;padding:12px 14px}
 .card.bad .verdict{color:var(--fail)}
 .bar{display:flex;height:8px;border-radius:4px;overflow:hidden;background:var(--line)}
 .bar span{display:block;min-width:3px}
-.bar .o-pass{background:var(--pass)}.bar .o-fail{background:var(--fail)}
-.bar .o-error{background:var(--error)}.bar .o-crash{background:var(--crash)}
-.bar .o-timeout{background:var(--timeout)}.bar .o-skip{background:var(--skip)}
-.bar .o-xfail{background:var(--xfail)}.bar .o-xpass{background:var(--xpass)}
 .counts{margin:8px 0 4px;display:flex;flex-wrap:wrap;gap:8px}
 .meta{margin:2px 0;color:var(--muted);font-size:12.5px}
 .toolbar{display:flex;flex-wrap:wrap;align-items:center;gap:8px 14px;background:var(--card);
@@ -570,9 +780,18 @@ font-weight:600;color:#fff;text-align:center;line-height:19px}
 a.pill{cursor:pointer;box-shadow:0 0 0 2px transparent;transition:box-shadow .1s}
 a.pill:hover{text-decoration:none;box-shadow:0 0 0 3px rgba(9,105,218,.35)}
 a.pill::after{content:" ›";font-weight:700}
-.o-pass{background:var(--pass)}.o-fail{background:var(--fail)}.o-error{background:var(--error)}
-.o-crash{background:var(--crash)}.o-timeout{background:var(--timeout)}
-.o-skip{background:var(--skip)}.o-xfail{background:var(--xfail)}.o-xpass{background:var(--xpass)}
+.status{display:inline-block;padding:0 8px;border:1px solid;border-radius:11px;font-size:12px;
+font-weight:600;background:#fff;line-height:19px;white-space:nowrap}
+.card .exit{color:var(--muted);font-weight:400;font-size:12px}
+.card .line{margin:0 0 8px;font-size:12.5px}
+.card ul{margin:6px 0;padding-left:18px}.card ul.profiles{list-style:none;padding:0}
+.card ul.profiles li{margin:2px 0}
+.card pre.error{max-height:12em}
+.card.h-could-not-be-checked{border-top-color:#57606a}
+.card.h-interrupted,.card.h-terminated{border-top-color:#8250df}
+.matrix tr.profile-row th,.matrix tr.profile-row td{padding:6px 12px;border-top:1px solid #eaeef2;
+background:#fbfcfd}
+.matrix tr.profile-row th{text-align:left;font-weight:400}
 .pill.o-none{background:transparent;color:var(--none);border:1px dashed var(--none);
 font-weight:400}
 .cov{display:block;color:var(--muted);font-size:11px;margin-top:2px}

@@ -29,14 +29,19 @@ from rich.text import Text
               help="With --merge: also write the merged run's Markdown summary here.")
 @click.option("--title", default="eventproof conformance matrix", show_default=True,
               help="The page's title.")
+@click.option("--label", "labels", multiple=True, metavar="TEXT",
+              help="With --html: the heading of a report's column, once per report in order "
+                   "(default: the implementation's name and version, numbered when equal).")
 def report(reports: tuple[Path, ...], html_dir: Path | None, merge_path: Path | None,
-           junit_path: Path | None, markdown_path: Path | None, title: str) -> None:
+           junit_path: Path | None, markdown_path: Path | None, title: str,
+           labels: tuple[str, ...]) -> None:
     """Render reports of `eventproof run --json` as one static HTML matrix and badges, or join
     the reports of every slice of a sharded run (--merge; a slice missing or given twice, or
     slices of different runs, are refused).
 
     Each report is one column: give several (one per implementation, or per version) to compare
-    them. The page needs no network and opens from file://.
+    them; the document `eventproof run --html` writes for an implementation that could not be
+    checked is a column too. The page needs no network and opens from file://.
     """
     from ._console import console as _console
     from ._matrix import MatrixError, write_matrix
@@ -49,13 +54,21 @@ def report(reports: tuple[Path, ...], html_dir: Path | None, merge_path: Path | 
         raise click.UsageError("--junit and --markdown go with --merge (the reports of one run "
                                "have their own, written by `eventproof run`)")
     if merge_path is not None:
+        if labels:
+            raise click.UsageError("--label heads the columns of --html; --merge has none")
         _merge(reports, merge_path, console, junit=junit_path, markdown=markdown_path)
         return
     assert html_dir is not None
+    if labels and len(labels) != len(reports):
+        raise click.UsageError(f"{len(labels)} --label for {len(reports)} report(s): give one "
+                               "--label per report, in the same order, or none")
     try:
-        written = write_matrix(html_dir, reports, title=title)
+        written = write_matrix(html_dir, reports, title=title, labels=labels or None)
     except MatrixError as error:
         _die(str(error))
+    except OSError as error:
+        _die(f"--html {html_dir}: the matrix could not be written ({error.strerror or error}); "
+             "name a directory you can write to")
     console.print(f"wrote {written[0]} ({len(reports)} report(s)) and "
                   f"{len(written) - 1} badge(s) under {written[0].parent / 'badges'}",
                   markup=False, soft_wrap=True)
@@ -79,7 +92,7 @@ def _merge(reports: tuple[Path, ...], out: Path, console: Console, *,
         except (OSError, ValueError) as error:
             _die(f"{path}: cannot be read as a JSON report ({error}); give the files "
                  "`eventproof run --json` wrote")
-        issues = schema_issues(document, "report.json")
+        issues = schema_issues(document, "report.json#/$defs/checked")
         if issues:
             _die(f"{path}: not a report of this eventproof ({issues[0]}); give the files "
                  "`eventproof run --json` wrote, unedited")

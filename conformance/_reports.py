@@ -33,6 +33,7 @@ from ._operations import OPS
 from ._replay import case_path
 from ._results import OUTCOMES, Invocation, ProfileVerdict, RuleResult, RunReport
 from ._shard import run_id
+from ._spec_links import spec_url
 from ._versions import HYPOTHESIS_VERSION, PROTOCOL_VERSION, REPORT_VERSION, SUITE_VERSION
 
 __all__ = [
@@ -58,8 +59,8 @@ __all__ = [
 ]
 
 
-#: Where the normative text is published; a rule's section is a file under it.
-SPEC_URL = "https://github.com/eventproof/eventproof/blob/main/spec/"
+#: Where the normative text of this kit is published (its tag); a rule's section is under it.
+SPEC_URL = spec_url("", SUITE_VERSION)
 
 #: Outcomes shown as a failure section (the run's verdict depends on them).
 _SHOWN = frozenset({"fail", "error", "crash", "timeout", "untested", "xpass"})
@@ -108,8 +109,8 @@ def section_label(section: str) -> str:
 
 
 def section_url(section: str) -> str:
-    """The published spec file that states a rule's section."""
-    return SPEC_URL + section.partition("#")[0]
+    """The published section that states a rule, at this kit's tag, with its anchor."""
+    return spec_url(section, SUITE_VERSION)
 
 
 def _impl_label(implementation: Mapping[str, Any]) -> str:

@@ -236,7 +236,11 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
               default=None, metavar="DIR",
               help="Write the conformance matrix of the checked implementations (DIR/index.html "
                    "and DIR/badges/), as `eventproof report --html`; the JSON reports go to "
-                   "--reports DIR, or else to DIR/reports/.")
+                   "--reports DIR, or else to DIR/reports/ (an implementation that could not be "
+                   "checked gets a column and a short report there too).")
+@click.option("--label", "labels", multiple=True, metavar="TEXT",
+              help="With --html: the heading of an --impl's column, once per --impl in order "
+                   "(default: the name and version it declares, numbered when equal).")
 @click.option("--timings", is_flag=True,
               help="Also write each rule's seconds into the JSON reports (off by default, so a "
                    "deterministic run's report differs between runs only in durationSeconds).")
@@ -267,7 +271,7 @@ def run(
     isolate: bool, use_shell: bool,
     expect: Path | None, update_expectations: bool, json_path: Path | None,
     junit_path: Path | None, markdown_path: Path | None, reports_dir: Path | None,
-    html_dir: Path | None, timings: bool, state_dir: Path, jobs: int,
+    html_dir: Path | None, labels: tuple[str, ...], timings: bool, state_dir: Path, jobs: int,
     shard: str | None, allow_untested: bool, exitfirst: bool, no_progress: bool,
     verbose: bool,
 ) -> None:
@@ -297,6 +301,13 @@ def run(
             raise click.UsageError(
                 f"--expect {expect} lists the expected failures of one implementation, but "
                 f"{len(impls)} are checked; check each with its own --expect in a run of its own")
+    if labels and html_dir is None:
+        raise click.UsageError("--label heads a column of the --html matrix: give --html DIR too")
+    if labels and len(labels) != len(impls or ("",)):
+        raise click.UsageError(f"{len(labels)} --label for {len(impls or ('',))} --impl: give "
+                               "one --label per --impl, in the same order, or none")
+    if any(not label.strip() for label in labels):
+        raise click.UsageError("--label '': a column needs a heading to be told apart by")
     is_deterministic = _ci() if deterministic is None else deterministic
     for option, path in (("--json", json_path), ("--junit", junit_path),
                          ("--markdown", markdown_path)):
@@ -374,8 +385,10 @@ def run(
         if entry.verdict.exit_code in _ENDED_BY_SIGNAL:
             break
     if html_dir is not None:
-        _write_html(html_dir, [entry.json_file for entry in checked if entry.json_file],
-                    console)
+        # An implementation the run did not reach (it ended first) still has its column.
+        ended = [_Checked(spec, None, error="not checked: the run ended before it reached this "
+                          "implementation") for spec in specs[len(checked):]]
+        _write_html(html_dir, [*checked, *ended], labels, reports_dir, console)
     code = combined_exit_code(entry.verdict for entry in checked)
     if len(specs) > 1:
         _summarize(checked, console, skipped=specs[len(checked):], code=code)
@@ -492,21 +505,44 @@ def _report_one(entry: _Checked, earlier: list[_Checked], settings: _RunSettings
             report, target / f"{slug}.md", replay_files=files, impl_spec=spec))
 
 
-def _write_html(html_dir: Path, reports: list[Path], console: Console) -> None:
-    from ._matrix import MatrixError, write_matrix
+def _write_html(html_dir: Path, checked: list[_Checked], labels: tuple[str, ...],
+                reports_dir: Path | None, console: Console) -> None:
+    """The matrix of every implementation of the run, one column each: the report of each one
+    checked, and for one that could not be checked a short report of its command and verdict
+    (``could not be checked``, its error), written next to the others."""
+    from ._json import dumps_json
+    from ._matrix import MatrixError, slugs, unchecked_report, write_matrix
 
-    if not reports:
-        _console(stderr=True).print(f"no report to render under --html {html_dir}:"
-                                    " no implementation could be checked", soft_wrap=True)
+    target = reports_dir if reports_dir is not None else html_dir / "reports"
+    unchecked = [entry for entry in checked if entry.report is None]
+    names = slugs(f"unchecked-{entry.spec}" for entry in unchecked)
+    option = "--reports" if reports_dir is not None else "--html"
+    for entry, name in zip(unchecked, names, strict=True):
+        document = target / f"{name}.json"
+        text = dumps_json(unchecked_report(entry.spec, entry.verdict), indent=2) + "\n"
+
+        def save(path: Path = document, text: str = text) -> None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+
+        _write(option, document, save)
+        entry.json_file = document
+    shown = [(entry, label) for entry, label in zip(
+        checked, labels or [""] * len(checked), strict=False) if entry.json_file is not None]
+    if not shown:
+        _console(stderr=True).print(f"no report to render under --html {html_dir}: no "
+                                    "implementation was checked", markup=False, soft_wrap=True)
         return
     try:
-        written = write_matrix(html_dir, reports)
+        written = write_matrix(html_dir, [entry.json_file for entry, _ in shown
+                                          if entry.json_file is not None],
+                               labels=[label for _, label in shown] if labels else None)
     except MatrixError as error:
         _fail(str(error))
     except OSError as error:
         _fail(f"--html {html_dir}: the matrix could not be written "
               f"({error.strerror or error}). Name a directory you can write to")
-    console.print(f"matrix: {written[0]} ({len(reports)} report(s), {len(written) - 1} "
+    console.print(f"matrix: {written[0]} ({len(shown)} report(s), {len(written) - 1} "
                   "badge(s))", markup=False, soft_wrap=True)
 
 

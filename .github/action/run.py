@@ -2,22 +2,24 @@
 
 Runs ``eventproof run`` with the action's inputs, writes the JSON, JUnit and Markdown reports into
 the report directory, appends the Markdown summary to ``$GITHUB_STEP_SUMMARY``, annotates each
-broken rule, sets the step's outputs in ``$GITHUB_OUTPUT`` and exits with the run's verdict:
-
-- 0: the implementation conforms;
-- 1: it does not (a MUST rule broken, or an expectation gone stale);
-- 2: the run is broken (a bad input, an implementation that cannot start, no report written).
+root cause of a failure once, sets the step's outputs in ``$GITHUB_OUTPUT`` and exits with the
+exit code of the report's verdict (``report["verdict"]``: 0 conforms, 1 does not, 130
+interrupted, 143 terminated). The step decides no verdict of its own: it restates the report's,
+and when the report and the process disagree (or no report was written) the run is ``broken``
+and the step exits 2.
 
 Inputs come from the environment, as action.yml maps them: ``INPUT_IMPL``, ``INPUT_OPS``,
 ``INPUT_BUDGET``, ``INPUT_FIT``, ``INPUT_EXPECT``, ``INPUT_REPORT_DIR``, ``INPUT_TIMEOUT``,
-``INPUT_SHELL``, ``INPUT_WORKING_DIRECTORY``. Run it with the Python that has eventproof installed.
-Only the standard library is used, so it also runs under a plain interpreter in tests.
+``INPUT_SHELL``, ``INPUT_JOBS``, ``INPUT_SHARD``, ``INPUT_MAX_TIME``, ``INPUT_ALLOW_UNTESTED``,
+``INPUT_WORKING_DIRECTORY``. Run it with the Python that has eventproof installed: the operations
+it accepts are read from eventproof's operation table.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -29,11 +31,25 @@ from typing import Any
 BUDGET_FLAG = "--examples"
 BUDGETS = ("quick", "default", "thorough")
 FITS = ("halving", "maximal")
-OPS = ("select", "fold", "settle", "classify", "project")
 #: Outcomes that decide (or, for a SHOULD rule, would decide) the verdict: annotated.
 BROKEN = ("fail", "error", "crash", "timeout", "xpass")
+#: What the job exits with when the run is broken (no verdict to restate).
+EXIT_BROKEN = 2
+#: The ``result`` output for each verdict headline (earlier releases' names); any other
+#: headline is its own result.
+RESULTS = {"conforms": "conforms", "does not conform": "nonconforming",
+           "could not be checked": "broken"}
 
-EXIT_CONFORMS, EXIT_NONCONFORMING, EXIT_BROKEN = 0, 1, 2
+
+def known_ops() -> tuple[str, ...]:
+    """Every operation the kit checks, in run order: the operation table's, read when asked."""
+    try:
+        from eventproof.conformance._operations import OPS
+    except ImportError as error:
+        raise InputError(f"input ops: eventproof's operation table cannot be read in "
+                         f"{sys.executable} ({error}); run this script with the Python that "
+                         "install.sh set up") from None
+    return tuple(OPS)
 
 
 class InputError(Exception):
@@ -76,13 +92,40 @@ def eventproof_args(env: Mapping[str, str], report_dir: Path, state_dir: Path) -
         args += ["--fit", fit]
     ops = _input(env, "ops")
     if ops:
+        known = known_ops()
         wanted = [op.strip() for op in ops.split(",") if op.strip()]
-        unknown = [op for op in wanted if op not in OPS]
+        unknown = [op for op in wanted if op not in known]
         if unknown or not wanted:
             raise InputError(f"input ops: {ops!r} names no operation or an unknown one "
                              f"({', '.join(unknown) or 'empty'}); use a comma-separated subset "
-                             f"of {','.join(OPS)}, or leave it empty for all")
+                             f"of {','.join(known)}, or leave it empty for all")
         args += ["--ops", ",".join(wanted)]
+    jobs = _input(env, "jobs")
+    if jobs:
+        if not jobs.isdigit() or int(jobs) < 1:
+            raise InputError(f"input jobs: {jobs!r} is not a number of worker processes of at "
+                             "least 1; use e.g. 2 (the runner's cores), or leave it empty for 1")
+        args += ["--jobs", str(int(jobs))]
+    shard = _input(env, "shard")
+    if shard:
+        match = re.fullmatch(r"(\d+)/(\d+)", shard)
+        if match is None or not 1 <= int(match.group(1)) <= int(match.group(2)):
+            raise InputError(f"input shard: {shard!r} is not K/N with 1 <= K <= N; use e.g. "
+                             "${{ matrix.shard }}/3 in a job matrix of 3, and join the slices' "
+                             "report.json with `eventproof report --merge`")
+        args += ["--shard", shard]
+    max_time = _input(env, "max-time")
+    if max_time:
+        try:
+            bound = float(max_time)
+        except ValueError:
+            bound = 0.0
+        if not bound > 0 or bound != bound or bound == float("inf"):
+            raise InputError(f"input max-time: {max_time!r} is not a number of seconds above 0; "
+                             "use e.g. 600, or leave it empty for eventproof's default")
+        args += ["--max-time", max_time]
+    if _flag(env, "allow-untested"):
+        args.append("--allow-untested")
     expect = _input(env, "expect")
     if expect:
         args += ["--expect", expect]
@@ -123,29 +166,114 @@ def _append(path: str | None, text: str) -> None:
 
 
 def _set_outputs(env: Mapping[str, str], outputs: Mapping[str, str]) -> None:
-    _append(env.get("GITHUB_OUTPUT"), "".join(f"{key}={value}\n"
-                                              for key, value in outputs.items()))
+    lines = []
+    for key, value in outputs.items():
+        if "\n" in value or "\r" in value:
+            # A value of several lines is written between delimiters that it does not hold.
+            delimiter = "EVENTPROOF_EOF"
+            while delimiter in value:
+                delimiter += "_"
+            lines.append(f"{key}<<{delimiter}\n{value}\n{delimiter}\n")
+        else:
+            lines.append(f"{key}={value}\n")
+    _append(env.get("GITHUB_OUTPUT"), "".join(lines))
 
 
 def _read_report(path: Path) -> dict[str, Any] | None:
+    """The run's JSON report, or None when there is none with a verdict to restate."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return document if isinstance(document, dict) and "conforms" in document else None
+    if not isinstance(document, dict) or not isinstance(document.get("verdict"), dict):
+        return None
+    return document
+
+
+def _first_line(text: str, limit: int = 300) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[:limit] + "…"
+
+
+def annotation_commands(report: Mapping[str, Any]) -> list[str]:
+    """The workflow commands for a report: one annotation per root cause, then the verdict.
+
+    A result that follows from another rule's failure (``cause``) is folded into that rule's
+    annotation, and failures of the same kind with the same message are one annotation listing
+    their rules: one cause, one annotation. Unjudged MUST rules are one annotation. The last
+    restates the verdict (its headline and line), as an error unless it conforms.
+    """
+    name = str(report.get("implementation", {}).get("name", "implementation"))
+    results = [result for result in report.get("results", [])
+               if isinstance(result, Mapping) and result.get("outcome") in BROKEN]
+    by_id = {str(result.get("id")): result for result in results}
+
+    def root(result: Mapping[str, Any]) -> Mapping[str, Any]:
+        seen: set[str] = set()
+        while str(result.get("cause") or "") in by_id and result.get("id") not in seen:
+            seen.add(str(result.get("id")))
+            result = by_id[str(result["cause"])]
+        return result
+
+    groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
+    for result in results:
+        cause = root(result)
+        example = cause.get("counterexample") or {}
+        message = _first_line(str(example.get("message") or cause.get("note")
+                                  or cause.get("title", "")))
+        key = (str(cause.get("outcome")), str(example.get("kind") or ""), message)
+        groups.setdefault(key, []).append(result)
+    commands = []
+    for (outcome, _, message), members in groups.items():
+        ids = list(dict.fromkeys(str(member.get("id")) for member in members))
+        level = "error" if any(member.get("level") == "MUST" for member in members) else "warning"
+        first = members[0]
+        rules = ", ".join(ids[:4]) + (f" and {len(ids) - 4} more" if len(ids) > 4 else "")
+        title = f"eventproof: {name} {outcome} {rules} (spec/{root(first).get('section', '')})"
+        commands.append(annotation(level, title, message))
+    verdict = report["verdict"]
+    unjudged = list(verdict.get("unjudged", []))
+    if unjudged:
+        level = "warning" if report.get("allowUntested") or verdict.get("ending") else "error"
+        shown = ", ".join(unjudged[:6]) + (f" and {len(unjudged) - 6} more"
+                                           if len(unjudged) > 6 else "")
+        commands.append(annotation(level, f"eventproof: {name} {len(unjudged)} MUST rule(s) "
+                                          "not judged", shown))
+    commands.append(annotation("notice" if verdict["conforms"] else "error",
+                               f"eventproof: {name} {verdict['headline']}", verdict["line"]))
+    return commands
+
+
+def outputs_of(report: Mapping[str, Any]) -> dict[str, str]:
+    """The step's outputs for a report: its verdict as written (headline, exit code, line and
+    each profile's status)."""
+    verdict = report["verdict"]
+    headline = str(verdict["headline"])
+    return {"verdict": headline, "result": RESULTS.get(headline, headline),
+            "exit-code": str(int(verdict["exitCode"])), "summary": str(verdict["line"]),
+            "profiles": ",".join(f"{profile['profile']}={profile['status']}"
+                                 for profile in verdict.get("profiles", []))}
+
+
+def step_summary(report: Mapping[str, Any], markdown: str | None) -> str:
+    """The job summary: the Markdown summary eventproof wrote, which states the same verdict;
+    without one, the verdict from the report (headline, line, each profile's status)."""
+    if markdown:
+        return markdown if markdown.endswith("\n") else markdown + "\n"
+    verdict = report["verdict"]
+    mark = "✅" if verdict["conforms"] else "❌"
+    name = str(report.get("implementation", {}).get("name", "implementation"))
+    lines = [f"# {mark} eventproof: {name} {verdict['headline']}", "",
+             "| profile | status | rules judged |", "|---|---|---|",
+             *(f"| {profile['profile']} | {profile['status']} | {profile['judgedRules']} of "
+               f"{profile['rules']} |" for profile in verdict.get("profiles", [])),
+             "", f"**Verdict:** {verdict['line']}", ""]
+    return "\n".join(lines)
 
 
 def _annotate(report: Mapping[str, Any]) -> None:
-    name = str(report.get("implementation", {}).get("name", "implementation"))
-    for result in report.get("results", []):
-        if result.get("outcome") not in BROKEN:
-            continue
-        example = result.get("counterexample") or {}
-        message = str(example.get("message") or result.get("note") or result.get("title", ""))
-        level = "error" if result.get("level") == "MUST" else "warning"
-        title = (f"eventproof: {name} {result.get('outcome')} {result.get('id')} "
-                 f"(spec/{result.get('section', '')})")
-        print(annotation(level, title, message.splitlines()[0] if message else ""), flush=True)
+    for command in annotation_commands(report):
+        print(command, flush=True)
 
 
 def _broken_summary(code: int, stderr: str) -> str:
@@ -171,9 +299,10 @@ def main(env: Mapping[str, str] | None = None) -> int:
                "markdown": str(report_dir / "summary.md")}
     summary_path = env.get("GITHUB_STEP_SUMMARY")
 
-    def finish(code: int, result: str) -> int:
-        _set_outputs(env, {**outputs, "exit-code": str(code), "result": result})
-        return code
+    def broken(message: str) -> int:
+        _set_outputs(env, {**outputs, "exit-code": str(EXIT_BROKEN), "result": "broken",
+                           "verdict": "broken", "summary": message})
+        return EXIT_BROKEN
 
     try:
         args = eventproof_args(env, report_dir, state_dir)
@@ -183,7 +312,7 @@ def main(env: Mapping[str, str] | None = None) -> int:
     except InputError as error:
         print(annotation("error", "eventproof: bad input", str(error)), flush=True)
         _append(summary_path, f"# ⚠️ eventproof: bad input\n\n{error}\n")
-        return finish(EXIT_BROKEN, "broken")
+        return broken(f"bad input: {error}")
 
     report_dir.mkdir(parents=True, exist_ok=True)
     for name in ("report.json", "report.xml", "summary.md"):
@@ -197,22 +326,24 @@ def main(env: Mapping[str, str] | None = None) -> int:
     sys.stderr.write(completed.stderr)
     sys.stderr.flush()
     report = _read_report(report_dir / "report.json")
-    verdicts = {EXIT_CONFORMS: True, EXIT_NONCONFORMING: False}
-    if (report is None or completed.returncode not in verdicts
-            or report["conforms"] is not verdicts[completed.returncode]):
+    stated = None if report is None else report["verdict"].get("exitCode")
+    if report is None or stated != completed.returncode:
+        # The verdict is the report's; a process that says otherwise (or wrote no report) has
+        # not given one, and the step does not guess.
         message = (f"eventproof exited with code {completed.returncode} "
-                   f"{'and wrote no report' if report is None else 'with no matching verdict'}; "
-                   "see the step log")
+                   + ("and wrote no report" if report is None else
+                      f"but its report's verdict says exit code {stated}")
+                   + "; see the step log")
         print(annotation("error", "eventproof: the run is broken", message), flush=True)
         _append(summary_path, _broken_summary(completed.returncode, completed.stderr))
-        return finish(EXIT_BROKEN, "broken")
+        return broken(message)
     summary = report_dir / "summary.md"
-    if summary.exists():
-        _append(summary_path, summary.read_text(encoding="utf-8") + "\n")
+    markdown = summary.read_text(encoding="utf-8") if summary.exists() else None
+    _append(summary_path, step_summary(report, markdown) + "\n")
     _annotate(report)
-    if report["conforms"]:
-        return finish(EXIT_CONFORMS, "conforms")
-    return finish(EXIT_NONCONFORMING, "nonconforming")
+    stated_outputs = outputs_of(report)
+    _set_outputs(env, {**outputs, **stated_outputs})
+    return int(stated_outputs["exit-code"])
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ the reports.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -16,9 +17,11 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
+from eventproof.conformance._operations import OPS, RULES
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = ROOT / "action.yml"
@@ -72,24 +75,42 @@ def program(name: str) -> str:
     return shlex.join([sys.executable, str(PROGRAMS / name)])
 
 
+def action_script() -> ModuleType:
+    """.github/action/run.py as a module, to call its functions."""
+    spec = importlib.util.spec_from_file_location("eventproof_action_run", RUN)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_the_reference_conforms(tmp_path: Path) -> None:
-    step = run_step(tmp_path, ops="select,classify", budget="quick", report_dir="out/ep")
+    # roster: an operation of the budget profile, which a hand-kept list once refused.
+    step = run_step(tmp_path, ops="select,roster", budget="quick", report_dir="out/ep")
     assert step.code == 0, step.stdout + step.stderr
+    report = step.report()
+    # Every output restates the report's verdict.
+    assert step.outputs["verdict"] == report["verdict"]["headline"] == "conforms"
     assert step.outputs["result"] == "conforms"
-    assert step.outputs["exit-code"] == "0"
+    assert step.outputs["exit-code"] == str(report["verdict"]["exitCode"]) == "0"
+    assert step.outputs["summary"] == report["verdict"]["line"]
+    assert step.outputs["profiles"] == ",".join(
+        f"{profile['profile']}={profile['status']}" for profile in report["verdict"]["profiles"])
     report_dir = step.workspace / "out" / "ep"
     assert Path(step.outputs["report-dir"]) == report_dir.resolve()
     for name in ("report.json", "report.xml", "summary.md"):
         assert (report_dir / name).is_file(), name
-    report = step.report()
     assert report["conforms"] is True
     assert report["budget"] == "quick"  # the budget input reaches the run
     assert report["deterministic"] is True
-    assert {result["op"] for result in report["results"]} == {"select", "classify"}
+    assert {result["op"] for result in report["results"]} == {"select", "roster"}
     # The job summary is the Markdown summary, verdict first.
     assert step.summary.startswith("# ✅ eventproof: eventproof-reference-halving")
     assert (report_dir / "summary.md").read_text("utf-8") in step.summary
     assert "::error" not in step.stdout
+    assert f"::notice title=eventproof%3A eventproof-reference-halving conforms::" \
+           f"{report['verdict']['line']}" in step.stdout
 
 
 def test_a_nonconforming_program_fails_the_job(tmp_path: Path) -> None:
@@ -101,12 +122,21 @@ def test_a_nonconforming_program_fails_the_job(tmp_path: Path) -> None:
     assert "## Failures" in step.summary
     report = step.report()
     assert report["conforms"] is False
+    assert step.outputs["verdict"] == "does not conform"
+    assert step.outputs["summary"] == report["verdict"]["line"]
     failed = [result["id"] for result in report["results"] if result["outcome"] == "fail"]
     assert failed
-    # One annotation per broken rule, a workflow command on its own line, properly escaped.
+    # One annotation per root cause, then the verdict; each a workflow command on its own line,
+    # properly escaped. Every failed rule is named in the annotation of its cause.
     annotations = re.findall(r"^::error title=([^:]*)::(.*)$", step.stdout, re.MULTILINE)
-    assert len(annotations) == len(failed)
-    assert all(title.startswith("eventproof%3A echo fail ") for title, _ in annotations)
+    assert annotations[-1] == ("eventproof%3A echo does not conform",
+                               report["verdict"]["line"].replace("%", "%25"))
+    causes = annotations[:-1]
+    assert 1 <= len(causes) <= len(failed)
+    assert all(title.startswith("eventproof%3A echo fail ") for title, _ in causes)
+    named = " ".join(title for title, _ in causes)
+    assert all(rule in named for rule in failed if not next(
+        result for result in report["results"] if result["id"] == rule).get("cause"))
     junit = ET.parse(step.outputs["junit"]).getroot()
     assert len(junit.findall(".//failure")) == len(failed)
 
@@ -132,6 +162,13 @@ def test_an_implementation_that_cannot_start_is_a_broken_run(tmp_path: Path) -> 
     ({"fit": "greedy"}, "input fit: 'greedy' is not a fit strategy"),
     ({"timeout": "soon"}, "input timeout: 'soon'"),
     ({"shell": "maybe"}, "input shell: 'maybe' is not a boolean"),
+    ({"jobs": "0"}, "input jobs: '0' is not a number of worker processes"),
+    ({"jobs": "two"}, "input jobs: 'two'"),
+    ({"shard": "4/3"}, "input shard: '4/3' is not K/N with 1 <= K <= N"),
+    ({"shard": "1"}, "input shard: '1'"),
+    ({"max_time": "-5"}, "input max-time: '-5' is not a number of seconds above 0"),
+    ({"max_time": "nan"}, "input max-time: 'nan'"),
+    ({"allow_untested": "perhaps"}, "input allow-untested: 'perhaps' is not a boolean"),
     ({"working_directory": "no-such-dir"}, "input working-directory:"),
 ])
 def test_a_bad_input_is_named_and_breaks_the_run(tmp_path: Path, inputs: dict[str, str],
@@ -139,8 +176,123 @@ def test_a_bad_input_is_named_and_breaks_the_run(tmp_path: Path, inputs: dict[st
     step = run_step(tmp_path, **inputs)
     assert step.code == 2
     assert step.outputs["result"] == "broken"
+    assert step.outputs["verdict"] == "broken"
     assert named in step.summary
     assert "::error title=eventproof%3A bad input::" + named in step.stdout
+
+
+def test_the_action_takes_every_operation_of_the_kit(tmp_path: Path) -> None:
+    """The operations the action accepts are the operation table's, read when it runs."""
+    script = action_script()
+    assert script.known_ops() == OPS
+    for op in OPS:
+        args = script.eventproof_args({"INPUT_OPS": op}, tmp_path, tmp_path)
+        assert args[args.index("--ops") + 1] == op
+    every = script.eventproof_args({"INPUT_OPS": ",".join(OPS)}, tmp_path, tmp_path)
+    assert every[every.index("--ops") + 1] == ",".join(OPS)
+    with pytest.raises(script.InputError, match=f"use a comma-separated subset of "
+                                                 f"{','.join(OPS)}"):
+        script.eventproof_args({"INPUT_OPS": "select,render"}, tmp_path, tmp_path)
+    # action.yml names no list of operations to go stale.
+    yaml = pytest.importorskip("yaml")
+    action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
+    assert "select,fold,settle" not in action["inputs"]["ops"]["description"]
+
+
+def test_the_run_settings_reach_eventproof(tmp_path: Path) -> None:
+    script = action_script()
+    args = script.eventproof_args({"INPUT_JOBS": "2", "INPUT_SHARD": "2/3",
+                                   "INPUT_MAX_TIME": "90.5", "INPUT_ALLOW_UNTESTED": "true"},
+                                  tmp_path, tmp_path)
+    words = " ".join(args)
+    assert "--jobs 2" in words
+    assert "--shard 2/3" in words
+    assert "--max-time 90.5" in words
+    assert "--allow-untested" in args
+    plain = script.eventproof_args({}, tmp_path, tmp_path)
+    assert not {"--jobs", "--shard", "--max-time", "--allow-untested"} & set(plain)
+
+
+def failing(rule: str, message: str, *, kind: str = "", cause: str = "",
+            level: str = "MUST") -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "id": rule, "level": level, "profile": "selection", "op": "select",
+        "section": "selection.md#3.1", "title": rule, "outcome": "fail", "note": "",
+        "counterexample": {"message": message, "kind": kind}}
+    if cause:
+        result["cause"] = cause
+    return result
+
+
+def test_one_root_cause_gives_one_annotation() -> None:
+    """Results following from another rule's failure are folded into its annotation; failures
+    of one kind with one message are one annotation listing their rules."""
+    script = action_script()
+    verdict = {"conforms": False, "exitCode": 1, "headline": "does not conform",
+               "line": "does not conform (exit code 1, 9 of 9 rules judged): 9 MUST rules broken",
+               "profiles": [], "unjudged": [], "ending": ""}
+    results = [
+        failing("select.last-message", "an empty last message was kept", kind="empty kept"),
+        *(failing(f"select.follower-{index}", f"differs {index}", cause="select.last-message")
+          for index in range(6)),
+        failing("select.never-empty", "output is empty", kind="empty"),
+        failing("select.agrees", "output is empty", kind="empty"),
+        failing("select.tail", "output is empty", kind="other"),
+        failing("canon.bytes", "bytes differ", level="SHOULD"),
+        {**failing("select.fine", "x"), "outcome": "pass"},
+    ]
+    report = {"implementation": {"name": "port"}, "verdict": verdict, "results": results}
+    commands = script.annotation_commands(report)
+    assert len(commands) == 5  # the cause and its six followers; empty twice; other; SHOULD
+    assert commands[0].startswith("::error title=eventproof%3A port fail select.last-message%2C "
+                                  "select.follower-0%2C select.follower-1%2C select.follower-2 "
+                                  "and 3 more")
+    assert commands[0].endswith("::an empty last message was kept")
+    assert "select.never-empty%2C select.agrees " in commands[1]
+    assert "select.tail" in commands[2]
+    assert commands[3].startswith("::warning title=eventproof%3A port fail canon.bytes")
+    assert commands[4] == ("::error title=eventproof%3A port does not conform::does not conform "
+                           "(exit code 1, 9 of 9 rules judged): 9 MUST rules broken")
+    # Unjudged MUST rules are one annotation, whatever their number.
+    unjudged = {**report, "results": [], "verdict": {**verdict, "unjudged": [
+        rule.id for rule in RULES[:8]]}}
+    commands = script.annotation_commands(unjudged)
+    assert len(commands) == 2
+    assert "8 MUST rule(s) not judged" in commands[0]
+    assert "and 2 more" in commands[0]
+
+
+def test_the_step_restates_the_report_and_breaks_when_they_disagree(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The job exits with the report's exit code; a process whose code disagrees with its
+    report's verdict gives no verdict: the run is broken, loudly."""
+    script = action_script()
+    env, runner, workspace = runner_env(tmp_path)
+    verdict = {"conforms": False, "exitCode": 130, "headline": "interrupted",
+               "line": "interrupted (exit code 130, 3 of 9 rules judged): the run was "
+                       "interrupted", "profiles": [], "unjudged": [], "ending": "x"}
+
+    def fake_run(code: int) -> Any:
+        def run(command: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
+            path = Path(command[command.index("--json") + 1])
+            path.write_text(json.dumps({"implementation": {"name": "port"},
+                                        "verdict": verdict, "results": []}), "utf-8")
+            return subprocess.CompletedProcess(command, code, "", "")
+        return run
+
+    monkeypatch.setattr(script.subprocess, "run", fake_run(130))
+    assert script.main(env) == 130
+    outputs = (runner / "output").read_text("utf-8")
+    assert "verdict=interrupted\n" in outputs
+    assert "result=interrupted\n" in outputs
+    assert "exit-code=130\n" in outputs
+    (runner / "output").unlink()
+    monkeypatch.setattr(script.subprocess, "run", fake_run(0))
+    assert script.main(env) == 2
+    outputs = (runner / "output").read_text("utf-8")
+    assert "verdict=broken\n" in outputs
+    assert "but its report's verdict says exit code 130" in outputs
+    assert workspace.is_dir()
 
 
 def test_the_budget_flag_is_named_once() -> None:

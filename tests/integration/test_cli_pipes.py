@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -164,16 +165,47 @@ def test_several_implementations_in_one_run(tmp_path: Path) -> None:
 
 
 def test_several_implementations_one_that_cannot_start(tmp_path: Path) -> None:
-    """An implementation that cannot be checked does not stop the others; the run exits 2."""
+    """An implementation that cannot be checked does not stop the others; the run exits 2, and
+    the matrix gives it a column (its label, its error) beside the others'."""
     result = run("run", *QUICK, "--impl", "no-such-program-eventproof", "--impl", REFERENCE,
+                 "--impl", REFERENCE, "--label", "missing", "--label", "ref", "--label", "ref",
                  "--html", str(tmp_path / "site"), "--state-dir", str(tmp_path), NO_COLOR="1")
     assert result.returncode == 2, result.stdout + result.stderr
     assert "'no-such-program-eventproof' was not found" in result.stderr
-    assert f"  {'could not be checked':<20}--impl no-such-program-eventproof  (" in result.stdout
+    assert "--impl no-such-program-eventproof  (" in result.stdout
     assert f"  {'conforms':<20}--impl {REFERENCE}  (" in result.stdout
-    # Without --reports, the reports the page renders go next to it.
-    assert [path.name for path in (tmp_path / "site" / "reports").iterdir()] == [
-        "eventproof-reference-halving.json"]
+    # Without --reports, the reports the page renders go next to it, the unchecked one's too.
+    reports = tmp_path / "site" / "reports"
+    assert sorted(path.name for path in reports.iterdir()) == [
+        "eventproof-reference-halving-2.json", "eventproof-reference-halving.json",
+        "unchecked-no-such-program-eventproof.json"]
+    unchecked = json.loads((reports / "unchecked-no-such-program-eventproof.json")
+                           .read_text("utf-8"))
+    assert unchecked["verdict"]["headline"] == "could not be checked"
+    assert unchecked["implementation"] == {"command": "no-such-program-eventproof"}
+    page = (tmp_path / "site" / "index.html").read_text("utf-8")
+    heads = re.findall(r'<th scope="col" class="impl [^"]*" data-headline="([^"]*)">'
+                       r'<span class="impl-name">([^<]*)</span>', page)
+    assert heads == [("could not be checked", "missing"), ("conforms", "ref"),
+                     ("conforms", "ref (2)")]
+    assert "2 of 3 implementations conform (1 could not be checked)" in page
+    assert "was not found" in page
+    # The report command renders the same files, and takes labels too.
+    again = run("report", "--html", str(tmp_path / "again"), "--label", "gone",
+                str(reports / "unchecked-no-such-program-eventproof.json"))
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert '<span class="impl-name">gone</span>' in (tmp_path / "again" / "index.html").read_text(
+        "utf-8")
+
+
+def test_labels_are_one_per_implementation(tmp_path: Path) -> None:
+    refused = run("run", *QUICK, "--impl", REFERENCE, "--label", "a", "--label", "b",
+                  "--html", str(tmp_path / "site"), "--state-dir", str(tmp_path))
+    assert refused.returncode == 2
+    assert "2 --label for 1 --impl" in refused.stderr
+    alone = run("run", *QUICK, "--label", "a", "--state-dir", str(tmp_path))
+    assert alone.returncode == 2
+    assert "give --html DIR too" in alone.stderr
 
 
 def test_same_declared_name_twice_keeps_both_reports_and_cases(tmp_path: Path) -> None:

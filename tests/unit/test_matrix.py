@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
@@ -10,12 +11,25 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from eventproof.conformance import _results
 from eventproof.conformance._engine import Counterexample, RuleResult, RunReport
-from eventproof.conformance._matrix import MatrixError, badge, load_report, write_matrix
+from eventproof.conformance._matrix import (
+    _STYLE,
+    MatrixError,
+    badge,
+    column_labels,
+    load_report,
+    unchecked_report,
+    write_matrix,
+)
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._operations import RULES, RULES_BY_ID
 from eventproof.conformance._reports import report_document
+from eventproof.conformance._results import Invocation, RunVerdict
+from eventproof.conformance._schemas import schema_issues
 from eventproof.conformance.cli import main
+from hypothesis import given
+from hypothesis import strategies as st
 
 HOSTILE = ('</script><script>alert("x")</script><img src=x onerror=alert(1)> '
            "' \" & \u202eevil\u202c \u2028 \x00 \ud800")
@@ -50,10 +64,12 @@ class Page(HTMLParser):
         return "".join(part for parts in self.texts.values() for part in parts)
 
 
-def report(name: str, results: list[RuleResult], **identity: str) -> dict[str, Any]:
+def report(name: str, results: list[RuleResult], *, invocation: Invocation | None = None,
+           capabilities: Capabilities | None = None, **identity: str) -> dict[str, Any]:
     run = RunReport(implementation={"name": name, "language": "python", **identity},
-                    capabilities=Capabilities(), results=results, budget="quick", seed=None,
-                    deterministic=True, duration=1.5, calls=42)
+                    capabilities=capabilities or Capabilities(), results=results, budget="quick",
+                    seed=None, deterministic=True, duration=1.5, calls=42,
+                    invocation=invocation or Invocation(impl=f"node {name}.mjs", timeout=5))
     return report_document(run, replay_files={
         result.rule.id: f".eventproof/failures/{name}/{result.rule.id}.json"
         for result in results if result.counterexample is not None})
@@ -140,9 +156,32 @@ def test_a_counterexample_is_one_click_away(tmp_path: Path) -> None:
     assert "--- expected" in text
     assert "-null" in text
     assert "+[]" in text
-    assert ("eventproof replay .eventproof/failures/port/select.last-message.json --impl"
-            in text)
+    # The replay command is the report's own: its case file, its implementation and settings.
+    assert ("eventproof replay .eventproof/failures/port/select.last-message.json --impl "
+            "'node port.mjs' --timeout 5" in text)
+    assert "<the implementation" not in text
     assert "spec/selection.md §3.1" in text
+    spec_links = [attrs["href"] for tag, attrs in page.elements
+                  if tag == "a" and "/spec/" in attrs.get("href", "")]
+    assert "https://github.com/eventproof/eventproof/blob/v0.1.0/spec/selection.md#31-the-last-" \
+           "non-empty-message" in spec_links
+
+
+def test_the_replay_command_is_the_report_s_run(tmp_path: Path) -> None:
+    """--shell and --timeout of the run reach the replay command; a report of a run from code
+    (no command starts it) says so instead of showing a placeholder."""
+    shelled = report("port", broken(), invocation=Invocation(
+        impl="PORT_MODE=strict node port.mjs", use_shell=True, timeout=2.5))
+    page, _, _ = render(tmp_path / "shell", shelled)
+    assert ("eventproof replay .eventproof/failures/port/select.last-message.json --impl "
+            "'PORT_MODE=strict node port.mjs' --shell --timeout 2.5") in page.text()
+    in_code = report("port", broken())
+    del in_code["rerun"]
+    page, _, _ = render(tmp_path / "code", in_code)
+    text = page.text()
+    assert "eventproof replay .eventproof/failures/port/select.last-message.json" in text
+    assert "does not say how the implementation is started" in text
+    assert "--impl '<" not in text
 
 
 def hostile_report(text: str) -> dict[str, Any]:
@@ -180,31 +219,152 @@ def test_hostile_strings_are_shown_not_obeyed(tmp_path: Path) -> None:
     assert all("<" in title for title in titles)
 
 
-def test_badges(tmp_path: Path) -> None:
+def test_badges_restate_the_verdict(tmp_path: Path) -> None:
     passing = report("ref", every_pass())
     assert badge(passing) == {"schemaVersion": 1, "label": "eventproof spec 1.0",
                               "message": "conforms", "color": "brightgreen"}
     failing = report("port", broken())
-    assert badge(failing) == {"schemaVersion": 1, "label": "eventproof spec 1.0",
-                              "message": "1 rule broken", "color": "red"}
-    expected = every_pass()
-    expected[0] = RuleResult(RULES_BY_ID["select.never-empty"], "xfail",
-                             counterexample("known"), note="expected")
-    expected[13] = RuleResult(expected[13].rule, "skip", note="not declared")
-    assert badge(report("x", expected))["message"] == "conforms (1 xfail, 1 skipped)"
-    assert badge(report("x", expected))["color"] == "yellowgreen"
+    assert badge(failing) == {
+        "schemaVersion": 1, "label": "eventproof spec 1.0",
+        "message": "does not conform (selection does not conform)", "color": "red"}
+    # A profile the implementation does not declare is on the badge, never a plain "conforms".
+    partial = [RuleResult(rule, "pass" if rule.profile != "budget" else "skip")
+               for rule in RULES]
+    declared = Capabilities(ops=frozenset(rule.op for rule in RULES
+                                          if rule.profile != "budget"))
+    document = report("x", partial, capabilities=declared)
+    assert document["verdict"]["headline"] == "conforms"
+    assert badge(document) == {"schemaVersion": 1, "label": "eventproof spec 1.0",
+                               "message": "conforms (budget not declared)",
+                               "color": "yellowgreen"}
     stale = every_pass()
     stale[0] = RuleResult(RULES_BY_ID["select.never-empty"], "xpass", note="passes now")
-    assert badge(report("x", stale))["message"] == "1 stale"
+    assert badge(report("x", stale))["message"].startswith("does not conform")
     should = every_pass()
     should[-1] = RuleResult(RULES_BY_ID["canon.bytes"], "fail", counterexample("bytes"))
     assert badge(report("x", should))["message"] == "conforms"  # a SHOULD rule decides nothing
+    unchecked = unchecked_report("node gone.mjs", RunVerdict.could_not_check("not found"))
+    assert badge(unchecked) == {"schemaVersion": 1, "label": "eventproof",
+                                "message": "could not be checked", "color": "lightgrey"}
+    # The badge states the document's verdict as it is: it never recomputes it.
+    edited = report("port", broken())
+    edited["verdict"]["headline"] = "interrupted"
+    assert badge(edited)["message"].startswith("interrupted")
     # The files: one per implementation, distinct names for equal names.
     _, _, written = render(tmp_path, passing, failing, report("port", every_pass()))
     names = sorted(path.name for path in written[1:])
     assert names == ["port-2.json", "port.json", "ref.json"]
     documents = [json.loads(path.read_text("utf-8")) for path in written[1:]]
     assert all(set(doc) == {"schemaVersion", "label", "message", "color"} for doc in documents)
+
+
+def unstyled(css: str, outcomes: tuple[str, ...]) -> list[str]:
+    """The outcomes the CSS gives no background colour (a pill of white text on white)."""
+    return [outcome for outcome in outcomes
+            if not re.search(rf"(^|[}}\s,])\.o-{re.escape(outcome)}\s*\{{[^}}]*background\s*:",
+                             css)]
+
+
+def test_every_outcome_has_a_style(tmp_path: Path) -> None:
+    """Every outcome of the results model (read from the list, so an outcome added later is
+    walked too) has a colour in the page's CSS; a page without one is caught."""
+    _, text, _ = render(tmp_path, report("port", broken()))
+    css = re.search(r"<style>(.*?)</style>", text, re.DOTALL)
+    assert css is not None
+    assert unstyled(css.group(1), _results.OUTCOMES) == []
+    # The check finds the defect it stands for: the page of an earlier release had no untested.
+    without = re.sub(r"\.o-untested\{[^}]*\}", "", _STYLE)
+    assert unstyled(without, _results.OUTCOMES) == ["untested"]
+    assert unstyled(_STYLE, (*_results.OUTCOMES, "unstable")) == ["unstable"]
+
+
+def test_the_header_and_cards_restate_each_verdict(tmp_path: Path) -> None:
+    """The counts, headlines and profile statuses are each report's verdict, as written; an
+    implementation that could not be checked has a column with its error."""
+    partial = [RuleResult(rule, "pass" if rule.op in ("select", "fold") else "skip")
+               for rule in RULES]
+    declared = Capabilities(ops=frozenset({"select", "fold"}))
+    documents = [report("ref", every_pass(), version="1.0"),
+                 report("port", broken(), version="1.0"),
+                 report("half", partial, capabilities=declared),
+                 unchecked_report("no-such-program", RunVerdict.could_not_check(
+                     "'no-such-program' was not found: <install it>"))]
+    page, text, written = render(tmp_path, *documents)
+    header = re.search(r'<header class="top"><h1>[^<]*</h1><p>([^<]*)</p>', text)
+    assert header is not None
+    assert header.group(1).startswith(
+        "2 of 4 implementations conform (1 does not conform, 1 could not be checked)")
+    heads = [attrs["data-headline"] for tag, attrs in page.elements
+             if tag == "th" and "impl" in attrs.get("class", "").split()]
+    assert heads == ["conforms", "does not conform", "conforms", "could not be checked"]
+    cards = [attrs for tag, attrs in page.elements if tag == "section"]
+    assert [(card["data-headline"], card["data-exit-code"]) for card in cards] == [
+        ("conforms", "0"), ("does not conform", "1"), ("conforms", "0"),
+        ("could not be checked", "2")]
+    counted = [(attrs["data-outcome"], attrs["data-count"]) for tag, attrs in page.elements
+               if tag == "span" and attrs.get("class") == "count"]
+    assert ("fail", "1") in counted
+    # Each profile's status per column: the half port declares two selection operations.
+    statuses = [attrs["data-status"] for tag, attrs in page.elements
+                if tag == "td" and "pcell" in attrs.get("class", "")]
+    assert statuses == [
+        "conforms", "does not conform", "partly declared", "could not be checked",
+        "conforms", "conforms", "not declared", "could not be checked",
+        "conforms", "conforms", "not declared", "could not be checked"]
+    assert "select, fold checked; settle not declared" in text
+    # The unchecked column: its command, its error, escaped; every rule "not run".
+    assert "&#x27;no-such-program&#x27; was not found: &lt;install it&gt;" in text
+    cells = [attrs["data-outcome"] for tag, attrs in page.elements
+             if tag == "td" and attrs.get("class") == "cell"]
+    assert cells[3::4] == ["none"] * len(RULES)
+    assert sorted(path.name for path in written[1:]) == [
+        "half.json", "no-such-program.json", "port.json", "ref.json"]
+    # What the page shows is the document's verdict, never one of its own.
+    edited = report("port", broken())
+    edited["verdict"]["headline"] = "terminated"
+    edited["verdict"]["counts"]["fail"] = 7
+    page, _, _ = render(tmp_path / "edited", edited)
+    assert [attrs["data-headline"] for tag, attrs in page.elements if tag == "section"] == [
+        "terminated"]
+    assert ("fail", "7") in [(attrs["data-outcome"], attrs["data-count"])
+                             for tag, attrs in page.elements
+                             if tag == "span" and attrs.get("class") == "count"]
+
+
+def test_the_unchecked_shape_is_a_report() -> None:
+    document = unchecked_report("node gone.mjs", RunVerdict.could_not_check("gone"))
+    assert schema_issues(document, "report.json") == []
+    assert schema_issues({**document, "verdict": report("x", every_pass())["verdict"]},
+                         "report.json") != []
+
+
+@given(st.lists(st.tuples(st.sampled_from(["port", "port 1.0", "js"]),
+                          st.sampled_from(["", "1.0", "1.0 (2)"])), min_size=1, max_size=6),
+       st.booleans())
+def test_column_labels_are_always_distinct(identities: list[tuple[str, str]],
+                                           labelled: bool) -> None:
+    """Whatever names, versions and labels are given (the same ones included), no two columns
+    are headed alike, and each heading starts with what it was to be called."""
+    documents = [report(name, [], version=version) for name, version in identities]
+    wanted = [name for name, _ in identities] if labelled else None
+    shown = column_labels(documents, wanted)
+    assert len(set(shown)) == len(shown)
+    for heading, (name, version) in zip(shown, identities, strict=True):
+        assert heading.startswith(name if labelled else " ".join(filter(None, [name, version])))
+
+
+def test_columns_are_told_apart() -> None:
+    """--label heads the columns; without it, name and version, numbered while still equal."""
+    same = [report("js-example", [], version="0.1.0") for _ in range(3)]
+    other = report("js-example", [], version="0.2.0")
+    assert column_labels([*same, other]) == [
+        "js-example 0.1.0", "js-example 0.1.0 (2)", "js-example 0.1.0 (3)", "js-example 0.2.0"]
+    assert column_labels(same, ["node 20", "node 22", "node 22"]) == [
+        "node 20", "node 22", "node 22 (2)"]
+    with pytest.raises(MatrixError, match="2 label"):
+        column_labels(same, ["a", "b"])
+    with pytest.raises(MatrixError, match="label 2 is empty"):
+        column_labels(same, ["a", " ", "c"])
 
 
 def test_coverage_is_rendered_when_a_result_has_it(tmp_path: Path) -> None:
@@ -222,6 +382,8 @@ def test_coverage_is_rendered_when_a_result_has_it(tmp_path: Path) -> None:
     ("[1]", "a report is a JSON object, this is list"),
     ('{"reportVersion": 1}', "$.reportVersion is 1; this eventproof"),
     ('{"reportVersion": 3}', "$: 'specVersion' is a required property"),
+    ('{"reportVersion": 3, "suiteVersion": "0.1.0", "implementation": {"command": "x"}, '
+     '"verdict": {"conforms": true}}', "$.verdict: 'exitCode' is a required property"),
 ])
 def test_a_bad_report_is_named(tmp_path: Path, content: str, named: str) -> None:
     path = tmp_path / "bad.json"
@@ -274,3 +436,23 @@ def test_slugs_are_distinct_and_match_the_badges(tmp_path: Path) -> None:
     written = write_matrix(tmp_path / "site", paths)
     assert [path.name for path in written[1:]] == [f"{slug}.json" for slug in
                                                    slugs(["My Port", "My Port"])]
+
+
+def test_run_html_gives_every_implementation_a_column(tmp_path: Path) -> None:
+    """`eventproof run --html`'s page: one column per --impl, those that could not be checked
+    (or that a run ended before reaching) with their error, headed by their labels."""
+    from eventproof.conformance.cli import _Checked, _console, _write_html
+
+    checked = [_Checked("node gone.mjs", None, error="'node' was not found"),
+               _Checked("node later.mjs", None, error="not checked: the run ended before it "
+                                                       "reached this implementation")]
+    _write_html(tmp_path / "site", checked, ("gone", "later"), None, _console())
+    page = Page((tmp_path / "site" / "index.html").read_text("utf-8"))
+    heads = [attrs["data-headline"] for tag, attrs in page.elements
+             if tag == "th" and "impl" in attrs.get("class", "").split()]
+    assert heads == ["could not be checked"] * 2
+    assert "'node' was not found" in page.text()
+    assert "the run ended before it reached this implementation" in page.text()
+    assert sorted(path.name for path in (tmp_path / "site" / "reports").iterdir()) == [
+        "unchecked-node-gone.mjs.json", "unchecked-node-later.mjs.json"]
+    assert [entry.json_file is not None for entry in checked] == [True, True]

@@ -24,6 +24,7 @@ from eventproof.conformance._reports import (
     readable_json,
     render_console,
     report_document,
+    section_url,
     write_json,
     write_junit,
     write_markdown,
@@ -219,7 +220,9 @@ def test_markdown_has_table_sections_and_diff() -> None:
     assert header in text
     assert "| select | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 |" in text
     section = text.split("### fail: `select.last-message` (MUST)")[1].split("### ")[0]
-    assert "(https://github.com/eventproof/eventproof/blob/main/spec/selection.md)" in section
+    assert f"({section_url('selection.md#3.1')})" in section
+    assert section_url("selection.md#3.1").endswith(
+        "/spec/selection.md#31-the-last-non-empty-message")
     assert "spec/selection.md §3.1" in section
     assert "```diff\n--- expected\n+++ actual\n" in section
     assert '-    "text": "last"' in section
