@@ -119,7 +119,7 @@ def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
                           "rerun the check with this one")
     # The shape is told by its members, so that a broken report is named against its own shape
     # (an unchecked implementation's document has no results).
-    shape = "run" if "results" in document or "verdict" not in document else "unchecked"
+    shape = "checked" if "results" in document or "verdict" not in document else "unchecked"
     issues = [error for error in validator_for(f"report.json#/$defs/{shape}").iter_errors(
         document) if error.validator != "additionalProperties"]
     if issues:
