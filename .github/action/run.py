@@ -9,7 +9,7 @@ and when the report and the process disagree (or no report was written) the run 
 and the step exits 2.
 
 Inputs come from the environment, as action.yml maps them: ``INPUT_IMPL``, ``INPUT_OPS``,
-``INPUT_BUDGET``, ``INPUT_FIT``, ``INPUT_EXPECT``, ``INPUT_REPORT_DIR``, ``INPUT_TIMEOUT``,
+``INPUT_EXAMPLES`` (``INPUT_BUDGET``, its old name), ``INPUT_FIT``, ``INPUT_EXPECT``, ``INPUT_REPORT_DIR``, ``INPUT_TIMEOUT``,
 ``INPUT_SHELL``, ``INPUT_JOBS``, ``INPUT_SHARD``, ``INPUT_MAX_TIME``, ``INPUT_ALLOW_UNTESTED``,
 ``INPUT_WORKING_DIRECTORY``. Run it with the Python that has eventproof installed: the operations
 it accepts are read from eventproof's operation table.
@@ -27,9 +27,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-#: The command-line flag that takes the budget. The only place the action names it.
-BUDGET_FLAG = "--examples"
-BUDGETS = ("quick", "default", "thorough")
+#: The command-line flag that takes the example effort. The only place the action names it.
+EXAMPLES_FLAG = "--examples"
+EXAMPLES = ("quick", "default", "thorough")
 FITS = ("halving", "maximal")
 #: Outcomes that decide (or, for a SHOULD rule, would decide) the verdict: annotated.
 BROKEN = ("fail", "error", "crash", "timeout", "xpass")
@@ -79,11 +79,16 @@ def eventproof_args(env: Mapping[str, str], report_dir: Path, state_dir: Path) -
     impl = _input(env, "impl")
     if impl:
         args += ["--impl", impl]
-    budget = _input(env, "budget", "default")
-    if budget not in BUDGETS:
-        raise InputError(f"input budget: {budget!r} is not a budget; use one of "
-                         f"{', '.join(BUDGETS)}")
-    args += [BUDGET_FLAG, budget]
+    examples = _input(env, "examples", "")
+    old = _input(env, "budget", "")  # the old name of the input: budget names a profile now
+    if examples and old and examples != old:
+        raise InputError(f"inputs examples ({examples!r}) and budget ({old!r}) disagree: budget "
+                         "is the old name of examples; give examples only")
+    examples = examples or old or "default"
+    if examples not in EXAMPLES:
+        raise InputError(f"input examples: {examples!r} is not an example effort; use one of "
+                         f"{', '.join(EXAMPLES)}")
+    args += [EXAMPLES_FLAG, examples]
     fit = _input(env, "fit")
     if fit:
         if fit not in FITS:

@@ -87,7 +87,7 @@ def action_script() -> ModuleType:
 
 def test_the_reference_conforms(tmp_path: Path) -> None:
     # roster: an operation of the budget profile, which a hand-kept list once refused.
-    step = run_step(tmp_path, ops="select,roster", budget="quick", report_dir="out/ep")
+    step = run_step(tmp_path, ops="select,roster", examples="quick", report_dir="out/ep")
     assert step.code == 0, step.stdout + step.stderr
     report = step.report()
     # Every output restates the report's verdict.
@@ -115,7 +115,7 @@ def test_the_reference_conforms(tmp_path: Path) -> None:
 
 def test_a_nonconforming_program_fails_the_job(tmp_path: Path) -> None:
     # echo.py answers every request with its own input: a well-behaved program, wrong answers.
-    step = run_step(tmp_path, impl=program("echo.py"), ops="select", budget="quick")
+    step = run_step(tmp_path, impl=program("echo.py"), ops="select", examples="quick")
     assert step.code == 1, step.stdout + step.stderr
     assert step.outputs["result"] == "nonconforming"
     assert step.summary.startswith("# ❌ eventproof: echo 1.0 (python) does not conform")
@@ -146,7 +146,7 @@ def test_an_implementation_that_cannot_start_is_a_broken_run(tmp_path: Path) -> 
     stale = workspace / "eventproof-report" / "summary.md"
     stale.parent.mkdir(parents=True)
     stale.write_text("# ✅ eventproof: an earlier run conforms\n", encoding="utf-8")
-    step = run_step(tmp_path, impl=program("exit_before_start.py"), ops="select", budget="quick")
+    step = run_step(tmp_path, impl=program("exit_before_start.py"), ops="select", examples="quick")
     assert step.code == 2, step.stdout + step.stderr
     assert step.outputs["result"] == "broken"
     assert step.summary.startswith("# ⚠️ eventproof could not complete the run")
@@ -156,8 +156,10 @@ def test_an_implementation_that_cannot_start_is_a_broken_run(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize(("inputs", "named"), [
-    ({"budget": "huge"}, "input budget: 'huge' is not a budget; use one of quick, default, "
-                         "thorough"),
+    ({"examples": "huge"}, "input examples: 'huge' is not an example effort; use one of quick, "
+     "default, thorough"),
+    ({"examples": "quick", "budget": "thorough"}, "inputs examples ('quick') and budget "
+     "('thorough') disagree"),
     ({"ops": "select,render"}, "input ops: 'select,render'"),
     ({"fit": "greedy"}, "input fit: 'greedy' is not a fit strategy"),
     ({"timeout": "soon"}, "input timeout: 'soon'"),
@@ -295,11 +297,12 @@ def test_the_step_restates_the_report_and_breaks_when_they_disagree(
     assert workspace.is_dir()
 
 
-def test_the_budget_flag_is_named_once() -> None:
-    # The CLI flag that takes the budget is spelt in one place, so renaming it is a one-line change.
+def test_the_examples_flag_is_named_once() -> None:
+    # The CLI flag that takes the example effort is spelt in one place, so renaming it is a
+    # one-line change.
     source = RUN.read_text(encoding="utf-8")
     assert len(re.findall(r"[\"']--examples[\"']", source)) == 1
-    assert 'BUDGET_FLAG = "--examples"' in source
+    assert 'EXAMPLES_FLAG = "--examples"' in source
 
 
 def test_action_yml_maps_every_input_to_the_scripts() -> None:
@@ -389,7 +392,7 @@ def test_install_then_check_as_the_action_does(tmp_path: Path) -> None:
                   (runner / "output").read_text("utf-8").splitlines())["python"]
     assert Path(python).is_relative_to(runner / "temp")
     (runner / "output").unlink()
-    step = run_step(tmp_path, python=python, ops="select", budget="quick")
+    step = run_step(tmp_path, python=python, ops="select", examples="quick")
     assert step.code == 0, step.stdout + step.stderr
     assert step.summary.startswith("# ✅ eventproof")
 
