@@ -9,7 +9,8 @@ and when the report and the process disagree (or no report was written) the run 
 and the step exits 2.
 
 Inputs come from the environment, as action.yml maps them: ``INPUT_IMPL``, ``INPUT_OPS``,
-``INPUT_EXAMPLES`` (``INPUT_BUDGET``, its old name), ``INPUT_FIT``, ``INPUT_EXPECT``, ``INPUT_REPORT_DIR``, ``INPUT_TIMEOUT``,
+``INPUT_EXAMPLES`` (``INPUT_BUDGET``, its old name), ``INPUT_FIT``, ``INPUT_EXPECT``,
+``INPUT_REPORT_DIR``, ``INPUT_TIMEOUT``,
 ``INPUT_SHELL``, ``INPUT_JOBS``, ``INPUT_SHARD``, ``INPUT_MAX_TIME``, ``INPUT_ALLOW_UNTESTED``,
 ``INPUT_WORKING_DIRECTORY``. Run it with the Python that has eventproof installed: the operations
 it accepts are read from eventproof's operation table.
