@@ -78,7 +78,7 @@ if TYPE_CHECKING:
     from collections.abc import Generator
 
     from ._model import Rule
-    from ._results import RunReport, RunVerdict
+    from ._results import RuleResult, RunReport, RunVerdict
 
 __all__ = ["EventproofCollector", "OperationCollector", "RuleItem"]
 
@@ -215,15 +215,7 @@ class RuleItem(pytest.Item):
         outcome = result.outcome
         # What the verdict is judged from travels with the report (to --junitxml, and to the
         # xdist controller), which judges the session's rules with the run's own judge_run.
-        row = report.verdict_rows()[report.results.index(result)]
-        self.user_properties.extend([
-            (f"{PROPERTY}outcome", outcome), (f"{PROPERTY}profile", rule.profile),
-            (f"{PROPERTY}judged", "yes" if row.judged else "no"),
-            (f"{PROPERTY}cause", result.cause),
-            (f"{PROPERTY}declared", ",".join(sorted(report.capabilities.ops))),
-            (f"{PROPERTY}allowUntested", "yes" if report.allow_untested else "no"),
-            (f"{PROPERTY}ending", report.cut_short),
-            (f"{PROPERTY}implementation", str(report.implementation.get("name", run.impl)))])
+        self.user_properties.extend(verdict_properties(report, result, run.impl))
         if outcome == "pass":
             return
         if outcome == "skip":
@@ -471,6 +463,20 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if config.stash.get(_SCHEDULES, False):
         lines.append("eventproof: pytest-xdist gives each operation's rules to one worker")
     return lines
+
+
+def verdict_properties(report: RunReport, result: RuleResult, impl: str
+                       ) -> list[tuple[str, str]]:
+    """What an item reports of its rule's result for the session's verdict (user properties)."""
+    row = report.verdict_rows()[report.results.index(result)]
+    return [
+        (f"{PROPERTY}outcome", result.outcome), (f"{PROPERTY}profile", result.rule.profile),
+        (f"{PROPERTY}judged", "yes" if row.judged else "no"),
+        (f"{PROPERTY}cause", result.cause),
+        (f"{PROPERTY}declared", ",".join(sorted(report.capabilities.ops))),
+        (f"{PROPERTY}allowUntested", "yes" if report.allow_untested else "no"),
+        (f"{PROPERTY}ending", report.cut_short),
+        (f"{PROPERTY}implementation", str(report.implementation.get("name", impl)))]
 
 
 class _Summary:

@@ -273,8 +273,50 @@ def action(report: RunReport) -> Stated:
     return stated
 
 
-#: Every output that restates a verdict. The console and the pytest plugin are yet to join.
+def console(report: RunReport) -> Stated:
+    """The console summary: its last line is the verdict line, and its profiles line (shown
+    when a profile does not simply conform) names each profile's status."""
+    import io
+
+    from rich.console import Console
+
+    from eventproof.conformance._reports import render_console
+
+    out = io.StringIO()
+    render_console(report, Console(file=out, width=300, markup=False, color_system=None,
+                                   soft_wrap=True))
+    lines = [line for line in out.getvalue().splitlines() if line.strip()]
+    profiles = None
+    shown = [line for line in lines if line.startswith("  profiles:")]
+    if shown:
+        profiles = {name: _status_in(shown[0].split(f"  {name} ", 1)[1])
+                    for name in PROFILE_NAMES if f"  {name} " in shown[0]}
+    return _from_line(lines[-1], profiles=profiles)
+
+
+def pytest_plugin(report: RunReport) -> Stated:
+    """The pytest plugin's session summary, judged from what each rule's item reports (its user
+    properties, as they reach the xdist controller)."""
+    from eventproof.conformance.pytest_plugin import PROPERTY, _Summary, verdict_properties
+
+    summary = _Summary()
+    for result in report.results:
+        properties = [(f"{PROPERTY}rule", result.rule.id),
+                      (f"{PROPERTY}operation", result.rule.op),
+                      (f"{PROPERTY}level", result.rule.level),
+                      *verdict_properties(report, result, "port")]
+        summary.verdicts[result.rule.id] = {name[len(PROPERTY):]: value
+                                            for name, value in properties}
+    verdict = summary.verdict()
+    assert verdict is not None
+    return _from_line(verdict.line(), counts=dict(verdict.counts),
+                      profiles={p.profile: p.status for p in verdict.profiles})
+
+
+#: Every output that restates a verdict.
 RENDERERS: list[Renderer] = [
+    Renderer("console", console),
+    Renderer("pytest plugin", pytest_plugin),
     Renderer("JSON report", json_report),
     Renderer("JSON report read back", json_read_back),
     Renderer("matrix page", matrix_page),
