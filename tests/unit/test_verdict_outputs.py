@@ -278,9 +278,8 @@ def console(report: RunReport) -> Stated:
     when a profile does not simply conform) names each profile's status."""
     import io
 
-    from rich.console import Console
-
     from eventproof.conformance._reports import render_console
+    from rich.console import Console
 
     out = io.StringIO()
     render_console(report, Console(file=out, width=300, markup=False, color_system=None,
