@@ -1,8 +1,13 @@
 """eventproof as a pytest plugin: one test item per rule, one engine run per operation.
 
 Installed with eventproof (the ``pytest11`` entry point ``eventproof``; with plugin autoloading
-off, ``-p eventproof``). Without ``--eventproof-impl`` it does nothing at all; with it, the session
-gets one item per rule, with node ids like ``eventproof::select::select.last-message``::
+off, ``-p eventproof``). Every option can be set in the project's pytest configuration instead
+(``eventproof_impl``, ``eventproof_examples``, ``eventproof_seed``, ``eventproof_expect``,
+``eventproof_timeout``, ``eventproof_shell`` in pytest.ini's ``[pytest]`` or pyproject.toml's
+``[tool.pytest.ini_options]``; the command line wins). With no implementation configured it does
+nothing at all (an ``eventproof::…`` node id is then a usage error that says how to configure
+one); with one, the session gets one item per rule, with node ids like
+``eventproof::select::select.last-message``::
 
     pytest --eventproof-impl 'node adapter.js' -k eventproof --junitxml report.xml
 
@@ -319,8 +324,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Check this implementation: 'python:MODULE:ATTR' (in process) or a command line "
              "speaking spec/protocol.md. Adds one test item per rule.")
     group.addoption(
-        "--eventproof-budget", choices=("quick", "default", "thorough"), default="default",
-        help="Example budget per operation search (default: %(default)s).")
+        "--eventproof-examples", "--eventproof-budget", dest="eventproof_budget",
+        choices=("quick", "default", "thorough"), default=None,
+        help="Examples per operation search (default: default; --eventproof-budget is its old "
+             "name).")
     group.addoption(
         "--eventproof-seed", type=int, default=None, metavar="N",
         help="Search randomly from this seed; without it the search is derandomized (the CI "
@@ -329,12 +336,65 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--eventproof-expect", metavar="FILE", default=None,
         help="Expected-failures file: '<rule-id> [<failure kind>]' per line.")
     group.addoption(
-        "--eventproof-timeout", type=float, default=10.0, metavar="SECONDS",
+        "--eventproof-timeout", type=float, default=None, metavar="SECONDS",
         help="Seconds one request may take before the implementation is restarted "
-             "(default: %(default)s).")
+             "(default: 10).")
     group.addoption(
-        "--eventproof-shell", action="store_true", default=False,
+        "--eventproof-shell", action="store_true", default=None,
         help="Start --eventproof-impl through the shell.")
+    # Each option can be set once for a project, as pytest plugins are configured: in
+    # pytest.ini's [pytest], pyproject.toml's [tool.pytest.ini_options], tox.ini or setup.cfg.
+    # The command line wins over the file.
+    for name, help_text in _INI.items():
+        parser.addini(f"eventproof_{name}", help_text, default=None)
+
+
+#: The settings a project's pytest configuration may hold (``eventproof_<name> = …``).
+_INI = {
+    "impl": "the implementation to check (as --eventproof-impl)",
+    "examples": "examples per operation search: quick, default or thorough (as "
+                "--eventproof-examples)",
+    "seed": "search randomly from this seed (as --eventproof-seed)",
+    "expect": "the expected-failures file (as --eventproof-expect)",
+    "timeout": "seconds one request may take (as --eventproof-timeout)",
+    "shell": "start the implementation through the shell: true or false (as "
+             "--eventproof-shell)",
+}
+
+
+def _setting(config: pytest.Config, name: str, default: Any = None) -> Any:
+    """An option from the command line, else from the project's pytest configuration (as
+    text), else ``default``."""
+    option = {"examples": "eventproof_budget"}.get(name, f"eventproof_{name}")
+    value = config.getoption(option)
+    if value is not None:
+        return value
+    text = config.getini(f"eventproof_{name}")
+    return default if text in (None, "", []) else str(text).strip()
+
+
+def _configured(config: pytest.Config) -> dict[str, Any]:
+    """The plugin's settings, typed and checked; a bad one is a usage error naming where it
+    came from and the fix."""
+    impl = _setting(config, "impl")
+    examples = _setting(config, "examples", "default")
+    if examples not in ("quick", "default", "thorough"):
+        raise pytest.UsageError(f"eventproof examples {examples!r} is not quick, default or "
+                                "thorough: fix --eventproof-examples or eventproof_examples")
+    try:
+        seed = _setting(config, "seed")
+        seed = None if seed is None else int(seed)
+        timeout = float(_setting(config, "timeout", 10.0))
+    except ValueError as error:
+        raise pytest.UsageError(f"eventproof: {error}; eventproof_seed is a whole number and "
+                                "eventproof_timeout a number of seconds") from None
+    shell = _setting(config, "shell", False)
+    if isinstance(shell, str):
+        if shell.lower() not in ("true", "false", "1", "0", "yes", "no"):
+            raise pytest.UsageError(f"eventproof_shell {shell!r} is not true or false")
+        shell = shell.lower() in ("true", "1", "yes")
+    return {"impl": impl, "examples": examples, "seed": seed, "timeout": timeout,
+            "shell": bool(shell), "expect": _setting(config, "expect")}
 
 
 @pytest.hookimpl(wrapper=True)
@@ -343,7 +403,7 @@ def pytest_cmdline_main(config: pytest.Config) -> Generator[None, Any, Any]:
     # --dist" into --dist load: see whether a mode was chosen. With none, or with loadgroup, the
     # plugin's scheduler distributes.
     option = config.option
-    if (config.getoption("eventproof_impl") is not None
+    if (_setting(config, "impl") is not None
             and _has_xdist(config) and not hasattr(config, "workerinput")
             and (getattr(option, "numprocesses", None) or getattr(option, "tx", None))
             and not getattr(option, "distload", False)
@@ -353,16 +413,25 @@ def pytest_cmdline_main(config: pytest.Config) -> Generator[None, Any, Any]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    impl = config.getoption("eventproof_impl")
+    settings = _configured(config)
+    impl = settings["impl"]
     if impl is None:
+        named = [arg for arg in config.args if str(arg).startswith(f"{ROOT}::")
+                 or str(arg).rstrip("/").endswith(f"/{ROOT}::") or f"/{ROOT}::" in str(arg)]
+        if named:
+            raise pytest.UsageError(
+                f"{named[0]} names a rule of eventproof's pytest plugin, but no implementation "
+                "is configured: give --eventproof-impl SPEC, or set eventproof_impl = SPEC in "
+                "the [pytest] section of pytest.ini (or [tool.pytest.ini_options] of "
+                "pyproject.toml)")
         return
     config.addinivalue_line("markers", "eventproof: an eventproof conformance rule")
-    if config.getoption("eventproof_timeout") <= 0:
+    if settings["timeout"] <= 0:
         raise pytest.UsageError(
-            f"--eventproof-timeout {config.getoption('eventproof_timeout')}: must be a positive "
-            "number of seconds, e.g. --eventproof-timeout 10")
+            f"eventproof timeout {settings['timeout']}: must be a positive number of seconds, "
+            "e.g. --eventproof-timeout 10 or eventproof_timeout = 10")
     expectations: dict[str, str] = {}
-    expect = config.getoption("eventproof_expect")
+    expect = settings["expect"]
     if expect is not None:
         from ._errors import ExpectationsError
         from ._expectations import load_expectations
@@ -372,9 +441,8 @@ def pytest_configure(config: pytest.Config) -> None:
         except ExpectationsError as error:
             raise pytest.UsageError(str(error)) from None
     config.stash[_RUN] = _Run(
-        impl=impl, budget=config.getoption("eventproof_budget"),
-        seed=config.getoption("eventproof_seed"), timeout=config.getoption("eventproof_timeout"),
-        use_shell=config.getoption("eventproof_shell"), expectations=expectations,
+        impl=impl, budget=settings["examples"], seed=settings["seed"],
+        timeout=settings["timeout"], use_shell=settings["shell"], expectations=expectations,
         failures_directory=config.rootpath / ".eventproof" / "failures",
         selection=_take_selection(config),
     )

@@ -1,0 +1,59 @@
+"""The pytest plugin is configured like pytest plugins are: in the project's pytest
+configuration, with the command line winning, and a clear usage error when an eventproof node id
+is given with no implementation configured."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+REFERENCE = "python:eventproof.reference:Reference"
+
+
+@pytest.mark.parametrize("where", ["pytest.ini", "pyproject.toml"])
+def test_the_implementation_can_be_set_in_the_projects_configuration(
+        pytester: pytest.Pytester, where: str) -> None:
+    """eventproof_impl and eventproof_examples in the configuration file check the rules."""
+    if where == "pytest.ini":
+        pytester.makeini(f"[pytest]\neventproof_impl = {REFERENCE}\n"
+                         "eventproof_examples = quick\n")
+    else:
+        pytester.makepyprojecttoml(f'[tool.pytest.ini_options]\neventproof_impl = "{REFERENCE}"\n'
+                                   'eventproof_examples = "quick"\n')
+    result = pytester.runpytest("-p", "eventproof", "eventproof::classify")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*eventproof: * conforms*"])
+
+
+def test_the_command_line_wins_over_the_file(pytester: pytest.Pytester) -> None:
+    """A bad value in the file is overridden by a good one on the command line."""
+    pytester.makeini("[pytest]\neventproof_impl = no-such-program-eventproof\n"
+                     "eventproof_examples = quick\n")
+    result = pytester.runpytest("-p", "eventproof", "--eventproof-impl", REFERENCE,
+                                "eventproof::classify")
+    result.assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(("ini", "named"), [
+    ("eventproof_examples = huge", "eventproof examples 'huge'"),
+    ("eventproof_timeout = soon", "eventproof_timeout a number of seconds"),
+    ("eventproof_shell = maybe", "eventproof_shell 'maybe'"),
+])
+def test_a_bad_setting_in_the_file_is_a_usage_error(pytester: pytest.Pytester, ini: str,
+                                                    named: str) -> None:
+    pytester.makeini(f"[pytest]\neventproof_impl = {REFERENCE}\n{ini}\n")
+    result = pytester.runpytest("-p", "eventproof", "eventproof::classify")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert named in result.stderr.str()
+
+
+def test_a_node_id_without_an_implementation_says_how_to_configure_one(
+        pytester: pytest.Pytester) -> None:
+    """A pasted eventproof node id with no implementation names the fix, not a missing file."""
+    result = pytester.runpytest("-p", "eventproof", "eventproof::select::select.last-message")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    error = result.stderr.str()
+    assert "no implementation is configured" in error
+    assert "eventproof_impl" in error
+    assert "file or directory not found" not in error
