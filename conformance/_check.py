@@ -78,6 +78,9 @@ class CheckOptions:
     stop_after: frozenset[str] = field(default_factory=frozenset)
     #: Worker processes for the searches (1: this process).
     jobs: int = 1
+    #: Only these rules (``--rule``): their operations are searched, the run ends once all of
+    #: them are broken, and the report holds them alone. Empty: every rule.
+    rules: frozenset[str] = field(default_factory=frozenset)
 
     def __post_init__(self) -> None:
         if not (isinstance(self.jobs, int) and self.jobs >= 1):
@@ -99,6 +102,14 @@ class CheckOptions:
         if unknown:
             raise HarnessError(f"unknown operation(s) {', '.join(map(repr, unknown))}: "
                                f"use one of {', '.join(OPS)}")
+        strangers = sorted(set(self.rules) - set(RULES_BY_ID))
+        if strangers:
+            import difflib
+
+            close = difflib.get_close_matches(strangers[0], RULES_BY_ID, n=3)
+            hint = f" Did you mean {', '.join(close)}?" if close else ""
+            raise HarnessError(f"--rule {strangers[0]!r} is not a rule id.{hint} "
+                               "`eventproof rules` lists them")
         strangers = sorted(set(self.stop_after) - set(RULES_BY_ID))
         if strangers:
             raise HarnessError(f"stop_after names unknown rule(s) "
@@ -115,6 +126,9 @@ class CheckOptions:
         """The operations this check searches, in run order."""
         wanted = self.ops if self.ops is not None else OPS
         chosen = wanted if self.shard is None else shard_ops(wanted, self.shard)
+        if self.rules:
+            chosen = tuple(op for op in chosen
+                           if any(RULES_BY_ID[rule].op == op for rule in self.rules))
         return tuple(op.name for op in OPERATIONS if op.name in chosen)
 
 
@@ -183,12 +197,14 @@ def check(impl: ImplementationLike, options: CheckOptions, *,
             run_seed=run_seed, deterministic=options.deterministic, database=db,
             timeout=options.timeout, identity=handshake.identity_key(),
             on_progress=on_progress, exitfirst=options.exitfirst,
-            stop_after=frozenset(options.stop_after),
+            stop_after=frozenset(options.stop_after) | options.rules,
             replays=replays if options.jobs == 1 else None,
             max_time=None if math.isinf(max_time)
             else max(0.0, max_time - (time.perf_counter() - started)),
         )
         results = scheduler.check_ops(engine, options.checked_ops)
+        if options.rules:
+            results = [result for result in results if result.rule.id in options.rules]
         return RunReport(
             implementation=handshake.implementation_dict(), capabilities=capabilities,
             results=group_refusals(results), budget=options.examples,
@@ -200,7 +216,8 @@ def check(impl: ImplementationLike, options: CheckOptions, *,
                 ops=options.ops, timeout=options.timeout, budget=options.examples,
                 max_examples=options.max_examples, seed=run_seed,
                 deterministic=options.deterministic, allow_untested=options.allow_untested,
-                exitfirst=options.exitfirst, shard=options.shard),
+                exitfirst=options.exitfirst, shard=options.shard,
+                rules=tuple(sorted(options.rules))),
         )
     finally:
         if options.jobs > 1:
@@ -228,6 +245,7 @@ def check_implementation(
     jobs: int = 1,
     shard: tuple[int, int] | None = None,
     replays: Replays | None = None,
+    rules: Iterable[str] = (),
     budget: str | None = None,
 ) -> RunReport:
     """Check ``impl`` against the reference and return the verdict on every rule.
@@ -276,5 +294,5 @@ def check_implementation(
         deterministic=deterministic, timeout=timeout, use_shell=use_shell,
         database=None if database is None else Path(database), allow_untested=allow_untested,
         max_time=max_time, isolate=isolate, exitfirst=exitfirst,
-        stop_after=frozenset(stop_after), jobs=jobs)
+        stop_after=frozenset(stop_after), jobs=jobs, rules=frozenset(rules))
     return check(impl, options, on_progress=on_progress, replays=replays)

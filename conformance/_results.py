@@ -134,6 +134,8 @@ class Invocation:
     #: The slice of the operations this run checked (``--shard K/N``), or None for all of
     #: :attr:`ops`.
     shard: tuple[int, int] | None = None
+    #: The rules asked for (``--rule``), or () for every rule.
+    rules: tuple[str, ...] = ()
 
     def _common(self) -> list[str]:
         impl = shlex.quote(self.impl) if self.impl else "'<your implementation>'"
@@ -151,6 +153,7 @@ class Invocation:
             words.append(f"--ops {','.join(self.ops)}")
         if self.shard is not None:
             words.append(f"--shard {self.shard[0]}/{self.shard[1]}")
+        words.extend(f"--rule {rule}" for rule in self.rules)
         words.append(f"--examples {self.budget}")
         if self.max_examples is not None:
             words.append(f"--max-examples {self.max_examples}")

@@ -192,6 +192,9 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
                    "implementation in turn with the same settings (see --reports, --html). "
                    "Default: the bundled reference.")
 @fit_option
+@click.option("--rule", "rule_ids", metavar="RULE_ID", multiple=True,
+              help="Check only this rule (repeatable): its operation is searched, the run ends "
+                   "once every rule asked for is broken, and the reports hold these rules.")
 @click.option("--examples", type=click.Choice(["quick", "default", "thorough"]), default=None,
               help="Examples per operation search: quick 60, default 200, thorough 2000.")
 @click.option("--budget", "old_budget", type=click.Choice(["quick", "default", "thorough"]),
@@ -264,7 +267,8 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
 @click.option("--no-progress", is_flag=True, help="No live status line.")
 @click.option("-v", "--verbose", is_flag=True, help="Show passing rules too.")
 def run(
-    impls: tuple[str, ...], fit: str, examples: str | None, old_budget: str | None,
+    impls: tuple[str, ...], rule_ids: tuple[str, ...], fit: str, examples: str | None,
+    old_budget: str | None,
     old_profile: str | None,
     max_examples: int | None, seed: int | None,
     deterministic: bool | None, ops: str | None, timeout: float, max_time: float | None,
@@ -344,7 +348,8 @@ def run(
             ops=wanted, shard=parsed, jobs=jobs, examples=effort, max_examples=max_examples,
             seed=seed, deterministic=is_deterministic, timeout=timeout, use_shell=use_shell,
             database=state_dir / "examples", allow_untested=allow_untested,
-            max_time=max_time, isolate=isolate, exitfirst=exitfirst)
+            max_time=max_time, isolate=isolate, exitfirst=exitfirst,
+            rules=frozenset(rule_ids))
     # Only an implementation after the first replays searches (the digests of one run's searches
     # differ): a run of one keeps no trace.
     settings = _RunSettings(options=options, state_dir=state_dir, progress=not no_progress,
