@@ -22,5 +22,5 @@ def test_only_the_rules_asked_for_are_reported() -> None:
 
 
 def test_a_misspelt_rule_names_the_closest() -> None:
-    with pytest.raises(HarnessError, match="Did you mean bound.fits"):
+    with pytest.raises(HarnessError, match=r"Did you mean bound\.fits"):
         check_implementation(CountsCharacters, rules=["bound.fit"])
