@@ -147,6 +147,41 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit()
 
 
+class _Grouped(click.Command):
+    """A command whose ``--help`` lists its options by what they are for (:attr:`SECTIONS`),
+    in that order; an option no section names goes under "Other"."""
+
+    #: Section title -> the options' first long names, in the order they are listed.
+    SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+        ("What to check", ("--impl", "--ops", "--rule", "--fit", "--shell", "--isolate")),
+        ("How hard to search", ("--examples", "--max-examples", "--seed", "--deterministic",
+                                "--timeout", "--max-time", "--exitfirst", "--jobs")),
+        ("Reports", ("--json", "--junit", "--markdown", "--reports", "--html", "--label",
+                     "--timings", "--verbose")),
+        ("CI", ("--shard", "--expect", "--update-expectations", "--allow-untested")),
+        ("Process", ("--state-dir", "--no-progress", "--help")),
+    )
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows: dict[str, tuple[str, str]] = {}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is not None:
+                name = next((opt for opt in param.opts if opt.startswith("--")), param.opts[0])
+                rows[name] = record
+        listed: set[str] = set()
+        for title, names in self.SECTIONS:
+            records = [rows[name] for name in names if name in rows]
+            listed.update(names)
+            if records:
+                with formatter.section(title):
+                    formatter.write_dl(records)
+        rest = [record for name, record in rows.items() if name not in listed]
+        if rest:
+            with formatter.section("Other"):
+                formatter.write_dl(rest)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True,
               callback=_print_version, help="Show the kit, spec, suite and protocol versions.")
@@ -185,7 +220,7 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
     return values
 
 
-@main.command()
+@main.command(cls=_Grouped)
 @click.option("--impl", "impls", metavar="SPEC", multiple=True, callback=_non_blank_impls,
               help="The implementation under test: 'python:MODULE:ATTR' (in process) or a "
                    "command line speaking spec/protocol.md. Give it several times to check each "
