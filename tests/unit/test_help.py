@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 from click.testing import CliRunner
-
 from eventproof.conformance import cli
 
 
