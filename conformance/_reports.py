@@ -626,7 +626,7 @@ def markdown_summary(
     lines = [
         f"# {mark} eventproof: {_cell(_impl_label(report.implementation))} {verdict}",
         "",
-        f"Spec {_spec_version()}, eventproof {SUITE_VERSION}; budget {_code(report.budget)}, "
+        f"Spec {_spec_version()}, eventproof {SUITE_VERSION}; examples {_code(report.budget)}, "
         f"seed {seed}, {report.calls} calls in {report.duration:.1f} s; "
         f"fit strategy {_code(report.capabilities.fit_strategy)}.",
         "",
@@ -781,7 +781,7 @@ def render_console(
     seed = "deterministic" if report.seed is None else f"seed {report.seed}"
     _out(console, Text(
         f"eventproof {SUITE_VERSION} (spec {_spec_version()}) checked "
-        f"{_impl_label(report.implementation)}: budget {report.budget}, {seed}, "
+        f"{_impl_label(report.implementation)}: examples {report.budget}, {seed}, "
         f"{report.calls} calls in {report.duration:.1f} s", style="bold"))
     for op in _ops_in(report):
         results = [result for result in report.results if result.rule.op == op]

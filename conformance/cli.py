@@ -390,12 +390,20 @@ def run(
     settings = _RunSettings(options=options, state_dir=state_dir, progress=not no_progress,
                             replays=Replays() if len(specs) > 1 else None)
     checked: list[_Checked] = []
+    # Every implementation is started and answers its handshake before the first search, so a
+    # misspelt one is reported in seconds, not after the others' runs.
+    unusable = _start_each(specs, options) if len(specs) > 1 else {}
     for index, spec in enumerate(specs, start=1):
         if len(specs) > 1:
             if index > 1:
                 console.print()
             console.print(Text(f"== {index}/{len(specs)}: --impl {shlex.quote(spec)}",
                                style="bold"), soft_wrap=True)
+        if spec in unusable:
+            console.print(Text(f"  could not be checked: {_first_line(unusable[spec])}"),
+                          soft_wrap=True)
+            checked.append(_Checked(spec, None, error=unusable[spec]))
+            continue
         if len(specs) == 1:
             with _user_errors():
                 report = _check(spec, settings)
@@ -474,6 +482,30 @@ class _Checked:
         if self.report is None:
             return RunVerdict.could_not_check(self.error or "could not be checked")
         return self.report.verdict
+
+
+def _start_each(specs: list[str], options: CheckOptions) -> dict[str, str]:
+    """Start each implementation and take its handshake, then stop it: the ones that cannot
+    start, each with its error (printed once, here)."""
+    from . import _adapters
+
+    unusable: dict[str, str] = {}
+    for spec in dict.fromkeys(specs):
+        remember: list[str] = []
+        try:
+            with _user_errors(remember):
+                adapter = _adapters.adapter_for(spec, timeout=options.timeout,
+                                                use_shell=options.use_shell,
+                                                isolate=options.isolate)
+                try:
+                    adapter.start()
+                finally:
+                    adapter.stop()
+        except SystemExit as stop:
+            if stop.code != EXIT_USAGE:
+                raise
+            unusable[spec] = remember[-1] if remember else "could not be started"
+    return unusable
 
 
 def _check(spec: str, settings: _RunSettings) -> RunReport:

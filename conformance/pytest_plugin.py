@@ -526,7 +526,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if run is None:
         return None
     how = "derandomized" if run.seed is None else f"seed {run.seed}"
-    lines = [f"eventproof: checking {shlex.quote(run.impl)} (budget {run.budget}, {how}, "
+    lines = [f"eventproof: checking {shlex.quote(run.impl)} (examples {run.budget}, {how}, "
              f"timeout {run.timeout:g} s)"]
     if config.stash.get(_SCHEDULES, False):
         lines.append("eventproof: pytest-xdist gives each operation's rules to one worker")
