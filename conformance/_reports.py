@@ -179,6 +179,75 @@ def _verdict_line(report: RunReport) -> str:
 
 # -- the diff ----------------------------------------------------------------------------------
 
+#: A run of one character at least this long is shown as ``"c" × n``.
+_RUN = 8
+#: Text between runs longer than this keeps its two ends around ``…``.
+_KEEP = 40
+
+
+def fold_text(text: str) -> str | None:
+    """``text`` as a short expression for reading — runs of one character as ``"c" × n``, long
+    stretches between them cut in the middle (``"abc" + … 812 characters … + "xyz"``), joined
+    with ``+``; None when ``text`` is short enough to show as it is. What was folded is always
+    said; the exact value is in the case file and the JSON report."""
+    if len(text) <= 2 * _KEEP:
+        return None
+    pieces: list[str] = []
+    literal = ""
+
+    def flush() -> None:
+        nonlocal literal
+        if not literal:
+            return
+        if len(literal) > 2 * _KEEP:
+            middle = len(literal) - _KEEP
+            pieces.append(f"{dumps_json(literal[:_KEEP // 2])} + … {middle} characters … + "
+                          f"{dumps_json(literal[-(_KEEP // 2):])}")
+        else:
+            pieces.append(dumps_json(literal))
+        literal = ""
+
+    index = 0
+    while index < len(text):
+        end = index
+        while end < len(text) and text[end] == text[index]:
+            end += 1
+        if end - index >= _RUN:
+            flush()
+            pieces.append(f"{dumps_json(text[index])} × {end - index}")
+        else:
+            literal += text[index:end]
+        index = end
+    flush()
+    folded = " + ".join(pieces)
+    return folded if len(folded) < len(dumps_json(text)) else None
+
+
+def folded_json(value: Any, width: int = 120) -> str:
+    """:func:`readable_json` of ``value`` with every long string folded (:func:`fold_text`):
+    what the console shows of an input or an answer."""
+    tokens: dict[str, str] = {}
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            folded = fold_text(item)
+            if folded is None:
+                return item
+            token = f"\x00fold{len(tokens)}\x00"
+            tokens[dumps_json(token)] = folded
+            return token
+        if isinstance(item, list):
+            return [walk(each) for each in item]
+        if isinstance(item, dict):
+            return {key: walk(each) for key, each in item.items()}
+        return item
+
+    text = readable_json(walk(value), width)
+    for token, folded in tokens.items():
+        text = text.replace(token, folded)
+    return text
+
+
 def _line_of(value: Any) -> str | None:
     if isinstance(value, dict) and set(value) == {"line"} and isinstance(value["line"], str):
         return value["line"]
@@ -720,8 +789,9 @@ def _console_failure(console: Console, result: RuleResult, replay_file: str | Pa
     where = (str(replay_file) if replay_file is not None
              else "the JSON report (eventproof run --json FILE)")
     limit = 10 * _DOCUMENT_LIMIT if verbose else _CONSOLE_LIMIT
+    shown = readable_json if verbose else folded_json
     _out(console, Text(f"  minimal input ({example.op}):", style="bold"))
-    _out(console, Text(_indented(_clip(readable_json(example.input), limit, where))))
+    _out(console, Text(_indented(_clip(shown(example.input), limit, where))))
     if verbose:
         _out(console, Text("  expected:", style="bold"))
         _out(console, Text(_indented(_clip(readable_json(example.expected), limit, where))))
@@ -732,9 +802,13 @@ def _console_failure(console: Console, result: RuleResult, replay_file: str | Pa
                                    limit, where)))
     expected_line, actual_line = _line_of(example.expected), _line_of(example.actual)
     if example.op == "project" and expected_line is not None and actual_line is not None:
+        def line(text: str) -> str:
+            folded = None if verbose else fold_text(text)
+            return _visible(text) if folded is None else folded
+
         _out(console, Text(_indented(
-            "expected line: " + _clip(_visible(expected_line), limit, where) + "\n"
-            + "actual line:   " + _clip(_visible(actual_line), limit, where))))
+            "expected line: " + _clip(line(expected_line), limit, where) + "\n"
+            + "actual line:   " + _clip(line(actual_line), limit, where))))
     if example.stderr:
         tail = example.stderr if verbose else "\n".join(example.stderr.splitlines()[-20:])
         _out(console, Text("  stderr (last lines):" if not verbose else "  stderr:",

@@ -113,3 +113,30 @@ def _old_names(runner: Any) -> None:
         clash = runner.invoke(cli.main, ["run", old, "quick", "--examples", "thorough"])
         assert clash.exit_code == 2
         assert "disagree" in clash.output
+
+
+@given(pieces=st.lists(st.tuples(st.sampled_from(["0", "a", "😀", "\\", '"', "\u2028"]),
+                                 st.integers(1, 400)), min_size=1, max_size=6),
+       text=st.text(max_size=200))
+def test_a_folded_string_says_exactly_what_it_holds(pieces: list[tuple[str, int]],
+                                                    text: str) -> None:
+    """A long string is folded into runs ("0" × 1646) and a cut middle, never silently: runs
+    add up to the string, and the fold is never longer than the string's JSON."""
+    import json
+
+    from eventproof.conformance._reports import fold_text
+
+    value = "".join(char * count for char, count in pieces) + text
+    folded = fold_text(value)
+    if folded is None:
+        return
+    assert len(folded) < len(json.dumps(value))
+    import re
+
+    parts = list(re.finditer(r'("(?:[^"\\]|\\.)*")(?: × (\d+))?|… (\d+) characters …',
+                             folded))
+    assert " + ".join(part.group(0) for part in parts) == folded
+    if all(part.group(3) is None for part in parts):
+        rebuilt = "".join(json.loads(part.group(1)) * int(part.group(2) or 1)
+                          for part in parts)
+        assert rebuilt == value
