@@ -52,7 +52,7 @@ __all__ = ["MatrixError", "badge", "load_report", "matrix_html", "slugs", "write
 NOT_RUN = "none"
 _OUTCOME_LABEL: dict[str, str] = {**{outcome: str(outcome) for outcome in OUTCOMES},
                                   NOT_RUN: "not run"}
-_BROKEN = frozenset({"fail", "error", "crash", "timeout"})
+_BROKEN = frozenset({"fail", "error", "crash", "timeout", "unstable"})
 _REGISTRY_ORDER = {rule.id: index for index, rule in enumerate(RULES)}
 _PROFILE_ORDER = {profile: index for index, profile in
                   enumerate(dict.fromkeys(rule.profile for rule in RULES))}
@@ -511,7 +511,7 @@ def write_matrix(directory: str | os.PathLike[str],
 _STYLE = """
 :root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#f6f8fa;--card:#fff;--accent:#0969da;
 --pass:#1a7f37;--fail:#cf222e;--error:#bc4c00;--crash:#82071e;--timeout:#8250df;--skip:#6e7781;
---xfail:#9a6700;--xpass:#bf3989;--none:#afb8c1}
+--unstable:#953800;--xfail:#9a6700;--xpass:#bf3989;--none:#afb8c1}
 *{box-sizing:border-box}
 body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,
 sans-serif;color:var(--fg);background:var(--bg)}
@@ -534,6 +534,7 @@ border-radius:8px;padding:12px 14px}
 .bar .o-pass{background:var(--pass)}.bar .o-fail{background:var(--fail)}
 .bar .o-error{background:var(--error)}.bar .o-crash{background:var(--crash)}
 .bar .o-timeout{background:var(--timeout)}.bar .o-skip{background:var(--skip)}
+.bar .o-unstable{background:var(--unstable)}
 .bar .o-xfail{background:var(--xfail)}.bar .o-xpass{background:var(--xpass)}
 .counts{margin:8px 0 4px;display:flex;flex-wrap:wrap;gap:8px}
 .meta{margin:2px 0;color:var(--muted);font-size:12.5px}
@@ -572,6 +573,7 @@ a.pill:hover{text-decoration:none;box-shadow:0 0 0 3px rgba(9,105,218,.35)}
 a.pill::after{content:" ›";font-weight:700}
 .o-pass{background:var(--pass)}.o-fail{background:var(--fail)}.o-error{background:var(--error)}
 .o-crash{background:var(--crash)}.o-timeout{background:var(--timeout)}
+.o-unstable{background:var(--unstable)}
 .o-skip{background:var(--skip)}.o-xfail{background:var(--xfail)}.o-xpass{background:var(--xpass)}
 .pill.o-none{background:transparent;color:var(--none);border:1px dashed var(--none);
 font-weight:400}
