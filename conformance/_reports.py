@@ -654,8 +654,8 @@ def _out(console: Console, *items: Text) -> None:
 
 
 _STYLE = {"pass": "green", "fail": "bold red", "error": "bold red", "crash": "bold red",
-          "timeout": "bold red", "unstable": "bold red", "untested": "bold magenta", "skip": "yellow", "xfail": "yellow",
-          "xpass": "bold red"}
+          "timeout": "bold red", "unstable": "bold red", "untested": "bold magenta",
+          "skip": "yellow", "xfail": "yellow", "xpass": "bold red"}
 
 
 _PROFILE_STYLE = {"conforms": "green", "does not conform": "bold red",
