@@ -128,7 +128,8 @@ def _clipped_json(value: Any, limit: int = 300) -> str:
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
-def unstable_message(first: Verdict, second: Verdict, asks: int) -> str:
+def unstable_message(first: Verdict, second: Verdict, asks: int,
+                     of: int = STABILITY_ASKS + 1) -> str:
     """What a report says of an input answered differently when asked again."""
     def told(verdict: Verdict) -> str:
         judged = (f"{verdict.first.rule}: {verdict.first.message}" if verdict.first is not None
@@ -136,7 +137,7 @@ def unstable_message(first: Verdict, second: Verdict, asks: int) -> str:
         return f"{_clipped_json(verdict.actual)} ({verdict.outcome}; {judged})"
 
     return (f"the answer changed when the same input was asked again (ask {asks} of "
-            f"{STABILITY_ASKS + 1}): first {told(first)}, then {told(second)}. An implementation "
+            f"{of}): first {told(first)}, then {told(second)}. An implementation "
             "must answer one input the same way every time")
 
 
@@ -948,7 +949,9 @@ class Engine:
             if catch_all in found or by not in found:
                 continue
             expected = expected_answer(op, op_input, self.capabilities)
-            found[catch_all] = RuleResult(RULES_BY_ID[catch_all], "fail", Counterexample(
+            # An answer of an implementation found unstable is no more stable here.
+            outcome: Outcome = "unstable" if found[by].outcome == "unstable" else "fail"
+            found[catch_all] = RuleResult(RULES_BY_ID[catch_all], outcome, Counterexample(
                 op=op.name, input=op_input, expected=shown(expected), actual=actual,
                 message=(f"the answer differs from the reference's, and {by} explains why (its "
                          "own failure, reported above)"),

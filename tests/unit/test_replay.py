@@ -208,8 +208,8 @@ def test_schema_violation_names_the_json_path(tmp_path: Path) -> None:
 
 def test_wrong_version_is_refused(tmp_path: Path) -> None:
     """A case file of another format version is refused, saying which version reads it."""
-    document = dict(saved_document(), formatVersion=2)
-    with pytest.raises(ReplayError, match="format version 2 is not the version") as caught:
+    document = dict(saved_document(), formatVersion=3)
+    with pytest.raises(ReplayError, match="format version 3 is not a version") as caught:
         load_cases([write_case(tmp_path, document)])
     assert caught.value.where == "$.formatVersion"
 
