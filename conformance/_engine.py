@@ -739,11 +739,12 @@ class Engine:
                    search: _Search) -> str:
         """Ask the minimal input of ``found`` again, :data:`STABILITY_ASKS` times: the message
         of an ``unstable`` failure at the first answer that differs (:func:`answers_agree`),
-        or "" when every answer agreed. A hang or a crash is no answer and is not asked again
-        (that would cost the whole deadline, or a restart, each time); nor is anything once the
-        run's bound has passed or the search is no longer wanted."""
+        or "" when every answer agreed. Only a judged answer (an output, or ``errored``) is
+        asked again: a hang, a crash or a broken message would cost the whole deadline, or a
+        restart that counts against the restart budget, each time; nor is anything asked once
+        the run's bound has passed or the search is no longer wanted."""
         first = found.verdict
-        if first is None or found.outcome not in ("fail", "error"):
+        if first is None or not first.judged:
             return ""
         for asks in range(2, STABILITY_ASKS + 2):
             if self.abandoned is not None and self.abandoned():
