@@ -752,8 +752,14 @@ class Engine:
             remaining = math.inf if self.ends_at is None else self.ends_at - time.monotonic()
             if remaining <= 0:
                 return ""
-            response = self.adapter.run(op.name, found.op_input,
-                                        timeout=min(search.state.timeout, remaining))
+            try:
+                response = self.adapter.run(op.name, found.op_input,
+                                            timeout=min(search.state.timeout, remaining))
+            except KeyboardInterrupt:
+                # Interrupted while asking again: the failure stands as found, and the run ends
+                # here as it would have inside the search.
+                search.result.cut_short = INTERRUPTED_REASON
+                return ""
             search.result.calls += 1
             again = judge(op, found.op_input, response, self.capabilities, excluded=excluded)
             if not answers_agree(first, again):

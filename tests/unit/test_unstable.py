@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from eventproof.conformance import check_implementation
@@ -142,3 +143,29 @@ def test_unstable_is_listed_everywhere_an_outcome_is() -> None:
     assert report["$defs"]["totals"]["required"] == list(OUTCOMES)
     protocol = (SCHEMAS.parent / "spec" / "protocol.md").read_text("utf-8")
     assert "`unstable`" in protocol
+
+
+class InterruptedWhenAskedAgain(Unstable):
+    """Wrong on every call; the first ask after a wrong answer is interrupted (Ctrl-C)."""
+
+    def __init__(self) -> None:
+        super().__init__(lambda call: "always", "interrupted when asked again")
+        self.wrong_seen = False
+
+    def select(self, input: Any) -> Any:
+        answer = super().select(input)
+        if self.wrong_seen and not getattr(self, "interrupted", False):
+            self.interrupted = True
+            raise KeyboardInterrupt
+        self.wrong_seen = True
+        return answer
+
+
+def test_ctrl_c_while_asking_again_ends_the_run_and_keeps_the_failure() -> None:
+    """An interrupt while a failure's input is asked again ends the run as an interrupt inside
+    the search does: interrupted (exit code 130), the failure kept as found."""
+    report = check_implementation(InterruptedWhenAskedAgain(), ops=["select"], budget="quick",
+                                  max_examples=15, timeout=5.0)
+    assert report.cut_short == "the run was interrupted"
+    assert report.verdict.exit_code == ExitCode.INTERRUPTED
+    assert "fail" in {result.outcome for result in report.results}
