@@ -172,6 +172,7 @@ def check(impl: ImplementationLike, options: CheckOptions, *,
     recorded inputs again instead of drawing them (None: nothing kept).
     """
     started = time.perf_counter()
+    started_at = time.time()
     run_seed = (None if options.deterministic
                 else options.seed if options.seed is not None else random.getrandbits(32))
     db = (None if options.deterministic or options.database is None
@@ -211,12 +212,13 @@ def check(impl: ImplementationLike, options: CheckOptions, *,
             seed=run_seed, deterministic=options.deterministic,
             duration=time.perf_counter() - started, calls=engine.calls,
             allow_untested=options.allow_untested, cut_short=engine.cut_short,
+            started_at=started_at,
             invocation=Invocation(
                 impl=impl if isinstance(impl, str) else None, use_shell=options.use_shell,
                 ops=options.ops, timeout=options.timeout, budget=options.examples,
                 max_examples=options.max_examples, seed=run_seed,
                 deterministic=options.deterministic, allow_untested=options.allow_untested,
-                exitfirst=options.exitfirst, shard=options.shard,
+                exitfirst=options.exitfirst, isolate=options.isolate, shard=options.shard,
                 rules=tuple(sorted(options.rules))),
         )
     finally:

@@ -52,7 +52,7 @@ from ._results import (
     apply_expectations,
     iter_failures,
 )
-from ._verdict import expected_answer, judge, shown
+from ._verdict import Verdict, expected_answer, judge, shown
 
 __all__ = [
     "ABANDONED_REASON",
@@ -85,7 +85,8 @@ class _Found(Exception):
     """Raised inside a Hypothesis example when a check was violated; Hypothesis shrinks it."""
 
     def __init__(
-        self, violation: Violation, outcome: Outcome, actual: Any, stderr: str, op_input: Any
+        self, violation: Violation, outcome: Outcome, actual: Any, stderr: str, op_input: Any,
+        verdict: Verdict | None = None,
     ) -> None:
         super().__init__(f"{violation.rule}: {violation.message}")
         self.op_input = op_input
@@ -93,6 +94,48 @@ class _Found(Exception):
         self.outcome = outcome
         self.actual = actual
         self.stderr = stderr
+        #: How the answer was judged (to compare with the answer to the same input asked again).
+        self.verdict = verdict
+
+
+#: How many more times the minimal input of a failure is asked before the failure is reported
+#: (spec/protocol.md §5.6): an answer that changes is reported ``unstable``, not ``fail``.
+STABILITY_ASKS = 2
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=True, default=repr)
+
+
+def answers_agree(first: Verdict, second: Verdict) -> bool:
+    """Whether two answers to one input are the same answer, judged the same way: the same
+    outcome and broken rules and, when both were judged, the same answer. Two hangs, crashes or
+    broken messages agree whatever their wording (a restart's message may differ)."""
+    if first.outcome != second.outcome:
+        return False
+    if [v.rule for v in first.violations] != [v.rule for v in second.violations]:
+        return False
+    if first.judged and second.judged:
+        return _canonical(first.actual) == _canonical(second.actual)
+    return first.judged == second.judged
+
+
+def _clipped_json(value: Any, limit: int = 300) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
+def unstable_message(first: Verdict, second: Verdict, asks: int,
+                     of: int = STABILITY_ASKS + 1) -> str:
+    """What a report says of an input answered differently when asked again."""
+    def told(verdict: Verdict) -> str:
+        judged = (f"{verdict.first.rule}: {verdict.first.message}" if verdict.first is not None
+                  else "no rule broken")
+        return f"{_clipped_json(verdict.actual)} ({verdict.outcome}; {judged})"
+
+    return (f"the answer changed when the same input was asked again (ask {asks} of "
+            f"{of}): first {told(first)}, then {told(second)}. An implementation "
+            "must answer one input the same way every time")
 
 
 def split_budget(total: int, families: tuple[Family, ...]) -> list[int]:
@@ -162,6 +205,9 @@ class Finding:
     outcome: Outcome
     actual: Any
     stderr: str
+    #: Why the failure is ``unstable`` (the minimal input, asked again, was answered otherwise);
+    #: "" when every answer agreed.
+    unstable: str = ""
 
 
 @dataclass
@@ -416,8 +462,9 @@ class OpSearch:
             expected = expected_answer(self.op, hit.op_input, engine.capabilities)
             self.found[rule.id] = RuleResult(rule, hit.outcome, Counterexample(
                 op=self.op.name, input=hit.op_input, expected=shown(expected),
-                actual=hit.actual, message=hit.violation.message, seed=engine.run_seed,
-                stderr=hit.stderr, kind=hit.violation.kind,
+                actual=hit.actual, message=hit.unstable or hit.violation.message,
+                seed=engine.run_seed, stderr=hit.stderr,
+                kind="unstable" if hit.unstable else hit.violation.kind,
             ))
             engine.on_progress(self.op.name, f"{rule.id}: {hit.outcome}")
             if hit.outcome == "crash" and result.exhausted:
@@ -622,7 +669,7 @@ class Engine:
                 self.on_violation(verdict.first.rule)
             working.met_violation = True
             raise _Found(verdict.first, verdict.outcome, verdict.actual, verdict.stderr,
-                         op_input)
+                         op_input, verdict)
         if not verdict.judged:
             _set_aside(working)  # a hang or crash under a rule already found tells nothing new
 
@@ -646,11 +693,44 @@ class Engine:
         finally:
             result.seconds = time.perf_counter() - started
         if found is not None:
+            changed = self._ask_again(op, found, excluded, search)
             result.found = Finding(op_input=found.op_input, violation=found.violation,
-                                   outcome=found.outcome, actual=found.actual,
-                                   stderr=found.stderr)
+                                   outcome="unstable" if changed else found.outcome,
+                                   actual=found.actual, stderr=found.stderr,
+                                   unstable=changed)
         result.exhausted = self.adapter.exhausted()
         return result
+
+    def _ask_again(self, op: Operation, found: _Found, excluded: frozenset[str],
+                   search: _Search) -> str:
+        """Ask the minimal input of ``found`` again, :data:`STABILITY_ASKS` times: the message
+        of an ``unstable`` failure at the first answer that differs (:func:`answers_agree`),
+        or "" when every answer agreed. Only a judged answer (an output, or ``errored``) is
+        asked again: a hang, a crash or a broken message would cost the whole deadline, or a
+        restart that counts against the restart budget, each time; nor is anything asked once
+        the run's bound has passed or the search is no longer wanted."""
+        first = found.verdict
+        if first is None or not first.judged:
+            return ""
+        for asks in range(2, STABILITY_ASKS + 2):
+            if self.abandoned is not None and self.abandoned():
+                return ""
+            remaining = math.inf if self.ends_at is None else self.ends_at - time.monotonic()
+            if remaining <= 0:
+                return ""
+            try:
+                response = self.adapter.run(op.name, found.op_input,
+                                            timeout=min(search.state.timeout, remaining))
+            except KeyboardInterrupt:
+                # Interrupted while asking again: the failure stands as found, and the run ends
+                # here as it would have inside the search.
+                search.result.cut_short = INTERRUPTED_REASON
+                return ""
+            search.result.calls += 1
+            again = judge(op, found.op_input, response, self.capabilities, excluded=excluded)
+            if not answers_agree(first, again):
+                return unstable_message(first, again, asks)
+        return ""
 
     def _run_family(
         self, op: Operation, family: Family, budget: int, excluded: frozenset[str],
@@ -842,7 +922,9 @@ class Engine:
             if catch_all in found or by not in found:
                 continue
             expected = expected_answer(op, op_input, self.capabilities)
-            found[catch_all] = RuleResult(RULES_BY_ID[catch_all], "fail", Counterexample(
+            # An answer of an implementation found unstable is no more stable here.
+            outcome: Outcome = "unstable" if found[by].outcome == "unstable" else "fail"
+            found[catch_all] = RuleResult(RULES_BY_ID[catch_all], outcome, Counterexample(
                 op=op.name, input=op_input, expected=shown(expected), actual=actual,
                 message=(f"the answer differs from the reference's, and {by} explains why (its "
                          "own failure, reported above)"),

@@ -67,12 +67,13 @@ _OUTCOME_LABEL: dict[str, str] = {**{outcome: str(outcome) for outcome in OUTCOM
 _OUTCOME_COLOURS: dict[str, str] = {
     "pass": "#1a7f37", "fail": "#cf222e", "error": "#bc4c00", "crash": "#82071e",
     "timeout": "#8250df", "untested": "#0a3069", "skip": "#6e7781", "xfail": "#9a6700",
-    "xpass": "#bf3989"}
+    "xpass": "#bf3989", "unstable": "#953800"}
 #: The colour of each verdict headline and profile status.
 _STATUS_COLOURS: dict[str, str] = {
     "conforms": "#1a7f37", "does not conform": "#cf222e", "interrupted": "#8250df",
     "terminated": "#8250df", "could not be checked": "#57606a", "partly declared": "#9a6700",
     "not declared": "#6e7781", "not checked": "#8c959f"}
+_BROKEN = frozenset({"fail", "error", "crash", "timeout", "unstable"})
 _REGISTRY_ORDER = {rule.id: index for index, rule in enumerate(RULES)}
 _PROFILE_ORDER = {profile: index for index, profile in
                   enumerate(dict.fromkeys(rule.profile for rule in RULES))}

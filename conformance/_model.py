@@ -16,9 +16,11 @@ from eventproof.reference import OPS as REFERENCE_OPS
 Level = Literal["MUST", "SHOULD"]
 #: The verdict on one rule (spec/protocol.md §5 and docs/read-a-failure.md).
 Outcome = Literal[
-    "pass", "fail", "error", "crash", "timeout", "untested", "skip", "xfail", "xpass"]
-#: Outcomes that make a MUST rule non-conforming (and any rule, for ``xpass``).
-FAILING: frozenset[str] = frozenset({"fail", "error", "crash", "timeout", "xpass"})
+    "pass", "fail", "error", "crash", "timeout", "unstable", "untested", "skip", "xfail",
+    "xpass"]
+#: Outcomes that make a MUST rule non-conforming (and any rule, for ``xpass`` and
+#: ``unstable``: an implementation whose answer to one input changes between two asks).
+FAILING: frozenset[str] = frozenset({"fail", "error", "crash", "timeout", "unstable", "xpass"})
 #: Outcomes that say the implementation broke the rule.
 BROKEN: frozenset[str] = frozenset({"fail", "error", "crash", "timeout"})
 #: An operation's name (``select``, ``project`` …): the table in ``_operations`` is the one list.

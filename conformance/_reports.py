@@ -63,7 +63,7 @@ __all__ = [
 SPEC_URL = spec_url("", SUITE_VERSION)
 
 #: Outcomes shown as a failure section (the run's verdict depends on them).
-_SHOWN = frozenset({"fail", "error", "crash", "timeout", "untested", "xpass"})
+_SHOWN = frozenset({"fail", "error", "crash", "timeout", "unstable", "untested", "xpass"})
 #: How much of one value the console shows before pointing at the replay file.
 _CONSOLE_LIMIT = 2000
 #: How much of one value a Markdown block or a JUnit failure carries.
@@ -481,7 +481,7 @@ def failure_text(
         command = _replay_command(replay_file, impl_spec, invocation)
         if command:
             lines.append(f"replay: {command}")
-    if rule.level == "SHOULD" and result.outcome != "xpass":
+    if rule.level == "SHOULD" and result.outcome not in ("xpass", "unstable"):
         lines += ["", "(a SHOULD rule: reported, but it does not decide conformance)"]
     return _printable("\n".join(lines))
 
@@ -532,7 +532,7 @@ def _testcase(result: RuleResult, replay_file: str | Path | None,
         ET.SubElement(case, "failure", message=message, type=rule.id).text = text
     elif outcome == "xpass":
         ET.SubElement(case, "failure", message=message, type="xpass").text = text
-    elif outcome in {"error", "crash", "timeout"}:
+    elif outcome in {"error", "crash", "timeout", "unstable"}:
         ET.SubElement(case, "error", message=message, type=outcome).text = text
     elif outcome == "untested":
         # Never judged: a failure of the gate, unless the run let untested rules through.
@@ -561,7 +561,7 @@ def junit_tree(
     files = replay_files or {}
     failing = {"fail", "xpass"} | (set() if report.allow_untested else {"untested"})
     skipping = {"skip", "xfail"} | ({"untested"} if report.allow_untested else set())
-    errors = {"error", "crash", "timeout"}
+    errors = {"error", "crash", "timeout", "unstable"}
     outcomes = [result.outcome for result in report.results]
     root = ET.Element(
         "testsuites", name="eventproof", tests=str(len(report.results)),
@@ -749,8 +749,8 @@ def _out(console: Console, *items: Text) -> None:
 
 
 _STYLE = {"pass": "green", "fail": "bold red", "error": "bold red", "crash": "bold red",
-          "timeout": "bold red", "untested": "bold magenta", "skip": "yellow", "xfail": "yellow",
-          "xpass": "bold red"}
+          "timeout": "bold red", "unstable": "bold red", "untested": "bold magenta",
+          "skip": "yellow", "xfail": "yellow", "xpass": "bold red"}
 
 
 _PROFILE_STYLE = {"conforms": "green", "does not conform": "bold red",

@@ -51,7 +51,8 @@ __all__ = [
 
 #: Every outcome a rule can have, in the order reports count them.
 OUTCOMES: tuple[Outcome, ...] = (
-    "pass", "fail", "error", "crash", "timeout", "untested", "skip", "xfail", "xpass")
+    "pass", "fail", "error", "crash", "timeout", "unstable", "untested", "skip", "xfail",
+    "xpass")
 
 
 class StopReason(StrEnum):
@@ -136,6 +137,8 @@ class Invocation:
     shard: tuple[int, int] | None = None
     #: The rules asked for (``--rule``), or () for every rule.
     rules: tuple[str, ...] = ()
+    #: Whether a ``python:`` implementation ran in a worker process (``--isolate``).
+    isolate: bool = False
 
     def _common(self) -> list[str]:
         impl = shlex.quote(self.impl) if self.impl else "'<your implementation>'"
@@ -229,6 +232,9 @@ class RunReport:
     #: Why the run ended before every search ran its course ("" when it did not): it reached
     #: ``--max-time``, or it was interrupted.
     cut_short: str = ""
+    #: When the run began (``time.time()``; 0.0 when unknown): case files written since then by
+    #: another run on the same state directory are that run's, never cleaned up by this one.
+    started_at: float = 0.0
 
     def verdict_rows(self) -> list[RuleRow]:
         """What :func:`judge_run` reads of each result, in order."""
@@ -499,7 +505,7 @@ def _plural(count: int, noun: str) -> str:
 
 def _breaks(row: RuleRow, allow_untested: bool) -> bool:
     """Whether a result makes a run non-conforming."""
-    if row.outcome == "xpass":
+    if row.outcome in ("xpass", "unstable"):
         return True
     if row.level != "MUST":
         return False
@@ -558,6 +564,7 @@ def judge_run(rows: Sequence[RuleRow], *, declared: Iterable[str], allow_unteste
     broken = [row for row in rows if row.level == "MUST" and row.outcome in BROKEN]
     untested = tuple(row.id for row in rows if row.level == "MUST" and row.outcome == "untested")
     stale = counts.get("xpass", 0)
+    unstable = counts.get("unstable", 0)
     should = sum(1 for row in rows if row.level == "SHOULD" and row.outcome in BROKEN)
     verdicts = tuple(_profile_verdict(profile, rows, wanted, owner, allow_untested)
                      for profile in profiles)
@@ -571,6 +578,9 @@ def judge_run(rows: Sequence[RuleRow], *, declared: Iterable[str], allow_unteste
         distinct = sum(1 for row in broken if not row.cause)
         same = f" ({distinct} distinct, the rest same cause)" if distinct < len(broken) else ""
         reasons.append(_plural(len(broken), "MUST rule") + f" broken{same}")
+    if unstable:
+        reasons.append(_plural(unstable, "rule") + " unstable: one input was answered "
+                       "differently when asked again")
     if untested and ending not in _ENDING_CODES:
         allowed = " (let through by --allow-untested)" if allow_untested else ""
         reasons.append(_plural(len(untested), "MUST rule") + f" untested: judged on no answer"

@@ -671,23 +671,43 @@ def _first_run_hint(console: Console) -> None:
 @main.command()
 @click.argument("files", nargs=-1,
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@impl_option
-@fit_option
-@timeout_option
-@isolate_option
-@shell_option
+@click.option(
+    "--impl", "impl", metavar="SPEC", default=None, callback=_non_blank_impl,
+    help="Replay every case against this implementation ('python:MODULE:ATTR' or a command "
+         "line) instead of the one it was saved from; each case saved from another says so. "
+         "Default: each case's own implementation, as its file records it.")
+@click.option("--fit", type=click.Choice(FIT_STRATEGIES), default=None, hidden=True,
+              help="Accepted for older scripts; a replay never falls back to the reference.")
+@click.option("--timeout", type=float, default=None, callback=_seconds,
+              help="Seconds one request may take (default: the --timeout each case's run used).")
+@click.option("--isolate/--in-process", default=None,
+              help="Run a python: implementation in a worker process, or in this one "
+                   "(default: as each case's run did).")
+@click.option("--shell/--no-shell", "use_shell", default=None,
+              help="Start the implementation through the shell, or not (default: as each "
+                   "case's run did).")
 @click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path(".eventproof"), show_default=True,
               help="Without FILES, replay every case saved under this directory's failures/.")
-def replay(files: tuple[Path, ...], impl: str | None, fit: str, timeout: float,
-           isolate: bool, use_shell: bool, state_dir: Path) -> None:
-    """Re-run saved failure case files (default: every saved failure) and say which are fixed."""
+@click.option("--prune", is_flag=True,
+              help="Remove the case files of the cases that are fixed now (and say which).")
+def replay(files: tuple[Path, ...], impl: str | None, fit: str | None,
+           timeout: float | None, isolate: bool | None, use_shell: bool | None,
+           state_dir: Path, prune: bool) -> None:
+    """Re-run saved failure case files (default: every saved failure) and say which are fixed.
+
+    Each case is replayed against the implementation it was saved from (the command, --shell,
+    --timeout and --isolate its file records); --impl replays every case against another one
+    instead, and says so on each case saved from another. Each input is asked twice: answers
+    that differ are unstable, never fixed. Exit code 0 only when every case is fixed.
+    """
     from . import _replay
     from ._versions import HYPOTHESIS_VERSION
 
     console = _console()
     if not files:
-        files = tuple(sorted((state_dir / "failures").glob("*/*.json")))
+        files = tuple(sorted((state_dir / "failures").glob("*/*.json"))
+                      + sorted((state_dir).glob("*/failures/*/*.json")))
         if not files:
             _fail(f"no saved failures under {state_dir / 'failures'}: `eventproof run` saves "
                   "one case file per broken rule there; name case files to replay them")
@@ -699,19 +719,38 @@ def replay(files: tuple[Path, ...], impl: str | None, fit: str, timeout: float,
                           f", this is {HYPOTHESIS_VERSION}: the saved input replays exactly, but "
                           "rerunning the search may draw other inputs", markup=False,
                           soft_wrap=True)
+    del fit  # each case goes to the implementation it was saved from, never to a reference
     with _user_errors():
-        results = _replay.replay(cases, impl or _default_impl(fit), timeout=timeout,
-                                 use_shell=use_shell, isolate=isolate)
-    still = 0
-    for path, result in zip(files, results, strict=True):
+        groups = _replay.plan_replay(cases, impl=impl, timeout=timeout, use_shell=use_shell,
+                                     isolate=isolate)
+    outcomes: dict[int, tuple[_replay.ReplayResult, str]] = {}
+    for group in groups:
+        console.print(Text(f"replaying {len(group.cases)} case(s) against {group.options()}"),
+                      soft_wrap=True)
+        with _user_errors():
+            results = _replay.replay(group.cases, group.impl, timeout=group.timeout,
+                                     use_shell=group.use_shell, isolate=group.isolate,
+                                     expect_name=group.expect_name)
+        for case, result, note in zip(group.cases, results, group.notes, strict=True):
+            outcomes[next(index for index, each in enumerate(cases) if each is case)] = (
+                result, note)
+    ordered = [outcomes[index] for index in range(len(cases))]
+    for result, note in ordered:
         fixed = result.status == "fixed"
-        still += not fixed
-        console.print(Text.assemble((result.status, "green" if fixed else "red"),
-                                    f"  {path}  ({result.case.rule})"), soft_wrap=True)
+        line = Text.assemble((result.status, "green" if fixed else "red"),
+                             f"  {result.case.path}  ({result.case.rule})")
+        if note:
+            line.append(f"  [{note}]", style="yellow")
+        console.print(line, soft_wrap=True)
         if not fixed and result.message:
-            console.print(f"    {result.message}", markup=False, soft_wrap=True)
-    console.print(f"{len(results) - still} fixed, {still} still failing")
-    sys.exit(EXIT_CONFORMS if still == 0 else EXIT_NONCONFORMING)
+            console.print(Text(f"    {result.message}"), soft_wrap=True)
+    verdict = _replay.ReplayVerdict.of([result for result, _note in ordered])
+    if prune:
+        for path in _replay.prune(result for result, _note in ordered):
+            console.print(Text(f"removed {path} (fixed)"), soft_wrap=True)
+    console.print(Text(verdict.line(), style="green" if verdict.exit_code == 0 else "bold red"),
+                  soft_wrap=True)
+    sys.exit(int(verdict.exit_code))
 
 
 @main.command()

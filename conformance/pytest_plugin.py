@@ -229,7 +229,7 @@ class RuleItem(pytest.Item):
             pytest.xfail(result.note or "listed in the expectations file")
         text = failure_text(result, replay_file=run.replay_files.get(rule.id),
                             invocation=report.invocation, impl_spec=run.impl)
-        if rule.level == "SHOULD" and outcome != "xpass":
+        if rule.level == "SHOULD" and outcome not in ("xpass", "unstable"):
             first = text.splitlines()[1] if len(text.splitlines()) > 1 else text
             pytest.xfail(f"SHOULD rule broken (does not decide conformance): {first}")
         raise RuleBroken(text)
@@ -605,7 +605,7 @@ class _Summary:
                                     green=verdict.conforms, red=not verdict.conforms)
         terminalreporter.write_line(f"eventproof: {verdict.line()}")
         counts = Counter(each["outcome"] for each in judged)
-        order = ("pass", "fail", "error", "crash", "timeout", "xfail",
+        order = ("pass", "fail", "error", "crash", "timeout", "unstable", "xfail",
                                       "xpass", "skip", "untested")
         tally = ", ".join(f"{counts[outcome]} {outcome}" for outcome in order if counts[outcome])
         operations = len({each["operation"] for each in judged})

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
+import tempfile
+import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
-from eventproof.conformance import check_implementation
+from eventproof.conformance import _replay, check_implementation
 from eventproof.conformance._adapters import Ok
 from eventproof.conformance._engine import (
     Counterexample,
@@ -18,8 +22,11 @@ from eventproof.conformance._model import Capabilities
 from eventproof.conformance._operations import RULES_BY_ID, operation
 from eventproof.conformance._replay import (
     FORMAT_VERSION,
+    CaseOrigin,
     ReplayCase,
     ReplayError,
+    ReplayResult,
+    ReplayVerdict,
     case_document,
     case_path,
     load_cases,
@@ -27,9 +34,12 @@ from eventproof.conformance._replay import (
     save_failures,
 )
 from eventproof.conformance._reports import SUITE_VERSION
+from eventproof.conformance._results import ExitCode
 from eventproof.conformance._schemas import schema_issues
 from eventproof.conformance._verdict import judge
 from eventproof.reference import Reference
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 IMPLEMENTATION = {"name": "rust port/β", "language": "rust", "version": "1.0.0"}
 
@@ -208,8 +218,8 @@ def test_schema_violation_names_the_json_path(tmp_path: Path) -> None:
 
 def test_wrong_version_is_refused(tmp_path: Path) -> None:
     """A case file of another format version is refused, saying which version reads it."""
-    document = dict(saved_document(), formatVersion=2)
-    with pytest.raises(ReplayError, match="format version 2 is not the version") as caught:
+    document = dict(saved_document(), formatVersion=3)
+    with pytest.raises(ReplayError, match="format version 3 is not a version") as caught:
         load_cases([write_case(tmp_path, document)])
     assert caught.value.where == "$.formatVersion"
 
@@ -269,3 +279,204 @@ def test_engine_failure_round_trips_through_files(tmp_path: Path) -> None:
     assert {result.status for result in replay(cases, NeverSelects, timeout=5.0)} == {
         "still failing"}
     assert {result.status for result in replay(cases, Reference, timeout=5.0)} == {"fixed"}
+
+
+# -- which implementation replays a case -------------------------------------------------------
+
+def saved_from(origin: CaseOrigin | None, name: str = "rust port/β", **changes: Any) -> ReplayCase:
+    return replace(planted_case(), origin=origin,
+                   implementation=dict(IMPLEMENTATION, name=name), **changes)
+
+
+PORT = CaseOrigin(impl="node port.mjs", shell=True, timeout=2.5, isolate=False, fit="maximal")
+
+
+def test_a_run_records_how_its_implementation_was_started(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A case saved from a run of a python: spec records the spec, --isolate, the timeout and
+    the fit the handshake declared; an object passed in code records no command."""
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[1]))  # the worker's
+    spec = "python:miniatures.selection:LastMessageUnfiltered"
+    report = check_implementation(spec, ops=["select"], budget="quick", timeout=4.0,
+                                  isolate=True, exitfirst=True)
+    [path, *_] = save_failures(report, tmp_path).values()
+    [case] = load_cases([path])
+    assert case.origin == CaseOrigin(impl=spec, shell=False, timeout=4.0, isolate=True,
+                                     fit="halving")
+    assert case.outcome == "fail"
+    in_code = check_implementation(NeverSelects, ops=["select"], budget="quick", exitfirst=True)
+    [path, *_] = save_failures(in_code, tmp_path / "code").values()
+    assert load_cases([path])[0].origin == CaseOrigin(impl=None, fit="halving")
+
+
+def test_bare_replay_goes_to_each_case_s_own_implementation() -> None:
+    """Without --impl each case goes to the command it was saved from, started the same way,
+    and must still declare its name; options given override the recorded ones."""
+    other = CaseOrigin(impl="./go-port", timeout=10.0)
+    cases = [saved_from(PORT), saved_from(other, name="go-port"), saved_from(PORT)]
+    groups = _replay.plan_replay(cases)
+    assert [(group.impl, group.use_shell, group.timeout, group.isolate, group.expect_name,
+             len(group.cases)) for group in groups] == [
+        ("node port.mjs", True, 2.5, False, "rust port/β", 2),
+        ("./go-port", False, 10.0, False, "go-port", 1)]
+    assert all(note == "" for group in groups for note in group.notes)
+    [first, _] = _replay.plan_replay(cases, timeout=1.0, use_shell=False)
+    assert (first.timeout, first.use_shell) == (1.0, False)
+
+
+@pytest.mark.parametrize("origin", [None, CaseOrigin(impl=None)])
+def test_bare_replay_refuses_a_case_with_no_command(origin: CaseOrigin | None) -> None:
+    """A case that records no command (a version 1 file, an object passed in code) is refused
+    by a bare replay, naming the implementation and the fix: never replayed on the reference."""
+    with pytest.raises(ReplayError) as caught:
+        _replay.plan_replay([saved_from(origin)])
+    message = str(caught.value)
+    assert "rust port/β" in message
+    assert "--impl" in message
+    assert caught.value.where == "$.origin"
+
+
+def test_an_explicit_impl_says_which_cases_came_from_another() -> None:
+    """With --impl every case goes to it; each case saved from another implementation says
+    so, a case saved from the same command does not, and its recorded options are kept."""
+    cases = [saved_from(PORT), saved_from(None), saved_from(CaseOrigin(impl="./go-port"))]
+    [group] = _replay.plan_replay(cases, impl="node port.mjs")
+    assert (group.impl, group.use_shell, group.timeout, group.expect_name) == (
+        "node port.mjs", True, 2.5, None)
+    assert group.notes[0] == ""
+    assert "saved from rust port/β 1.0.0 (no command recorded)" in group.notes[1]
+    assert "saved from rust port/β 1.0.0 (--impl ./go-port)" in group.notes[2]
+    assert all("replayed against --impl 'node port.mjs'" in note for note in group.notes[1:])
+
+
+def test_a_command_that_now_starts_another_implementation_is_refused() -> None:
+    """expect_name: the handshake must still declare the name the case was saved under."""
+    with pytest.raises(ReplayError) as caught:
+        replay([planted_case()], Reference, timeout=5.0, expect_name="rust port/β")
+    message = str(caught.value)
+    assert "'eventproof-reference-halving'" in message
+    assert "rust port/β" in message
+    assert "--impl" in message
+
+
+statuses = st.sampled_from(["fixed", "still failing", "unstable", "error", "crash", "timeout",
+                            "skipped"])
+
+
+@settings(database=None)
+@given(st.lists(statuses, max_size=12))
+def test_the_replay_summary_and_exit_code_come_from_one_value(
+        drawn: list[_replay.ReplayStatus]) -> None:
+    """The summary line's counts add up to the cases, and the exit code is 0 exactly when there
+    were cases and every one is fixed: the line and the code cannot disagree."""
+    results = [ReplayResult(planted_case(), status, "") for status in drawn]
+    verdict = ReplayVerdict.of(results)
+    line = verdict.line()
+    numbers = [int(word) for word in line.replace(",", " ").replace(")", " ").split()
+               if word.isdigit()]
+    assert sum(numbers[:-1]) == len(drawn)
+    assert numbers[-1] == int(verdict.exit_code)
+    assert (verdict.exit_code == ExitCode.CONFORMS) == (bool(drawn) and set(drawn) == {"fixed"})
+    assert verdict.fixed == drawn.count("fixed")
+    assert verdict.unstable == drawn.count("unstable")
+    assert f"{verdict.fixed} fixed, {verdict.still_failing} still failing, " in line
+
+
+def test_prune_removes_only_the_fixed_files(tmp_path: Path) -> None:
+    """prune removes the file of each fixed case, keeps the others, and names what it removed."""
+    paths = []
+    for name in ("a", "b", "c"):
+        path = tmp_path / f"{name}.json"
+        path.write_text("{}", encoding="utf-8")
+        paths.append(path)
+    results = [ReplayResult(replace(planted_case(), path=path), status, "")
+               for path, status in zip(paths, ["fixed", "unstable", "fixed"], strict=True)]
+    assert _replay.prune(results) == [paths[0], paths[2]]
+    assert [path.exists() for path in paths] == [False, True, False]
+
+
+# -- several runs on one state directory -------------------------------------------------------
+
+SELECT_RULES = [rule.id for rule in RULES_BY_ID.values() if rule.op == "select"]
+
+
+def run_report(failing: set[str], started_at: float) -> RunReport:
+    """A run of the select rules: those in ``failing`` fail, the others pass."""
+    return replace(report_with([
+        failure(rule) if rule in failing else RuleResult(RULES_BY_ID[rule], "pass")
+        for rule in SELECT_RULES]), started_at=started_at)
+
+
+def _later_than(moment: float) -> float:
+    now = time.time()
+    while now <= moment:  # the clock's resolution: each event gets a time of its own
+        now = time.time()
+    return now
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(st.data())
+def test_no_run_removes_a_case_another_wrote_after_it_began(data: st.DataObject) -> None:
+    """Runs overlap in any order (each begins, then saves): a run cleans up the file of a rule
+    it passed only when the file was written before it began; a file another run wrote while
+    it ran is kept. Every file left is whole and valid."""
+    runs = data.draw(st.integers(2, 4))
+    failing = [data.draw(st.sets(st.sampled_from(SELECT_RULES))) for _ in range(runs)]
+    # Each run appears twice in the order drawn: first it begins, then it saves.
+    order = data.draw(st.permutations([run for run in range(runs) for _ in range(2)]))
+    events = [(run, "begin" if run not in order[:index] else "save")
+              for index, run in enumerate(order)]
+    with tempfile.TemporaryDirectory() as scratch:
+        directory = Path(scratch)
+        began: dict[int, tuple[int, float]] = {}
+        written: dict[str, int] = {}  # rule -> the event that wrote its file (the model)
+        moment = 0.0
+        for index, (run, step) in enumerate(events):
+            moment = _later_than(moment)
+            if step == "begin":
+                began[run] = (index, moment)
+                continue
+            begun_index, started_at = began[run]
+            save_failures(run_report(failing[run], started_at), directory)
+            moment = time.time()
+            for rule in SELECT_RULES:
+                if rule in failing[run]:
+                    written[rule] = index
+                elif rule in written and written[rule] < begun_index:
+                    del written[rule]
+        kept = {path.stem for path in directory.glob("*/*.json")}
+        assert kept == set(written)
+        assert not [path for path in directory.rglob("*") if path.is_file()
+                    and not path.name.endswith(".json")]
+        for path in directory.glob("*/*.json"):
+            assert schema_issues(json.loads(path.read_text("utf-8")), "replay-case.json") == []
+
+
+def _save_repeatedly(directory: str, rule: str, started_at: float, barrier: Any) -> None:
+    barrier.wait(timeout=60)
+    for _ in range(25):
+        save_failures(run_report({rule}, started_at), directory)
+
+
+def test_concurrent_runs_keep_every_failure_and_whole_files(tmp_path: Path) -> None:
+    """Four processes save at once into one state directory, each failing one select rule and
+    passing (so cleaning up) the others, over and over: every run's failure is kept, every file
+    is whole and valid, and no temporary file is left."""
+    context = multiprocessing.get_context("fork")
+    started_at = time.time()
+    barrier = context.Barrier(len(SELECT_RULES))
+    workers = [context.Process(target=_save_repeatedly,
+                               args=(str(tmp_path), rule, started_at, barrier))
+               for rule in SELECT_RULES]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=120)
+    assert [worker.exitcode for worker in workers] == [0] * len(workers)
+    files = sorted(tmp_path.rglob("*"))
+    assert sorted(path.stem for path in files if path.is_file()) == sorted(SELECT_RULES)
+    for path in files:
+        if path.is_file():
+            document = json.loads(path.read_text("utf-8"))
+            assert schema_issues(document, "replay-case.json") == []
+            assert document["rule"] == path.stem

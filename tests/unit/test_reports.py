@@ -59,7 +59,7 @@ def make_report(results: list[RuleResult], *, seed: int | None = None) -> RunRep
 
 
 def every_outcome() -> RunReport:
-    """A report with each of the nine outcomes, unicode and a lone surrogate in the values."""
+    """A report with each of the ten outcomes, unicode and a lone surrogate in the values."""
     rule = RULES_BY_ID
     return make_report([
         RuleResult(rule["select.never-empty"], "pass"),
@@ -91,6 +91,10 @@ def every_outcome() -> RunReport:
             {"line": '{"type":"agent_start","x":"\u2028"}'},
             {"line": '{"type":"agent_start","x":"\\u2028"}'},
             "the line escapes U+2028"), note="expected: the line escapes"),
+        RuleResult(rule["select.agrees"], "unstable", example(
+            "select", TWO_MESSAGES, [{"type": "text", "text": "last"}], None,
+            "the answer changed when the same input was asked again (ask 2 of 3): first null "
+            "(fail; select.agrees: differs), then [] (fail; select.agrees: differs)")),
         RuleResult(rule["settle.output"], "xpass", note="listed as an expected failure but it "
                    "passes now: remove it from the expectations file"),
     ], seed=4242)
@@ -152,15 +156,15 @@ def test_junit_has_one_suite_per_operation_and_one_case_per_rule(tmp_path: Path)
     write_junit(every_outcome(), path, impl_spec="node adapter.js")
     root = ET.parse(path).getroot()
     assert root.tag == "testsuites"
-    assert root.get("tests") == "9"
+    assert root.get("tests") == "10"
     assert root.get("failures") == "3"  # fail, xpass and untested: a gate fails on each
-    assert root.get("errors") == "3"
+    assert root.get("errors") == "4"  # error, crash, timeout and unstable
     assert root.get("skipped") == "2"
     suites = {suite.get("name"): suite for suite in root.findall("testsuite")}
     assert set(suites) == {"eventproof.select", "eventproof.fold", "eventproof.settle",
                            "eventproof.classify", "eventproof.project"}
     cases = {str(case.get("name")): case for case in root.iter("testcase")}
-    assert len(cases) == 9
+    assert len(cases) == 10
     untested = cases["fold.shape"].find("failure")
     assert untested is not None
     assert untested.get("type") == "untested"
@@ -175,6 +179,7 @@ def test_junit_has_one_suite_per_operation_and_one_case_per_rule(tmp_path: Path)
     assert cases["settle.agrees"].find("error").get("type") == "error"  # type: ignore[union-attr]
     assert cases["fold.prefix"].find("error").get("type") == "crash"  # type: ignore[union-attr]
     assert cases["bound.converges"].find("error").get("type") == "timeout"  # type: ignore[union-attr]
+    assert cases["select.agrees"].find("error").get("type") == "unstable"  # type: ignore[union-attr]
     skipped = cases["classify.kind"].find("skipped")
     assert skipped is not None
     assert "classify" in (skipped.get("message") or "")
@@ -215,10 +220,10 @@ def test_markdown_has_table_sections_and_diff() -> None:
         "select.last-message": ".eventproof/failures/ts-port/select.last-message.json"},
         impl_spec="node adapter.js")
     assert "does not conform" in text.splitlines()[0]
-    header = ("| operation | pass | fail | error | crash | timeout | untested | skip | xfail "
-              "| xpass |")
+    header = ("| operation | pass | fail | error | crash | timeout | unstable | untested | skip "
+              "| xfail | xpass |")
     assert header in text
-    assert "| select | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 |" in text
+    assert "| select | 1 | 1 | 0 | 0 | 0 | 1 | 0 | 0 | 0 | 0 |" in text
     section = text.split("### fail: `select.last-message` (MUST)")[1].split("### ")[0]
     assert f"({section_url('selection.md#3.1')})" in section
     assert section_url("selection.md#3.1").endswith(
@@ -285,14 +290,15 @@ def test_console_is_plain_text_outside_a_terminal() -> None:
     text = console_output(every_outcome(), terminal=False, impl_spec="node adapter.js",
                           replay_files={"select.last-message": "c.json"})
     assert "\x1b[" not in text
-    assert "  select     2 rules  1 pass 1 fail" in text
+    assert "  select     3 rules  1 pass 1 fail 1 unstable" in text
     assert "FAIL  select.last-message  MUST  spec/selection.md §3.1" in text
     assert "-    \"text\": \"last\"" in text
     assert "seed: 4242" in text
     assert "replay: eventproof replay c.json --impl 'node adapter.js'" in text
     assert "XPASS  settle.output" in text
     assert text.rstrip().endswith(
-        "does not conform (exit code 1, 7 of 9 rules judged): 4 MUST rules broken; 1 MUST rule "
+        "does not conform (exit code 1, 8 of 10 rules judged): 4 MUST rules broken; 1 rule "
+        "unstable: one input was answered differently when asked again; 1 MUST rule "
         "untested: judged on no answer; 1 stale expectation (listed, but passing now); 1 expected "
         "failure")
 
