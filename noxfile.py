@@ -121,7 +121,8 @@ def build(session: nox.Session) -> None:
 @nox.session
 def docs(session: nox.Session) -> None:
     """Build README, spec/ and docs/ into a static site (build/site); a broken link fails."""
-    session.install(*_group("docs"))
+    # The rules and commands pages are made from the installed kit at build time.
+    session.install(".", *_group("docs"))
     session.run("mkdocs", "build", "--strict", "--clean", *session.posargs)
 
 

@@ -22,6 +22,15 @@ def test_the_docs_site_builds_strictly(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     for page in ("spec/budget/index.html", "docs/port-checklist/index.html", "index.html"):
         assert (tmp_path / "site" / page).is_file(), page
+    # The pages made from the code hold every rule and every command.
+    from eventproof.conformance._operations import RULES
+    from eventproof.conformance.cli import main
+
+    rules = (tmp_path / "site" / "reference" / "rules" / "index.html").read_text("utf-8")
+    assert all(rule.id in rules for rule in RULES)
+    commands = (tmp_path / "site" / "reference" / "commands" / "index.html").read_text("utf-8")
+    assert all(f"eventproof {name}" in commands for name in main.commands)
+    assert "--examples" in commands
 
 
 def test_every_markdown_page_is_in_the_navigation() -> None:
