@@ -13,6 +13,7 @@ import math
 import os
 import shlex
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,17 +72,61 @@ def _parse_ops(value: str | None) -> tuple[str, ...] | None:
     return ops
 
 
+class Progress:
+    """How far a run is, from what its searches report (``on_progress(op, message)``): the
+    operations begun of those it checks, the rules broken so far, and the time left at the
+    current rate (each operation weighted by its measured cost, :data:`._shard.WEIGHT`)."""
+
+    def __init__(self, ops: tuple[str, ...], clock: Callable[[], float] = time.monotonic
+                 ) -> None:
+        from ._shard import WEIGHT
+
+        self.weights = {op: WEIGHT.get(op, 10) for op in ops}
+        self.clock = clock
+        self.started = clock()
+        self.begun: list[str] = []
+        self.broken: set[str] = set()
+
+    def hear(self, op: str, message: str) -> None:
+        if op in self.weights and op not in self.begun:
+            self.begun.append(op)
+        rule, _, outcome = message.partition(": ")
+        if outcome and " " not in rule:
+            self.broken.add(rule)
+
+    def done(self) -> float:
+        """The share of the run's work done: the operations begun before the current one, and
+        half of the current one."""
+        total = sum(self.weights.values()) or 1
+        finished = sum(self.weights[op] for op in self.begun[:-1])
+        current = self.weights[self.begun[-1]] / 2 if self.begun else 0
+        return min(1.0, (finished + current) / total)
+
+    def line(self, op: str, message: str) -> Text:
+        elapsed = self.clock() - self.started
+        share = self.done()
+        left = (f", about {elapsed * (1 - share) / share:.0f} s left" if share > 0.05
+                else "")
+        return Text.assemble(
+            (f"{len(self.begun)}/{len(self.weights)} operations", "bold"),
+            f", {len(self.broken)} rule(s) broken, {elapsed:.0f} s{left} · ",
+            (op, "bold"), ": ", message)
+
+
 def _progress(
-    console: Console, enabled: bool
+    console: Console, enabled: bool, ops: tuple[str, ...] = ()
 ) -> tuple[Callable[[str, str], None], Callable[[], None]]:
-    """A live status line on a terminal; nothing at all elsewhere (CI logs stay clean)."""
+    """A live status line on a terminal (:class:`Progress`); nothing at all elsewhere (CI logs
+    stay clean)."""
     if not enabled or not console.is_terminal:
         return (lambda op, message: None), (lambda: None)
     status = console.status("starting")
     status.start()
+    progress = Progress(ops)
 
     def update(op: str, message: str) -> None:
-        status.update(Text.assemble((op, "bold"), ": ", message))
+        progress.hear(op, message)
+        status.update(progress.line(op, message))
 
     return update, status.stop
 
@@ -511,7 +556,8 @@ def _start_each(specs: list[str], options: CheckOptions) -> dict[str, str]:
 def _check(spec: str, settings: _RunSettings) -> RunReport:
     from ._check import check
 
-    update, stop = _progress(_console(stderr=True), settings.progress)
+    update, stop = _progress(_console(stderr=True), settings.progress,
+                             settings.options.checked_ops)
     try:
         return check(spec, settings.options, on_progress=update, replays=settings.replays)
     finally:
