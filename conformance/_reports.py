@@ -743,9 +743,10 @@ def write_markdown(
 # -- the console -------------------------------------------------------------------------------
 
 def _out(console: Console, *items: Text) -> None:
-    # soft_wrap: no newlines inserted at the console width, so JSON lines and replay commands
-    # stay whole in CI logs (which rich renders 80 columns wide) and can be copied.
-    console.print(*items, soft_wrap=True)
+    # On a terminal, lines are kept to its width. Elsewhere (pipes, CI logs, which rich renders
+    # 80 columns wide) no newline is inserted, so JSON lines and replay commands stay whole and
+    # can be copied.
+    console.print(*items, soft_wrap=not console.is_terminal)
 
 
 _STYLE = {"pass": "green", "fail": "bold red", "error": "bold red", "crash": "bold red",
