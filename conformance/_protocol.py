@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Final, cast
 
-from ._errors import ProtocolError
+from ._errors import ProtocolError, frozen_exception
 from ._model import Capabilities, FitStrategy
 
 if TYPE_CHECKING:
@@ -407,8 +407,111 @@ def _parse_float(text: str) -> float:
     return value if math.isfinite(value) else BeyondDouble(text)
 
 
+class _Repeated(Exception):
+    """Raised by :func:`_pairs` at the first object that repeats a member name."""
+
+
+class _Duplicated(dict[str, Any]):
+    """An object in which a member name occurs more than once (its last value kept), with the
+    first such name: found after parsing, so that the error can say where it is."""
+
+    name: str = ""
+    times: int = 0
+    repeated: frozenset[str] = frozenset()
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook``: an object, marked when a member name occurs twice in it."""
+    value = dict(pairs)
+    if len(value) == len(pairs):
+        return value
+    raise _Repeated
+
+
+def _marking_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` of the second reading, once a name is known to repeat: each object
+    that repeats one is marked, so that the error can say where it is."""
+    value = dict(pairs)
+    if len(value) == len(pairs):
+        return value
+    marked = _Duplicated(value)
+    seen: dict[str, int] = {}
+    for name, _ in pairs:
+        seen[name] = seen.get(name, 0) + 1
+    marked.name = next(name for name, _ in pairs if seen[name] > 1)
+    marked.times = seen[marked.name]
+    marked.repeated = frozenset(name for name, count in seen.items() if count > 1)
+    return marked
+
+
+def _member_path(path: str, name: str) -> str:
+    """``$.a`` plus the member ``name``: ``$.a.b``, or ``$.a["b c"]`` when ``name`` is no
+    identifier (a long name is shown cut)."""
+    if name.isidentifier() and name.isascii() and len(name) <= 64:
+        return f"{path}.{name}"
+    return f"{path}[{shown(name, 64)}]"
+
+
+def _first_duplicate(value: Any) -> tuple[str, _Duplicated, int] | None:
+    """The first object (document order) holding a repeated member name: its JSONPath, the
+    object and its depth (the top-level object is depth 1)."""
+    stack: list[tuple[str, Any, int]] = [("$", value, 1)]
+    while stack:
+        path, item, depth = stack.pop()
+        if isinstance(item, _Duplicated):
+            return path, item, depth
+        if isinstance(item, dict):
+            stack.extend((_member_path(path, name), each, depth + 1)
+                         for name, each in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{index}]", each, depth + 1)
+                         for index, each in reversed(list(enumerate(item))))
+    return None
+
+
+@frozen_exception
+@dataclass(frozen=True)
+class DuplicateMember(ProtocolError):
+    """A member name given twice in one object of a message (spec/protocol.md §2.1): RFC 8259
+    §4 leaves the meaning of such an object open, so no reading of it is judged."""
+
+    #: The top-level ``seq`` when it was given once (whether the two sides are still in step).
+    seq: Any = None
+
+
+def _refuse_duplicates(value: Any, message: str) -> None:
+    """Raise :class:`DuplicateMember` for the first object of ``value`` that repeats a name."""
+    found = _first_duplicate(value)
+    if found is None:
+        return
+    path, item, depth = found
+    seq = None
+    if isinstance(value, dict) and not (isinstance(value, _Duplicated)
+                                        and "seq" in value.repeated):
+        seq = value.get("seq")
+    raise DuplicateMember(
+        message=message, field=_member_path(path, item.name),
+        expected="every member name at most once in an object",
+        received=(f"the member {shown(item.name, 64)} {item.times} times in the object at "
+                  f"{path} (depth {depth}): a reader that keeps the first and one that keeps "
+                  "the last see two different messages"),
+        fix="Write each member once: build the answer as a map (a dict, an object) and let the "
+            "JSON encoder write it, rather than joining strings (spec/protocol.md §2.1, "
+            "RFC 8259 §4).",
+        seq=seq if type(seq) is int else None,
+    )
+
+
+def _read(text: str, hook: Any) -> Any:
+    return json.loads(text, parse_constant=_refuse_constant, parse_int=_parse_int,
+                      parse_float=_parse_float, object_pairs_hook=hook)
+
+
 def parse_line(line: bytes | bytearray | str, message: str) -> Any:
-    """The JSON value on ``line``; ``message`` names it for the error (spec/protocol.md §2.1)."""
+    """The JSON value on ``line``; ``message`` names it for the error (spec/protocol.md §2.1).
+
+    Every message read passes here: a member name given twice in one object, at any depth, is a
+    :class:`DuplicateMember` error naming the name, its path and depth, and the message."""
     if isinstance(line, bytes | bytearray):
         try:
             text = line.decode("utf-8")
@@ -423,8 +526,12 @@ def parse_line(line: bytes | bytearray | str, message: str) -> Any:
         text = line
     try:
         # NaN and Infinity are not JSON (RFC 8259 §6), though Python's parser accepts them.
-        return json.loads(text, parse_constant=_refuse_constant, parse_int=_parse_int,
-                          parse_float=_parse_float)
+        try:
+            value = _read(text, _pairs)
+        except _Repeated:
+            # Read again, marking the objects, only to say where the name repeats.
+            _refuse_duplicates(_read(text, _marking_pairs), message)
+            raise AssertionError("a repeated member name was not found again") from None
     except _HugeInteger as exc:
         raise ProtocolError(
             message=message, field="the line",
@@ -448,6 +555,7 @@ def parse_line(line: bytes | bytearray | str, message: str) -> Any:
             fix="Write exactly one JSON object and a newline per answer on stdout, and nothing "
                 "else there: logs and diagnostics belong on stderr (spec/protocol.md §2.2).",
         ) from None
+    return value
 
 
 def decode_request(line: bytes | bytearray | str) -> Request:

@@ -18,6 +18,7 @@ from .._errors import HarnessError, ProtocolError, UsageError
 from .._model import ImplErrored
 from .._protocol import (
     START,
+    DuplicateMember,
     RunErrored,
     RunOutput,
     RunRequest,
@@ -187,6 +188,10 @@ class SubprocessAdapter:
             value = parse_line(line, message)
             response = run_response_from_json(value, request)
         except ProtocolError as error:
+            if isinstance(error, DuplicateMember):
+                # A name given twice: the line was whole, and a seq given once still tells
+                # whether the two sides are in step.
+                value = {"seq": error.seq}
             if not _in_step(value, request):
                 # Garbage, or another request's answer: whatever is still in the pipe cannot be
                 # trusted, so the next request starts on a fresh program (spec §7.3).
