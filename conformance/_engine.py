@@ -54,6 +54,7 @@ from ._results import (
     apply_expectations,
     iter_failures,
 )
+from ._signals import stop_reason
 from ._verdict import expected_answer, judge, shown
 
 __all__ = [
@@ -754,8 +755,8 @@ class Engine:
         except _OutOfTime:
             search.result.cut_short = MAX_TIME_REASON
             return None
-        except KeyboardInterrupt:
-            search.result.cut_short = INTERRUPTED_REASON
+        except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (Terminated)
+            search.result.cut_short = stop_reason(stop)
             return None
         except Abandoned:
             search.result.cut_short = ABANDONED_REASON

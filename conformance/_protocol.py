@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Final, cast
 
@@ -165,6 +166,59 @@ class StartResponse:
 
     def describe(self) -> str:
         return "the answer to the start request"
+
+
+def handshake_difference(first: Mapping[str, Any], again: Mapping[str, Any]) -> str:
+    """Every member in which two handshakes (their wire form, :meth:`StartResponse.to_json`)
+    differ, as ``$.capabilities.ops was [...], is now [...]``; "" when they are the same."""
+    changes: list[str] = []
+
+    def compare(path: str, before: Any, after: Any) -> None:
+        if isinstance(before, Mapping) and isinstance(after, Mapping):
+            for name in [*before, *(name for name in after if name not in before)]:
+                compare(f"{path}.{name}", before.get(name, _ABSENT), after.get(name, _ABSENT))
+        elif before != after or type(before) is not type(after):
+            changes.append(f"{path} was {_said(before)}, is now {_said(after)}")
+
+    compare("$", first, again)
+    return "; ".join(changes)
+
+
+_ABSENT: Final = object()
+
+
+def _said(value: Any) -> str:
+    return "absent" if value is _ABSENT else shown(value, 120)
+
+
+class HandshakeChanged(BaseException):
+    """A restarted implementation answered the start request with another handshake than the
+    first (spec/protocol.md §7.4): the run stops with a harness error (exit code 2).
+
+    Not an ``Exception``, so that a search (Hypothesis) passes it straight through rather than
+    shrinking it as a failure of the input; ``str()`` is the message."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def handshake_changed(first: StartResponse, again: StartResponse, when: str) -> \
+        HandshakeChanged | None:
+    """The error for a handshake ``again`` that differs from the ``first`` of the run (``when``
+    says which start it answered), or None when it is the same."""
+    difference = handshake_difference(first.to_json(), again.to_json())
+    if not difference:
+        return None
+    return HandshakeChanged(
+        f"the implementation's handshake changed {when}: {difference}. A run judges one "
+        "implementation with one set of capabilities: every start request must get the same "
+        "handshake, name, version, fit strategy, operations and limits alike (spec/protocol.md "
+        "§7.4). Make the program's handshake a constant, and check that the command starts the "
+        "same program every time")
 
 
 @dataclass(frozen=True)

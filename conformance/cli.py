@@ -1,8 +1,8 @@
 """The ``eventproof`` command line: ``run``, ``vectors``, ``replay``, ``rules``, ``bench``.
 
 Exit codes: 0 the implementation conforms, 1 it does not (or an expectation went stale), 2 a usage
-or harness error, 130 interrupted (Ctrl-C, after the partial reports are written). A user mistake
-prints one clear message, never a traceback.
+or harness error, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM), each after the partial
+reports are written. A user mistake prints one clear message, never a traceback.
 """
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ def _user_errors(remember: list[str] | None = None) -> Iterator[None]:
     """Turn every error that a user can fix into one clear message and exit code 2; the message
     is also appended to ``remember`` when given (a summary names it again)."""
     from ._errors import ExpectationsError, HarnessError, ProtocolError, ReplayError, UsageError
+    from ._protocol import HandshakeChanged
 
     try:
         yield
@@ -67,9 +68,17 @@ def _user_errors(remember: list[str] | None = None) -> Iterator[None]:
         if remember is not None:
             remember.append(str(error))
         _fail(str(error))
-    except KeyboardInterrupt:
-        _console(stderr=True).print(Text("interrupted", style="bold"))
-        sys.exit(EXIT_INTERRUPTED)
+    except HandshakeChanged as error:  # a restarted program changed its handshake
+        if remember is not None:
+            remember.append(str(error))
+        _fail(str(error))
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (_signals.Terminated)
+        from ._signals import Terminated
+
+        terminated = isinstance(stop, Terminated)
+        _console(stderr=True).print(Text("terminated" if terminated else "interrupted",
+                                         style="bold"))
+        sys.exit(ExitCode.TERMINATED if terminated else EXIT_INTERRUPTED)
     except RecursionError as error:
         _fail(f"eventproof ran out of stack ({error}) on a deeply nested value. This is a bug in "
               "eventproof, not in the implementation: please report it with the command line")
@@ -348,7 +357,11 @@ def run(
     conform, else 0.
     """
     from . import _expectations
+    from ._signals import on_sigterm_raise
 
+    # SIGTERM (timeout, kill, a cancelled CI job) ends the run as Ctrl-C does: the program is
+    # stopped, the partial reports are written, and the exit code is 143.
+    on_sigterm_raise()
     to_stdout = json_path is not None and str(json_path) == "-"
     console = _console(stderr=to_stdout)
     budget = _budget(budget, old_profile)

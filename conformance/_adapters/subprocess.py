@@ -19,6 +19,7 @@ from .._model import ImplErrored
 from .._protocol import (
     START,
     DuplicateMember,
+    HandshakeChanged,
     RunErrored,
     RunOutput,
     RunRequest,
@@ -26,6 +27,7 @@ from .._protocol import (
     RunSkipped,
     StartResponse,
     encode,
+    handshake_changed,
     parse_line,
     run_response_from_json,
     shown,
@@ -111,6 +113,8 @@ class SubprocessAdapter:
         self._handshake: StartResponse | None = None
         self._needs_restart = False
         self._given_up: str | None = None
+        #: Set once a restarted program answered another handshake (the run must stop).
+        self._changed: HandshakeChanged | None = None
         self._stopped = False
         self._seq = 0
         self._previous: RunRequest | None = None
@@ -146,6 +150,8 @@ class SubprocessAdapter:
         if self._stopped:
             raise RuntimeError(f"{self.description} was stopped; start a new adapter")
         self.start()
+        if self._changed is not None:
+            raise self._changed  # every later request too: the run must stop
         if self._needs_restart and self._given_up is None:
             self._restart()
         if self._given_up is not None:
@@ -368,13 +374,22 @@ class SubprocessAdapter:
             )
             try:
                 program = self._spawn()
-                self._shake_hands(program)
+                again = self._shake_hands(program)
             except UsageError as error:
                 reason = error.reason
                 continue
             except _StartFailed as failure:
                 reason = f"the restarted program {failure.reason}"
                 continue
+            assert self._handshake is not None
+            changed = handshake_changed(
+                self._handshake, again,
+                f"when it was restarted (restart {self.restarts} of the run)")
+            if changed is not None:
+                program.kill()
+                self._note_peak(program)
+                self._changed = changed
+                raise changed
             self._program = program
             self._needs_restart = False
             return
