@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Final, cast
 
+from ._clip import IDENTITY_CHARACTERS, clip_text
 from ._errors import ProtocolError, frozen_exception
 from ._model import Capabilities, FitStrategy
 
@@ -119,6 +120,13 @@ class Implementation:
     version: str | None = None
     homepage: str | None = None
     issues: str | None = None
+
+    def __post_init__(self) -> None:
+        # The implementation's own text: every report shows it, so it is clipped (_clip).
+        for each in fields(self):
+            value = getattr(self, each.name)
+            if isinstance(value, str):
+                object.__setattr__(self, each.name, clip_text(value, IDENTITY_CHARACTERS))
 
     def to_json(self) -> dict[str, Any]:
         """The wire form; absent members stay absent."""
@@ -539,6 +547,8 @@ def _refuse_duplicates(value: Any, message: str) -> None:
     if found is None:
         return
     path, item, depth = found
+    if len(path) > 400:  # a path thousands of objects deep: its end says where
+        path = "$…" + path[-400:]
     seq = None
     if isinstance(value, dict) and not (isinstance(value, _Duplicated)
                                         and "seq" in value.repeated):

@@ -14,6 +14,7 @@ from dataclasses import replace
 from types import TracebackType
 from typing import Any
 
+from .._clip import STDERR_CHARACTERS, clip_text
 from .._errors import HarnessError, ProtocolError, UsageError
 from .._model import ImplErrored
 from .._protocol import (
@@ -476,4 +477,5 @@ class IsolatedAdapter(SubprocessAdapter):
                     with contextlib.suppress(ValueError):
                         refusal = json.loads(line[len(REFUSAL_MARK):])
                     break
-            raise HarnessError(f"{refusal} (loaded in a worker process: --isolate)") from None
+            raise HarnessError(f"{clip_text(str(refusal), STDERR_CHARACTERS)} (loaded in a "
+                               "worker process: --isolate)") from None
