@@ -12,8 +12,9 @@ FAULT and WHERE:
   ``skipped``, ``errored``, ``context`` (deep inside an errored answer's context) for an answer;
   ``top``, ``implementation``, ``capabilities`` for the handshake: a member name written twice,
   the wrong value first and the right one last (a last-wins reader sees the right answer).
-- ``huge`` WHERE ∈ ``output``, ``nested``, ``skipped``, ``errored``, ``context``, ``stderr`` (then it
-  exits), ``name`` (the handshake's implementation name, AT 0), ``issueUrl``: SIZE characters.
+- ``huge`` WHERE ∈ ``output``, ``nested``, ``skipped``, ``errored``, ``context``, ``stderr``
+  (then it exits), ``name`` (the handshake's implementation name, AT 0), ``issueUrl``: SIZE
+  characters.
 - ``handshake`` WHERE ∈ ``name``, ``version``, ``language``, ``fitStrategy``, ``ops``,
   ``loneSurrogates``, ``variableMaxBytes``: it exits at request AT, and answers the start request
   of every later life with that member changed.
