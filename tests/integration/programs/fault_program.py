@@ -19,8 +19,8 @@ FAULT and WHERE:
   ``loneSurrogates``, ``variableMaxBytes``: it exits at request AT, and answers the start request
   of every later life with that member changed.
 - ``random``: from request AT on, an output of random JSON.
-- ``signal``: from request AT on, it writes ``ready`` and answers slowly (for a signal the test
-  sends to the harness).
+- ``signal``: from request AT on (in every life), it writes ``ready`` and answers slowly (for a
+  signal the test sends to the harness).
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def main(argv: list[str]) -> int:
             answer = {"seq": seq, "errored": {"message": str(error)}}
         text = dumps(answer)
         here = life == 0 and count == at
-        if fault == "signal" and life == 0 and count >= at:
+        if fault == "signal" and count >= at:  # in every life: --jobs starts several
             (state / "ready").touch()
             time.sleep(0.2)
         elif fault == "random" and life == 0 and count >= at:
