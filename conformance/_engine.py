@@ -755,8 +755,8 @@ class Engine:
         except _OutOfTime:
             search.result.cut_short = MAX_TIME_REASON
             return None
-        except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (Terminated)
-            search.result.cut_short = stop_reason(stop)
+        except KeyboardInterrupt as signalled:  # Ctrl-C, or SIGTERM (Terminated)
+            search.result.cut_short = stop_reason(signalled)
             return None
         except Abandoned:
             search.result.cut_short = ABANDONED_REASON

@@ -546,12 +546,12 @@ class Workers:
                         current[index] = ahead[index] = None
                         if not search.over:
                             search.stop(engine.cut_short)
-        except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (Terminated)
+        except KeyboardInterrupt as signalled:  # Ctrl-C, or SIGTERM (Terminated)
             for index, search in enumerate(searches):
                 if current[index] is not None:
                     drop(current[index])
                     drop(ahead[index])
-                    search.stop(stop_reason(stop))
+                    search.stop(stop_reason(signalled))
         return [result for search in searches for result in engine.verdicts(search)]
 
 

@@ -72,10 +72,10 @@ def _user_errors(remember: list[str] | None = None) -> Iterator[None]:
         if remember is not None:
             remember.append(str(error))
         _fail(str(error))
-    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (_signals.Terminated)
+    except KeyboardInterrupt as signalled:  # Ctrl-C, or SIGTERM (_signals.Terminated)
         from ._signals import Terminated
 
-        terminated = isinstance(stop, Terminated)
+        terminated = isinstance(signalled, Terminated)
         _console(stderr=True).print(Text("terminated" if terminated else "interrupted",
                                          style="bold"))
         sys.exit(ExitCode.TERMINATED if terminated else EXIT_INTERRUPTED)
