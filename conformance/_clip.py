@@ -35,8 +35,9 @@ MESSAGE_CHARACTERS: Final = 4000
 STDERR_CHARACTERS: Final = 8000
 #: A whole answer as JSON text, about: beyond it, arrays and objects are cut short.
 VALUE_CHARACTERS: Final = 20000
-#: How deep an answer is shown; deeper values are replaced by a note.
-VALUE_DEPTH: Final = 32
+#: How deep an answer is shown (deeper than the 200 levels past which the engine already
+#: writes a note); deeper values are replaced by a note.
+VALUE_DEPTH: Final = 256
 
 
 def digest(text: str) -> str:

@@ -123,7 +123,7 @@ def test_many_small_items_and_deep_nesting_are_cut_with_a_note() -> None:
     assert wide[-1].startswith("[clipped: ")
     assert wide[-1].endswith(" more items]")
     deep: Any = "end"
-    for _ in range(200):
+    for _ in range(VALUE_DEPTH + 50):
         deep = [deep]
     shown = json.dumps(clip_value(deep))
     assert f"nested deeper than {VALUE_DEPTH}" in shown
