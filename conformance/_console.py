@@ -41,16 +41,22 @@ def user_errors(remember: list[str] | None = None) -> Iterator[None]:
     """Turn every error that a user can fix into one clear message and exit code 2; the message
     is also appended to ``remember`` when given (a summary names it again)."""
     from ._errors import EventproofError
+    from ._protocol import HandshakeChanged
+    from ._signals import Terminated
 
     try:
         yield
-    except EventproofError as error:
+    except (EventproofError, HandshakeChanged) as error:
+        # HandshakeChanged: a restarted program changed its handshake (a BaseException, so
+        # that no search takes it for a failure of the implementation).
         if remember is not None:
             remember.append(str(error))
         fail(str(error))
-    except KeyboardInterrupt:
-        console(stderr=True).print(Text("interrupted", style="bold"))
-        sys.exit(ExitCode.INTERRUPTED)
+    except KeyboardInterrupt as signalled:  # Ctrl-C, or SIGTERM (_signals.Terminated)
+        terminated = isinstance(signalled, Terminated)
+        console(stderr=True).print(Text("terminated" if terminated else "interrupted",
+                                        style="bold"))
+        sys.exit(ExitCode.TERMINATED if terminated else ExitCode.INTERRUPTED)
     except RecursionError as error:
         fail(f"eventproof ran out of stack ({error}) on a deeply nested value. This is a bug in "
               "eventproof, not in the implementation: please report it with the command line")

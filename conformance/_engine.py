@@ -52,6 +52,7 @@ from ._results import (
     apply_expectations,
     iter_failures,
 )
+from ._signals import stop_reason
 from ._verdict import Verdict, expected_answer, judge, shown
 
 __all__ = [
@@ -800,8 +801,8 @@ class Engine:
         except _OutOfTime:
             search.result.cut_short = MAX_TIME_REASON
             return None
-        except KeyboardInterrupt:
-            search.result.cut_short = INTERRUPTED_REASON
+        except KeyboardInterrupt as signalled:  # Ctrl-C, or SIGTERM (Terminated)
+            search.result.cut_short = stop_reason(signalled)
             return None
         except Abandoned:
             search.result.cut_short = ABANDONED_REASON

@@ -25,6 +25,7 @@ Slices of a run for a CI matrix (``--shard``) and their merge are :mod:`._shard`
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import pickle
 import queue
@@ -47,7 +48,6 @@ from . import _adapters
 from ._engine import (
     ABANDONED_REASON,
     EARLY_STOPS,
-    INTERRUPTED_REASON,
     Engine,
     FamilySearch,
     OpSearch,
@@ -57,8 +57,9 @@ from ._engine import (
 from ._errors import HarnessError
 from ._model import Capabilities, Family
 from ._operations import operation
-from ._protocol import StartResponse
+from ._protocol import StartResponse, handshake_difference
 from ._shard import WEIGHT as _WEIGHT
+from ._signals import Terminated, stop_reason
 
 
 @dataclass(frozen=True)
@@ -109,17 +110,19 @@ class _Worker:
 _WORKER = _Worker()
 
 
-def _on_interrupt(_signum: int, _frame: FrameType | None) -> None:
-    """Ctrl-C reaches every process of the terminal's group: a search under way ends as in one
-    process (cut short, counted); an idle worker waits for the driver to close the pool."""
+def _on_interrupt(signum: int, _frame: FrameType | None) -> None:
+    """Ctrl-C reaches every process of the terminal's group, and a cancelled CI job's SIGTERM
+    often does too: a search under way ends as in one process (cut short, counted); an idle
+    worker waits for the driver to close the pool, which stops its implementation."""
     if _WORKER.in_task:
-        raise KeyboardInterrupt
+        raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
 
 def _start_worker(impl: Any, timeout: float, use_shell: bool, isolate: bool,
                   stop_flags: Any, notices: Any) -> None:
     """Pool initializer: start the implementation once for every task of this process."""
     signal.signal(signal.SIGINT, _on_interrupt)
+    signal.signal(signal.SIGTERM, _on_interrupt)
     _WORKER.stop_flags = stop_flags
     _WORKER.notices = notices
     notices.cancel_join_thread()  # a notice the driver no longer reads never holds up an exit
@@ -170,12 +173,16 @@ def _search(task: _Task) -> FamilySearch:
         raise HarnessError(f"the implementation did not start in a worker process of --jobs: "
                            f"{_WORKER.failed}")
     assert _WORKER.handshake is not None
-    if _WORKER.handshake.capabilities != task.settings.capabilities:
+    if _WORKER.handshake.identity_key() != task.settings.identity:
+        implementation, capabilities = json.loads(task.settings.identity)
+        first = {"version": _WORKER.handshake.version, "implementation": implementation,
+                 "capabilities": capabilities}
+        difference = handshake_difference(first, _WORKER.handshake.to_json())
         raise HarnessError(
-            "the implementation declared other capabilities in a worker process of --jobs "
-            f"({_WORKER.handshake.to_json()['capabilities']}) than in the first ("
-            f"{task.settings.capabilities}): its handshake must not change from one start "
-            "to the next (spec/protocol.md §4.2)")
+            "the implementation's handshake changed when a worker process of --jobs started "
+            f"it: {difference}. A run judges one implementation with one set of capabilities: "
+            "every start request must get the same handshake (spec/protocol.md §7.4). Make the "
+            "program's handshake a constant, or run with --jobs 1")
     engine = _engine_for(task.settings)
     engine.ends_at = None if task.remaining is None else time.monotonic() + task.remaining
     flags, slot, number = _WORKER.stop_flags, task.slot, task.number
@@ -458,10 +465,10 @@ class Workers:
                         current[index] = ahead[index] = None
                         if not search.over:
                             search.stop(engine.cut_short)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as signalled:  # Ctrl-C, or SIGTERM (Terminated)
             for index, search in enumerate(searches):
                 if current[index] is not None:
                     drop(current[index])
                     drop(ahead[index])
-                    search.stop(INTERRUPTED_REASON)
+                    search.stop(stop_reason(signalled))
         return [result for search in searches for result in engine.verdicts(search)]

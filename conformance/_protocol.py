@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Final, cast
 
-from ._errors import ProtocolError
+from ._clip import IDENTITY_CHARACTERS, clip_text
+from ._errors import ProtocolError, frozen_exception
 from ._model import Capabilities, FitStrategy
 
 if TYPE_CHECKING:
@@ -119,6 +121,13 @@ class Implementation:
     homepage: str | None = None
     issues: str | None = None
 
+    def __post_init__(self) -> None:
+        # The implementation's own text: every report shows it, so it is clipped (_clip).
+        for each in fields(self):
+            value = getattr(self, each.name)
+            if isinstance(value, str):
+                object.__setattr__(self, each.name, clip_text(value, IDENTITY_CHARACTERS))
+
     def to_json(self) -> dict[str, Any]:
         """The wire form; absent members stay absent."""
         return {
@@ -165,6 +174,59 @@ class StartResponse:
 
     def describe(self) -> str:
         return "the answer to the start request"
+
+
+def handshake_difference(first: Mapping[str, Any], again: Mapping[str, Any]) -> str:
+    """Every member in which two handshakes (their wire form, :meth:`StartResponse.to_json`)
+    differ, as ``$.capabilities.ops was [...], is now [...]``; "" when they are the same."""
+    changes: list[str] = []
+
+    def compare(path: str, before: Any, after: Any) -> None:
+        if isinstance(before, Mapping) and isinstance(after, Mapping):
+            for name in [*before, *(name for name in after if name not in before)]:
+                compare(f"{path}.{name}", before.get(name, _ABSENT), after.get(name, _ABSENT))
+        elif before != after or type(before) is not type(after):
+            changes.append(f"{path} was {_said(before)}, is now {_said(after)}")
+
+    compare("$", first, again)
+    return "; ".join(changes)
+
+
+_ABSENT: Final = object()
+
+
+def _said(value: Any) -> str:
+    return "absent" if value is _ABSENT else shown(value, 120)
+
+
+class HandshakeChanged(BaseException):
+    """A restarted implementation answered the start request with another handshake than the
+    first (spec/protocol.md §7.4): the run stops with a harness error (exit code 2).
+
+    Not an ``Exception``, so that a search (Hypothesis) passes it straight through rather than
+    shrinking it as a failure of the input; ``str()`` is the message."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def handshake_changed(first: StartResponse, again: StartResponse, when: str) -> \
+        HandshakeChanged | None:
+    """The error for a handshake ``again`` that differs from the ``first`` of the run (``when``
+    says which start it answered), or None when it is the same."""
+    difference = handshake_difference(first.to_json(), again.to_json())
+    if not difference:
+        return None
+    return HandshakeChanged(
+        f"the implementation's handshake changed {when}: {difference}. A run judges one "
+        "implementation with one set of capabilities: every start request must get the same "
+        "handshake, name, version, fit strategy, operations and limits alike (spec/protocol.md "
+        "§7.4). Make the program's handshake a constant, and check that the command starts the "
+        "same program every time")
 
 
 @dataclass(frozen=True)
@@ -407,8 +469,113 @@ def _parse_float(text: str) -> float:
     return value if math.isfinite(value) else BeyondDouble(text)
 
 
+class _Repeated(Exception):
+    """Raised by :func:`_pairs` at the first object that repeats a member name."""
+
+
+class _Duplicated(dict[str, Any]):
+    """An object in which a member name occurs more than once (its last value kept), with the
+    first such name: found after parsing, so that the error can say where it is."""
+
+    name: str = ""
+    times: int = 0
+    repeated: frozenset[str] = frozenset()
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook``: an object, marked when a member name occurs twice in it."""
+    value = dict(pairs)
+    if len(value) == len(pairs):
+        return value
+    raise _Repeated
+
+
+def _marking_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` of the second reading, once a name is known to repeat: each object
+    that repeats one is marked, so that the error can say where it is."""
+    value = dict(pairs)
+    if len(value) == len(pairs):
+        return value
+    marked = _Duplicated(value)
+    seen: dict[str, int] = {}
+    for name, _ in pairs:
+        seen[name] = seen.get(name, 0) + 1
+    marked.name = next(name for name, _ in pairs if seen[name] > 1)
+    marked.times = seen[marked.name]
+    marked.repeated = frozenset(name for name, count in seen.items() if count > 1)
+    return marked
+
+
+def _member_path(path: str, name: str) -> str:
+    """``$.a`` plus the member ``name``: ``$.a.b``, or ``$.a["b c"]`` when ``name`` is no
+    identifier (a long name is shown cut)."""
+    if name.isidentifier() and name.isascii() and len(name) <= 64:
+        return f"{path}.{name}"
+    return f"{path}[{shown(name, 64)}]"
+
+
+def _first_duplicate(value: Any) -> tuple[str, _Duplicated, int] | None:
+    """The first object (document order) holding a repeated member name: its JSONPath, the
+    object and its depth (the top-level object is depth 1)."""
+    stack: list[tuple[str, Any, int]] = [("$", value, 1)]
+    while stack:
+        path, item, depth = stack.pop()
+        if isinstance(item, _Duplicated):
+            return path, item, depth
+        if isinstance(item, dict):
+            stack.extend((_member_path(path, name), each, depth + 1)
+                         for name, each in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{index}]", each, depth + 1)
+                         for index, each in reversed(list(enumerate(item))))
+    return None
+
+
+@frozen_exception
+@dataclass(frozen=True)
+class DuplicateMember(ProtocolError):
+    """A member name given twice in one object of a message (spec/protocol.md §2.1): RFC 8259
+    §4 leaves the meaning of such an object open, so no reading of it is judged."""
+
+    #: The top-level ``seq`` when it was given once (whether the two sides are still in step).
+    seq: Any = None
+
+
+def _refuse_duplicates(value: Any, message: str) -> None:
+    """Raise :class:`DuplicateMember` for the first object of ``value`` that repeats a name."""
+    found = _first_duplicate(value)
+    if found is None:
+        return
+    path, item, depth = found
+    if len(path) > 400:  # a path thousands of objects deep: its end says where
+        path = "$…" + path[-400:]
+    seq = None
+    if isinstance(value, dict) and not (isinstance(value, _Duplicated)
+                                        and "seq" in value.repeated):
+        seq = value.get("seq")
+    raise DuplicateMember(
+        message=message, field=_member_path(path, item.name),
+        expected="every member name at most once in an object",
+        received=(f"the member {shown(item.name, 64)} {item.times} times in the object at "
+                  f"{path} (depth {depth}): a reader that keeps the first and one that keeps "
+                  "the last see two different messages"),
+        fix="Write each member once: build the answer as a map (a dict, an object) and let the "
+            "JSON encoder write it, rather than joining strings (spec/protocol.md §2.1, "
+            "RFC 8259 §4).",
+        seq=seq if type(seq) is int else None,
+    )
+
+
+def _read(text: str, hook: Any) -> Any:
+    return json.loads(text, parse_constant=_refuse_constant, parse_int=_parse_int,
+                      parse_float=_parse_float, object_pairs_hook=hook)
+
+
 def parse_line(line: bytes | bytearray | str, message: str) -> Any:
-    """The JSON value on ``line``; ``message`` names it for the error (spec/protocol.md §2.1)."""
+    """The JSON value on ``line``; ``message`` names it for the error (spec/protocol.md §2.1).
+
+    Every message read passes here: a member name given twice in one object, at any depth, is a
+    :class:`DuplicateMember` error naming the name, its path and depth, and the message."""
     if isinstance(line, bytes | bytearray):
         try:
             text = line.decode("utf-8")
@@ -423,8 +590,12 @@ def parse_line(line: bytes | bytearray | str, message: str) -> Any:
         text = line
     try:
         # NaN and Infinity are not JSON (RFC 8259 §6), though Python's parser accepts them.
-        return json.loads(text, parse_constant=_refuse_constant, parse_int=_parse_int,
-                          parse_float=_parse_float)
+        try:
+            value = _read(text, _pairs)
+        except _Repeated:
+            # Read again, marking the objects, only to say where the name repeats.
+            _refuse_duplicates(_read(text, _marking_pairs), message)
+            raise AssertionError("a repeated member name was not found again") from None
     except _HugeInteger as exc:
         raise ProtocolError(
             message=message, field="the line",
@@ -448,6 +619,7 @@ def parse_line(line: bytes | bytearray | str, message: str) -> Any:
             fix="Write exactly one JSON object and a newline per answer on stdout, and nothing "
                 "else there: logs and diagnostics belong on stderr (spec/protocol.md §2.2).",
         ) from None
+    return value
 
 
 def decode_request(line: bytes | bytearray | str) -> Request:

@@ -20,6 +20,13 @@ from enum import IntEnum, StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
+from ._clip import (
+    MESSAGE_CHARACTERS,
+    STDERR_CHARACTERS,
+    clip_identity,
+    clip_text,
+    clip_value,
+)
 from ._model import BROKEN, FAILING, Capabilities, Outcome, Rule
 
 __all__ = [
@@ -114,6 +121,13 @@ class Counterexample:
     stderr: str = ""
     #: The failure's stable kind (see :class:`~._model.Violation`); expectation files match it.
     kind: str = ""
+
+    def __post_init__(self) -> None:
+        # What the implementation said is clipped here, where it enters the results, so that no
+        # report, console line or case file grows with it (_clip); the input stays whole.
+        object.__setattr__(self, "actual", clip_value(self.actual))
+        object.__setattr__(self, "message", clip_text(self.message, MESSAGE_CHARACTERS))
+        object.__setattr__(self, "stderr", clip_text(self.stderr, STDERR_CHARACTERS, keep="end"))
 
 
 @dataclass(frozen=True)
@@ -211,6 +225,10 @@ class RuleResult:
     #: add up to the time spent checking it (see :func:`_settle_seconds`).
     seconds: float = 0.0
 
+    def __post_init__(self) -> None:
+        # A note quotes skip reasons and messages of the implementation (see Counterexample).
+        object.__setattr__(self, "note", clip_text(self.note, MESSAGE_CHARACTERS))
+
 
 @dataclass
 class RunReport:
@@ -239,6 +257,10 @@ class RunReport:
     def verdict_rows(self) -> list[RuleRow]:
         """What :func:`judge_run` reads of each result, in order."""
         return [_row(result) for result in self.results]
+
+    def __post_init__(self) -> None:
+        # The identity is the implementation's own text (see Counterexample).
+        self.implementation = clip_identity(self.implementation)
 
     @property
     def verdict(self) -> RunVerdict:
@@ -494,6 +516,7 @@ class RunVerdict:
     @classmethod
     def could_not_check(cls, error: str) -> RunVerdict:
         """The verdict on an implementation that could not be started or checked."""
+        error = clip_text(error, STDERR_CHARACTERS)  # it may quote the program's stderr
         return cls(conforms=False, exit_code=ExitCode.USAGE, headline="could not be checked",
                    reasons=(error,), counts=dict.fromkeys(OUTCOMES, 0), judged=0, rules=0,
                    error=error)

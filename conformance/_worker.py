@@ -21,7 +21,8 @@ from ._adapters._base import non_json_reason
 from ._adapters.impl_spec import _import_target
 from ._adapters.in_process import _OBJECT_FIX, _has_start_and_run, _required_parameters
 from ._adapters.subprocess import REFUSAL_MARK
-from ._errors import UsageError
+from ._errors import ProtocolError, UsageError
+from ._protocol import parse_line
 
 
 def _write(out: BinaryIO, answer: Any) -> None:
@@ -94,7 +95,11 @@ def main(argv: list[str]) -> int:
         return 2
     impl: Any = None
     for raw in sys.stdin.buffer:
-        request = json.loads(raw)
+        try:
+            request = parse_line(raw, "a request from the harness")
+        except ProtocolError as error:
+            print(f"eventproof-worker: {error}", file=sys.stderr, flush=True)
+            return 2
         command = request.get("cmd")
         if command == "stop":
             return 0

@@ -2,8 +2,8 @@
 ``report``, ``new-port``.
 
 Exit codes: 0 the implementation conforms, 1 it does not (or an expectation went stale), 2 a usage
-or harness error, 130 interrupted (Ctrl-C, after the partial reports are written). A user mistake
-prints one clear message, never a traceback.
+or harness error, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM), each after the partial
+reports are written. A user mistake prints one clear message, never a traceback.
 """
 
 from __future__ import annotations
@@ -366,7 +366,11 @@ def run(
     conform, else 0.
     """
     from . import _expectations
+    from ._signals import on_sigterm_raise
 
+    # SIGTERM (timeout, kill, a cancelled CI job) ends the run as Ctrl-C does: the program is
+    # stopped, the partial reports are written, and the exit code is 143.
+    on_sigterm_raise()
     to_stdout = json_path is not None and str(json_path) == "-"
     console = _console(stderr=to_stdout)
     effort = _examples(examples, old_budget=old_budget, old_profile=old_profile)

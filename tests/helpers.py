@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import signal
+import subprocess
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
+
+#: The checkout.
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def without_duration(document: Mapping[str, Any]) -> dict[str, Any]:
@@ -55,3 +60,35 @@ def unit_of_work(nodeid: str) -> str:
     node id otherwise."""
     path = nodeid.split("::", 1)[0]
     return path if path in SHARED_SETUP else nodeid
+
+
+#: Caches of the tools that run the suite, which they keep in the checkout by design: the only
+#: things a test session may write there. Everything else a test writes goes under tmp_path.
+TOOL_CACHES = (".hypothesis/", ".pytest_cache/", ".ruff_cache/", ".mypy_cache/", ".venv/",
+               ".nox/", "eventproof.egg-info/")
+
+
+def tree_state(root: Path = ROOT) -> dict[str, tuple[Any, ...]] | None:
+    """Every changed, untracked or ignored file of the checkout (tool caches aside) with its
+    size and modification time; None outside a git checkout (an unpacked sdist)."""
+    try:
+        listed = subprocess.run(
+            ["git", "status", "--porcelain=v1", "-z", "--ignored", "--untracked-files=all"],
+            cwd=root, capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if listed.returncode != 0:
+        return None
+    state: dict[str, tuple[Any, ...]] = {}
+    for entry in listed.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        status, path = entry[:2], entry[3:]
+        if (not path or path.startswith(TOOL_CACHES) or "/__pycache__/" in f"/{path}"
+                or Path(path).name.startswith(".coverage")):
+            continue
+        try:
+            stat = (root / path).stat()
+        except OSError:
+            state[path] = (status,)
+        else:
+            state[path] = (status, stat.st_size, stat.st_mtime_ns)
+    return state

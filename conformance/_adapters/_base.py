@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, Protocol
 
+from .._clip import MESSAGE_CHARACTERS, STDERR_CHARACTERS, TEXT_CHARACTERS, clip_text
 from .._errors import ProtocolError, UsageError
 from .._model import ImplErrored
 from .._protocol import (
@@ -46,6 +47,12 @@ class Skipped:
     reason: str
     issue_url: str | None = None
 
+    def __post_init__(self) -> None:
+        # Text of the implementation, clipped where it enters (_clip): no report grows with it.
+        object.__setattr__(self, "reason", clip_text(self.reason))
+        if self.issue_url is not None:
+            object.__setattr__(self, "issue_url", clip_text(self.issue_url))
+
 
 @dataclass(frozen=True)
 class Crashed:
@@ -58,6 +65,10 @@ class Crashed:
     #: The exit status (negative: killed by that signal), or ``None`` when unknown.
     exit_code: int | None = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message", clip_text(self.message, MESSAGE_CHARACTERS))
+        object.__setattr__(self, "stderr", clip_text(self.stderr, STDERR_CHARACTERS, keep="end"))
+
 
 @dataclass(frozen=True)
 class TimedOut:
@@ -67,6 +78,9 @@ class TimedOut:
     stderr: str = ""
     #: The configured timeout, when this deadline was a shorter one (after an earlier hang).
     shortened_from: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "stderr", clip_text(self.stderr, STDERR_CHARACTERS, keep="end"))
 
     def describe(self) -> str:
         """``no answer within 1 s`` and, for a shortened deadline, why it was shorter."""
@@ -83,6 +97,14 @@ class Broken:
 
     error: ProtocolError
     stderr: str = ""
+
+    def __post_init__(self) -> None:
+        error = self.error
+        clipped = replace(error, field=clip_text(error.field, TEXT_CHARACTERS),
+                          received=clip_text(error.received, MESSAGE_CHARACTERS))
+        if clipped != error:
+            object.__setattr__(self, "error", clipped)
+        object.__setattr__(self, "stderr", clip_text(self.stderr, STDERR_CHARACTERS, keep="end"))
 
 
 #: Every answer an adapter gives to a run request. ``ImplErrored`` is the ``errored`` answer.

@@ -18,6 +18,7 @@ from .._errors import ProtocolError, UsageError
 from .._model import ImplErrored
 from .._protocol import (
     StartResponse,
+    handshake_changed,
     start_response_from_json,
 )
 from ._base import (
@@ -317,11 +318,17 @@ class InProcessAdapter:
             return  # an object handed over as is can only be used as is (spec §8)
         try:
             self._impl = self._build()
-            self._start_once()
+            again = self._start_once()
         except (UsageError, ProtocolError) as error:
             self._unavailable = (
                 f"the implementation could not be restarted after a timeout: {error}"
             )
+            return
+        if self._handshake is not None:
+            changed = handshake_changed(self._handshake, again,
+                                        "when it was built again after a timeout")
+            if changed is not None:
+                raise changed
 
     def stop(self) -> None:
         self._stopped = True

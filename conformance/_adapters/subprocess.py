@@ -14,10 +14,13 @@ from dataclasses import replace
 from types import TracebackType
 from typing import Any
 
+from .._clip import STDERR_CHARACTERS, clip_text
 from .._errors import HarnessError, ProtocolError, UsageError
 from .._model import ImplErrored
 from .._protocol import (
     START,
+    DuplicateMember,
+    HandshakeChanged,
     RunErrored,
     RunOutput,
     RunRequest,
@@ -25,6 +28,7 @@ from .._protocol import (
     RunSkipped,
     StartResponse,
     encode,
+    handshake_changed,
     parse_line,
     run_response_from_json,
     shown,
@@ -110,6 +114,8 @@ class SubprocessAdapter:
         self._handshake: StartResponse | None = None
         self._needs_restart = False
         self._given_up: str | None = None
+        #: Set once a restarted program answered another handshake (the run must stop).
+        self._changed: HandshakeChanged | None = None
         self._stopped = False
         self._seq = 0
         self._previous: RunRequest | None = None
@@ -145,6 +151,8 @@ class SubprocessAdapter:
         if self._stopped:
             raise RuntimeError(f"{self.description} was stopped; start a new adapter")
         self.start()
+        if self._changed is not None:
+            raise self._changed  # every later request too: the run must stop
         if self._needs_restart and self._given_up is None:
             self._restart()
         if self._given_up is not None:
@@ -187,6 +195,10 @@ class SubprocessAdapter:
             value = parse_line(line, message)
             response = run_response_from_json(value, request)
         except ProtocolError as error:
+            if isinstance(error, DuplicateMember):
+                # A name given twice: the line was whole, and a seq given once still tells
+                # whether the two sides are in step.
+                value = {"seq": error.seq}
             if not _in_step(value, request):
                 # Garbage, or another request's answer: whatever is still in the pipe cannot be
                 # trusted, so the next request starts on a fresh program (spec §7.3).
@@ -363,13 +375,22 @@ class SubprocessAdapter:
             )
             try:
                 program = self._spawn()
-                self._shake_hands(program)
+                again = self._shake_hands(program)
             except UsageError as error:
                 reason = error.reason
                 continue
             except _StartFailed as failure:
                 reason = f"the restarted program {failure.reason}"
                 continue
+            assert self._handshake is not None
+            changed = handshake_changed(
+                self._handshake, again,
+                f"when it was restarted (restart {self.restarts} of the run)")
+            if changed is not None:
+                program.kill()
+                self._note_peak(program)
+                self._changed = changed
+                raise changed
             self._program = program
             self._needs_restart = False
             return
@@ -456,4 +477,5 @@ class IsolatedAdapter(SubprocessAdapter):
                     with contextlib.suppress(ValueError):
                         refusal = json.loads(line[len(REFUSAL_MARK):])
                     break
-            raise HarnessError(f"{refusal} (loaded in a worker process: --isolate)") from None
+            raise HarnessError(f"{clip_text(str(refusal), STDERR_CHARACTERS)} (loaded in a "
+                               "worker process: --isolate)") from None

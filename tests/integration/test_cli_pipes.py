@@ -28,9 +28,10 @@ def test_rules_keep_one_rule_per_line_in_a_pipe() -> None:
     assert [line.split()[0] for line in lines] == [rule.id for rule in RULES]
 
 
-def test_no_escape_codes_with_no_color_even_when_colour_is_forced() -> None:
+def test_no_escape_codes_with_no_color_even_when_colour_is_forced(tmp_path: Path) -> None:
     """NO_COLOR, TERM=dumb and --no-color each win over FORCE_COLOR: no escape code at all."""
-    check = ("run", "--examples", "quick", "--deterministic", "--ops", "classify", "--no-progress")
+    check = ("run", "--examples", "quick", "--deterministic", "--ops", "classify", "--no-progress",
+             "--state-dir", str(tmp_path))
     assert "\x1b[" in run(*check, FORCE_COLOR="1").stdout  # styled when colour is forced
     for args, env in (("--no-color", *check), {}), (check, {"NO_COLOR": "1"}), (
             check, {"TERM": "dumb"}):
@@ -39,12 +40,12 @@ def test_no_escape_codes_with_no_color_even_when_colour_is_forced() -> None:
         assert "\x1b[" not in result.stdout, (args, env)
 
 
-def test_rules_json_and_run_json_to_stdout() -> None:
+def test_rules_json_and_run_json_to_stdout(tmp_path: Path) -> None:
     """`rules --json` is one JSON array; `run --json -` writes only the report on stdout."""
     rules = json.loads(run("rules", "--json").stdout)
     assert [rule["id"] for rule in rules] == [rule.id for rule in RULES]
     result = run("run", "--examples", "quick", "--deterministic", "--ops", "classify",
-                 "--no-progress", "--json", "-")
+                 "--no-progress", "--json", "-", "--state-dir", str(tmp_path))
     document = json.loads(result.stdout)
     assert document["conforms"] is True
     assert "conforms (exit code 0" in result.stderr

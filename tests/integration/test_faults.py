@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -74,10 +75,16 @@ class Run:
     cases: list[Any]
 
 
-def run(tmp_path: Path, impl: str, *args: str, bound: float, interrupt_after: float | None = None,
-        env: dict[str, str] | None = None) -> Run:
+def run(tmp_path: Path, impl: str, *args: str, bound: float, env: dict[str, str] | None = None,
+        send: signal.Signals | None = None, ready: Path | None = None,
+        to_group: bool = False) -> Run:
     """``eventproof run --impl IMPL ARGS`` with a JSON report; asserts the wall time bound, that
-    every file written is strict JSON and that nothing of the run is still alive."""
+    every file written is strict JSON and that nothing of the run is still alive.
+
+    With ``send``, the signal is sent once the file ``ready`` exists (the program under test
+    creates it when the run is under way: an event, not a guess of how long starting takes),
+    to the harness alone or (``to_group``) to its whole process group, as a cancelled CI job's
+    runner may; ``bound`` then counts from the signal."""
     marker = uuid.uuid4().hex
     report_path = tmp_path / "report.json"
     state = tmp_path / "state"
@@ -86,13 +93,17 @@ def run(tmp_path: Path, impl: str, *args: str, bound: float, interrupt_after: fl
                "--state-dir", str(state), *args]
     started = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, cwd=ROOT,
+                               text=True, cwd=ROOT, start_new_session=to_group,
                                env={**os.environ, "COLUMNS": "1000", **(env or {}), MARK: marker},
-                               preexec_fn=(None if interrupt_after is None
-                                           else sigint_as_at_a_terminal))
-    if interrupt_after is not None:
-        time.sleep(interrupt_after)
-        process.send_signal(signal.SIGINT)
+                               preexec_fn=None if send is None else sigint_as_at_a_terminal)
+    if send is not None:
+        assert ready is not None
+        wait_for(ready, process)
+        started = time.monotonic()
+        if to_group:
+            os.killpg(process.pid, send)
+        else:
+            process.send_signal(send)
     try:
         stdout, stderr = process.communicate(timeout=bound + 30)
     except subprocess.TimeoutExpired:
@@ -108,6 +119,17 @@ def run(tmp_path: Path, impl: str, *args: str, bound: float, interrupt_after: fl
     report = strict_json(report_path.read_text()) if report_path.exists() else None
     cases = [strict_json(path.read_text()) for path in sorted(state.glob("failures/*/*.json"))]
     return Run(process.returncode, stdout, stderr, seconds, report, cases)
+
+
+def wait_for(ready: Path, process: subprocess.Popen[str], seconds: float = 120.0) -> None:
+    """Wait until ``ready`` exists (the run is under way), failing if the run ended first."""
+    deadline = time.monotonic() + seconds
+    while not ready.exists():
+        if process.poll() is not None:
+            _, stderr = process.communicate()
+            raise AssertionError(f"the run ended before it was under way: {stderr}")
+        assert time.monotonic() < deadline, f"{ready} never appeared"
+        time.sleep(0.02)
 
 
 def outcomes(result: Run) -> dict[str, str]:
@@ -274,12 +296,39 @@ def test_in_process_keyboard_interrupt_writes_the_partial_report_and_exits_130(
     assert "the run was interrupted" in json.dumps(result.report)
 
 
-@needs_node
-def test_ctrl_c_writes_the_partial_reports_and_exits_130(tmp_path: Path) -> None:
-    result = run(tmp_path, f"{NODE} slow 100", "--ops", "select", "--timeout", "2",
-                 interrupt_after=3.0, bound=3 + SLACK)
-    assert result.code == 130
+FAULT_PROGRAM = f"{shlex.quote(sys.executable)} {PROGRAMS / 'fault_program.py'}"
+ENDINGS = [(signal.SIGINT, 130, "the run was interrupted"),
+           (signal.SIGTERM, 143, "the run was terminated")]
+
+
+@pytest.mark.parametrize(("sent", "code", "said"), ENDINGS)
+def test_a_signal_writes_the_partial_reports_and_stops_the_program(
+        tmp_path: Path, sent: signal.Signals, code: int, said: str) -> None:
+    """Ctrl-C and SIGTERM (timeout, kill, a cancelled CI job) end a run alike: the program's
+    process group is stopped (run() holds that nothing of the run survives), the partial reports
+    are written, every rule not judged is untested, and the exit code names the signal."""
+    state = tmp_path / "program"
+    result = run(tmp_path, f"{FAULT_PROGRAM} {state} signal - 2", "--ops", "select",
+                 "--timeout", "2", "--junit", str(tmp_path / "junit.xml"), send=sent,
+                 ready=state / "ready", bound=SLACK)
+    assert result.code == code, result.stderr
     assert set(outcomes(result).values()) == {"untested"}
+    assert result.report["verdict"]["ending"] == said
+    assert result.report["verdict"]["exitCode"] == code
+    assert said in (tmp_path / "junit.xml").read_text()
+
+
+def test_sigterm_to_the_process_group_ends_an_isolated_run_as_ctrl_c_does(
+        tmp_path: Path) -> None:
+    """A cancelled CI job's runner may signal the whole group; the worker of --isolate runs in a
+    session of its own and is stopped by the harness."""
+    ready = tmp_path / "ready"
+    result = run(tmp_path, "python:tests.integration.programs.misbehaving_impl:SlowOnceReady",
+                 "--ops", "classify", "--isolate", send=signal.SIGTERM, ready=ready,
+                 to_group=True, env={"EVENTPROOF_READY_FILE": str(ready)}, bound=SLACK)
+    assert result.code == 143, result.stderr
+    assert set(outcomes(result).values()) == {"untested"}
+    assert "terminated" in result.stderr
 
 
 # -- usage errors: exit 2, one message, no traceback -----------------------------------------------

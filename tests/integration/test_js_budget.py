@@ -64,7 +64,7 @@ def eventproof_run(tmp_path: Path, ops: str, bug: str = "",
         [sys.executable, "-m", "eventproof.conformance", "run", "--impl",
          f"node {BUGGY_PORT if bug else PORT}",
          "--ops", ops, "--examples", budget, "--deterministic", "--no-progress",
-         "--json", str(report)],
+         "--json", str(report), "--state-dir", str(tmp_path / "state")],
         env=env, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
     assert report.is_file(), (done.returncode, done.stdout[-2000:], done.stderr[-2000:])
     return done.returncode, json.loads(report.read_text("utf-8"))

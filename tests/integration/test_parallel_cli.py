@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -14,10 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from helpers import sigint_as_at_a_terminal, without_duration
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULTY = "python:tests.integration.programs.misbehaving_impl"
+FAULT_PROGRAM = (f"{shlex.quote(sys.executable)} "
+                 f"{Path(__file__).resolve().parent / 'programs' / 'fault_program.py'}")
 #: Starting Python, the harness and its workers on a slow shared machine.
 SLACK = 15.0
 MARK = "EVENTPROOF_PARALLEL_RUN"
@@ -45,7 +49,11 @@ class Run:
     report: Any
 
 
-def run(tmp_path: Path, *args: str, interrupt_after: float | None = None) -> Run:
+def run(tmp_path: Path, *args: str, send: signal.Signals | None = None,
+        ready: Path | None = None, to_group: bool = False) -> Run:
+    """``eventproof run ARGS``; with ``send``, that signal once the file ``ready`` exists (the
+    program under test creates it once the run is under way), to the harness or to its group;
+    ``seconds`` then counts from the signal."""
     report_path = tmp_path / "report.json"
     report_path.unlink(missing_ok=True)
     command = [sys.executable, "-m", "eventproof.conformance", "run", "--deterministic",
@@ -54,13 +62,17 @@ def run(tmp_path: Path, *args: str, interrupt_after: float | None = None) -> Run
     marker = uuid.uuid4().hex
     started = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, cwd=ROOT,
+                               text=True, cwd=ROOT, start_new_session=to_group,
                                env={**os.environ, "COLUMNS": "1000", MARK: marker},
-                               preexec_fn=(None if interrupt_after is None
-                                           else sigint_as_at_a_terminal))
-    if interrupt_after is not None:
-        time.sleep(interrupt_after)
-        process.send_signal(signal.SIGINT)
+                               preexec_fn=None if send is None else sigint_as_at_a_terminal)
+    if send is not None:
+        assert ready is not None
+        wait_for(ready, process)
+        started = time.monotonic()
+        if to_group:
+            os.killpg(process.pid, send)
+        else:
+            process.send_signal(send)
     try:
         _, stderr = process.communicate(timeout=240)
     except subprocess.TimeoutExpired:
@@ -74,6 +86,17 @@ def run(tmp_path: Path, *args: str, interrupt_after: float | None = None) -> Run
     report = json.loads(report_path.read_text()) if report_path.exists() else None
     assert "Traceback" not in stderr, stderr
     return Run(process.returncode, stderr, seconds, report)
+
+
+def wait_for(ready: Path, process: subprocess.Popen[str], seconds: float = 120.0) -> None:
+    """Wait until ``ready`` exists (the run is under way), failing if the run ended first."""
+    deadline = time.monotonic() + seconds
+    while not ready.exists():
+        if process.poll() is not None:
+            _, stderr = process.communicate()
+            raise AssertionError(f"the run ended before it was under way: {stderr}")
+        assert time.monotonic() < deadline, f"{ready} never appeared"
+        time.sleep(0.02)
 
 
 def outcomes(result: Run) -> dict[str, str]:
@@ -118,9 +141,22 @@ def test_max_time_bounds_a_run_with_two_jobs(tmp_path: Path) -> None:
     assert "untested" in outcomes(result).values()
 
 
-def test_ctrl_c_with_two_jobs_writes_the_partial_report_and_exits_130(tmp_path: Path) -> None:
-    result = run(tmp_path, "--examples", "thorough", "--jobs", "2", interrupt_after=2.0)
-    assert result.code == 130, result.stderr
-    assert result.seconds < 2 + SLACK
-    assert "the run was interrupted" in result.stderr
-    assert "untested" in outcomes(result).values()
+@pytest.mark.parametrize(("sent", "to_group", "code", "said"), [
+    (signal.SIGINT, False, 130, "the run was interrupted"),
+    (signal.SIGTERM, False, 143, "the run was terminated"),
+    (signal.SIGTERM, True, 143, "the run was terminated"),
+])
+def test_a_signal_with_two_jobs_writes_the_partial_report(
+        tmp_path: Path, sent: signal.Signals, to_group: bool, code: int, said: str) -> None:
+    """Ctrl-C, and SIGTERM to the harness or to its whole group (the workers then get it too),
+    end a run of two workers alike: each worker's program is stopped (run() holds that nothing
+    survives), the partial report is written, and the exit code names the signal."""
+    state = tmp_path / "program"
+    result = run(tmp_path, "--impl", f"{FAULT_PROGRAM} {state} signal - 3", "--ops",
+                 "select,settle", "--jobs", "2", send=sent, ready=state / "ready",
+                 to_group=to_group)
+    assert result.code == code, result.stderr
+    assert result.seconds < SLACK
+    assert said in result.stderr
+    assert set(outcomes(result).values()) == {"untested"}
+    assert result.report["verdict"]["ending"] == said

@@ -10,7 +10,11 @@ the one that finds a violation are searched too, then dropped).
 from __future__ import annotations
 
 import os
+import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -117,12 +121,74 @@ class Recorder(_parallel.Workers):
         Recorder.last = self
 
 
+#: A directory where worker processes mark a right answer (see WaitsForARunAhead).
+ANSWERED = "EVENTPROOF_TEST_ANSWERED_DIR"
+#: The process that drives the run: it never waits.
+DRIVER = "EVENTPROOF_TEST_DRIVER_PID"
+
+
+class WaitsForARunAhead(BudgetAndWireBugs):
+    """BudgetAndWireBugs, except that in a worker process the first wrong answer waits (at most
+    5 s, well within a request's deadline) until another worker process has answered a request
+    of its own. The search that finds the bug is then always joined by a search run beside it
+    that judged an answer, whatever the scheduling: the test waits on that event, not on luck.
+    One process waits at most, so two never wait on each other. The answers are the same."""
+
+    name = "waits-for-a-run-ahead"
+
+    def run(self, op: str, input: Any) -> Any:
+        answer = _answer_or_error(lambda: super(WaitsForARunAhead, self).run(op, input))
+        directory = os.environ.get(ANSWERED)
+        if directory and str(os.getpid()) != os.environ.get(DRIVER):
+            here = Path(directory)
+            if answer != _answer_or_error(lambda: self.reference.run(op, input)) and _claim(
+                    here / "waiter"):
+                deadline = time.monotonic() + 5.0
+                while (not [path for path in here.glob("answered-*")
+                            if path.name != f"answered-{os.getpid()}"]
+                       and time.monotonic() < deadline):
+                    time.sleep(0.01)
+            (here / f"answered-{os.getpid()}").touch()
+        if isinstance(answer, _Raised):
+            raise answer.error
+        return answer
+
+
+def _claim(path: Path) -> bool:
+    """Create ``path``; False when another process created it first."""
+    try:
+        path.touch(exist_ok=False)
+    except FileExistsError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class _Raised:
+    error: Exception
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Raised) and type(other.error) is type(self.error)
+
+    def __hash__(self) -> int:
+        return hash(type(self.error))
+
+
+def _answer_or_error(call: Callable[[], Any]) -> Any:
+    try:
+        return call()
+    except Exception as error:
+        return _Raised(error)
+
+
 def test_searches_run_ahead_of_the_finder_are_not_counted(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Families searched after the one that found a violation judged answers of their own; had
     they been counted, the coverage would differ from one process's."""
     monkeypatch.setattr(_parallel, "Workers", Recorder)
-    one, two = both(BudgetAndWireBugs, ops=("roster",), budget="quick")
+    monkeypatch.setenv(ANSWERED, str(tmp_path))
+    monkeypatch.setenv(DRIVER, str(os.getpid()))
+    one, two = both(WaitsForARunAhead, ops=("roster",), budget="quick")
     assert Recorder.last is not None
     dropped = Recorder.last.dropped
     assert any(sum(search.counts.judged.values()) for search in dropped), dropped

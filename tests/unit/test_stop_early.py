@@ -77,11 +77,12 @@ def test_stop_after_an_unknown_rule_is_refused() -> None:
         check_implementation(EnsureAscii, ops=OPS, stop_after=["canon.byte"])
 
 
-def test_cli_exitfirst_reports_one_broken_rule_and_the_rest_untested() -> None:
+def test_cli_exitfirst_reports_one_broken_rule_and_the_rest_untested(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "eventproof.conformance", "run", "--impl",
          "python:miniatures.wire:EnsureAscii", "--ops", "project", "--examples", "quick",
-         "--deterministic", "--no-progress", "-x", "--json", "-"],
+         "--deterministic", "--no-progress", "-x", "--json", "-",
+         "--state-dir", str(tmp_path / "state")],
         capture_output=True, text=True, timeout=300, check=False, cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT / "tests")})
     assert done.returncode == 1, done.stderr[-2000:]

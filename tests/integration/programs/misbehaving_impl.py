@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import time
+from pathlib import Path
 from typing import Any
 
 from eventproof.reference import Reference
@@ -47,3 +49,15 @@ class Interrupts(_Faulty):
 class Prints(_Faulty):
     def fault(self) -> None:
         print("debug output from the implementation")
+
+
+class SlowOnceReady(_Faulty):
+    """The reference, answering each call after 0.2 s, having first created the file named by
+    ``EVENTPROOF_READY_FILE``: a test signals the harness once the run is under way."""
+
+    def run(self, op: str, input: Any) -> Any:
+        ready = os.environ.get("EVENTPROOF_READY_FILE")
+        if ready:
+            Path(ready).touch()
+        time.sleep(0.2)
+        return self._reference.run(op, input)
