@@ -27,11 +27,11 @@ from typing import Any, Literal
 
 from eventproof.reference import SPEC_VERSION
 
-from ._engine import answers_agree, unstable_message
 from ._errors import ReplayError
 from ._json import readable_json
 from ._operations import OPS, operation
 from ._results import ExitCode, RunReport
+from ._verdict import answers_agree, unstable_message
 from ._versions import HYPOTHESIS_VERSION, SUITE_VERSION
 
 __all__ = [
@@ -496,7 +496,7 @@ def replay(
 
     The answers are judged like a run judges them: against a fresh reference answer (for the
     fit strategy the implementation declares now) by every check of the operation. Two answers
-    that differ (:func:`~._engine.answers_agree`) make the case ``unstable``, never ``fixed``.
+    that differ (:func:`~._verdict.answers_agree`) make the case ``unstable``, never ``fixed``.
     ``fixed`` means both answers agree and the case's own rule is no longer broken on this
     input; other rules it now breaks are named in the message. With ``expect_name``, an
     implementation whose handshake declares another name is refused (:class:`ReplayError`)

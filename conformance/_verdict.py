@@ -8,6 +8,7 @@ explanation, wherever it was given.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -145,3 +146,43 @@ def judge(
         outcome = "error" if isinstance(actual, ImplErrored) else "fail"
     return Verdict(outcome, tuple(kept), shown(actual), shown(expected), judged=True,
                    explained=tuple(explained))
+
+
+#: How many more times the minimal input of a failure is asked before the failure is reported
+#: (spec/protocol.md §5.6): an answer that changes is reported ``unstable``, not ``fail``.
+STABILITY_ASKS = 2
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=True, default=repr)
+
+
+def answers_agree(first: Verdict, second: Verdict) -> bool:
+    """Whether two answers to one input are the same answer, judged the same way: the same
+    outcome and broken rules and, when both were judged, the same answer. Two hangs, crashes or
+    broken messages agree whatever their wording (a restart's message may differ)."""
+    if first.outcome != second.outcome:
+        return False
+    if [v.rule for v in first.violations] != [v.rule for v in second.violations]:
+        return False
+    if first.judged and second.judged:
+        return _canonical(first.actual) == _canonical(second.actual)
+    return first.judged == second.judged
+
+
+def _clipped_json(value: Any, limit: int = 300) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
+def unstable_message(first: Verdict, second: Verdict, asks: int,
+                     of: int = STABILITY_ASKS + 1) -> str:
+    """What a report says of an input answered differently when asked again."""
+    def told(verdict: Verdict) -> str:
+        judged = (f"{verdict.first.rule}: {verdict.first.message}" if verdict.first is not None
+                  else "no rule broken")
+        return f"{_clipped_json(verdict.actual)} ({verdict.outcome}; {judged})"
+
+    return (f"the answer changed when the same input was asked again (ask {asks} of "
+            f"{of}): first {told(first)}, then {told(second)}. An implementation "
+            "must answer one input the same way every time")
