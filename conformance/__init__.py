@@ -21,9 +21,9 @@ from ._errors import (
     EventproofError,
     ExpectationsError,
     HarnessError,
+    ImplementationError,
     ProtocolError,
     ReplayError,
-    UsageError,
     VectorBuildError,
 )
 from ._model import Capabilities, Operation, Profile, Rule
@@ -53,6 +53,7 @@ __all__ = [
     "ExpectationsError",
     "HarnessError",
     "Implementation",
+    "ImplementationError",
     "Operation",
     "Profile",
     "ProtocolError",
@@ -61,7 +62,6 @@ __all__ = [
     "RuleResult",
     "RunReport",
     "RunVerdict",
-    "UsageError",
     "VectorBuildError",
     "check",
     "check_implementation",

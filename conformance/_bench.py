@@ -202,11 +202,11 @@ def _fail(message: str) -> NoReturn:
 
 @contextmanager
 def _user_errors() -> Iterator[None]:
-    from ._errors import ProtocolError, UsageError
+    from ._errors import ImplementationError, ProtocolError
 
     try:
         yield
-    except (UsageError, ProtocolError) as error:
+    except (ImplementationError, ProtocolError) as error:
         _fail(str(error))
 
 

@@ -14,9 +14,9 @@ __all__ = [
     "EventproofError",
     "ExpectationsError",
     "HarnessError",
+    "ImplementationError",
     "ProtocolError",
     "ReplayError",
-    "UsageError",
     "VectorBuildError",
     "frozen_exception",
 ]
@@ -85,7 +85,7 @@ class ProtocolError(EventproofError):
 
 @frozen_exception
 @dataclass(frozen=True)
-class UsageError(EventproofError):
+class ImplementationError(EventproofError):
     """What the user named as the implementation cannot be used: the value, where, why, the fix."""
 
     #: The value as the user gave it.

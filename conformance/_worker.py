@@ -21,7 +21,7 @@ from ._adapters._base import non_json_reason
 from ._adapters.impl_spec import _import_target
 from ._adapters.in_process import _OBJECT_FIX, _has_start_and_run, _required_parameters
 from ._adapters.subprocess import REFUSAL_MARK
-from ._errors import ProtocolError, UsageError
+from ._errors import ImplementationError, ProtocolError
 from ._protocol import parse_line
 
 
@@ -48,22 +48,22 @@ def _load(spec: str) -> Any:
     if _has_start_and_run(target):
         return target
     if not callable(target):
-        raise UsageError(value=spec, source="--impl", reason=f"names a value of type "
+        raise ImplementationError(value=spec, source="--impl", reason=f"names a value of type "
                          f"{type(target).__name__}, which has no start() and run()",
                          fix=_OBJECT_FIX)
     missing = _required_parameters(target)
     if missing:
-        raise UsageError(value=spec, source="--impl",
+        raise ImplementationError(value=spec, source="--impl",
                          reason=f"is a callable that needs the argument(s) {', '.join(missing)}",
                          fix="Point at a class or function callable with no arguments")
     try:
         built = target()
     except Exception as error:
-        raise UsageError(value=spec, source="--impl",
+        raise ImplementationError(value=spec, source="--impl",
                          reason=f"raised {type(error).__name__}: {error} when called with no "
                                 "arguments", fix="Make it callable with no arguments") from None
     if not _has_start_and_run(built):
-        raise UsageError(value=spec, source="--impl", reason=f"returned a value of type "
+        raise ImplementationError(value=spec, source="--impl", reason=f"returned a value of type "
                          f"{type(built).__name__}, which has no start() and run()",
                          fix=_OBJECT_FIX)
     return built
@@ -107,7 +107,7 @@ def main(argv: list[str]) -> int:
             if impl is None:
                 try:
                     impl = _load(argv[0])
-                except UsageError as error:
+                except ImplementationError as error:
                     return _refuse(out, str(error))
             try:
                 handshake = impl.start()

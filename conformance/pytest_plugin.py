@@ -124,7 +124,7 @@ class _Run:
             return
         from ._check import CheckOptions, check
         from ._engine import BUDGETS, default_max_time
-        from ._errors import HarnessError, ProtocolError, UsageError
+        from ._errors import HarnessError, ImplementationError, ProtocolError
         from ._replay import save_failures
         from ._results import apply_expectations
 
@@ -138,7 +138,7 @@ class _Run:
                 ops=(op,), examples=self.budget, seed=self.seed,
                 deterministic=self.seed is None, timeout=self.timeout, use_shell=self.use_shell,
                 max_time=remaining))
-        except (UsageError, ProtocolError) as error:
+        except (ImplementationError, ProtocolError) as error:
             self.problem = str(error)
             return
         except HarnessError as error:
@@ -262,7 +262,7 @@ def _closest(word: str, choices: list[str]) -> str:
 def _selector(arg: str, config: pytest.Config) -> tuple[str | None, str | None] | None:
     """What one command-line argument selects as (operation, rule id), None meaning every
     operation or every rule of it; None when the argument is not an eventproof node id. Raises
-    UsageError for a misspelt one."""
+    ImplementationError for a misspelt one."""
     from ._operations import OPS, RULES_BY_ID, rules_for
 
     path, sep, rest = arg.partition("::")

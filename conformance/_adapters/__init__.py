@@ -4,14 +4,14 @@ An :class:`Adapter` turns one request into one outcome and never hangs or crashe
 an implementation that loops, dies, writes garbage or floods its streams gets a
 :class:`TimedOut`, :class:`Crashed` or :class:`Broken` answer within bounded time and memory,
 and is restarted (spec/protocol.md §7). :func:`adapter_for` turns what the user passed to
-``--impl`` into an adapter, or a :class:`UsageError` that says how to fix it.
+``--impl`` into an adapter, or an :class:`ImplementationError` that says how to fix it.
 
 One module per job: ``_base`` (the answers and the protocol every adapter follows),
 ``in_process``, ``pipes`` (the streams of a program), ``subprocess`` and ``impl_spec``
 (``--impl`` parsing).
 """
 
-from .._errors import UsageError
+from .._errors import ImplementationError
 from ._base import (
     DEFAULT_MAX_LINE_BYTES,
     STDERR_TAIL_BYTES,
@@ -34,6 +34,7 @@ __all__ = [
     "Adapter",
     "Broken",
     "Crashed",
+    "ImplementationError",
     "InProcessAdapter",
     "IsolatedAdapter",
     "Ok",
@@ -41,7 +42,6 @@ __all__ = [
     "Skipped",
     "SubprocessAdapter",
     "TimedOut",
-    "UsageError",
     "adapter_for",
     "call_with_deadline",
     "non_json_reason",

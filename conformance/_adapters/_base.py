@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final, Protocol
 
 from .._clip import MESSAGE_CHARACTERS, STDERR_CHARACTERS, TEXT_CHARACTERS, clip_text
-from .._errors import ProtocolError, UsageError
+from .._errors import ImplementationError, ProtocolError
 from .._model import ImplErrored
 from .._protocol import (
     StartResponse,
@@ -122,7 +122,7 @@ class Adapter(Protocol):
     def start(self) -> StartResponse:
         """Perform the handshake and return it; calling it again returns the same answer.
 
-        Raises :class:`UsageError` when the implementation cannot be started at all and
+        Raises :class:`ImplementationError` when the implementation cannot be started at all and
         :class:`ProtocolError` when its handshake is wrong (e.g. another protocol version).
         """
         ...
@@ -209,7 +209,7 @@ def looks_like_python_spec(word: str) -> str | None:
     return None
 
 
-def not_found(program: str, value: str, source: str) -> UsageError:
+def not_found(program: str, value: str, source: str) -> ImplementationError:
     meant = looks_like_python_spec(program)
     if meant is not None:
         fix = f"Did you mean {meant}? An object in this process is named python:MODULE:ATTR"
@@ -224,5 +224,5 @@ def not_found(program: str, value: str, source: str) -> UsageError:
                "split like a POSIX shell does and run without one; add --shell for pipes, "
                "redirections or variables")
     where = "does not exist" if (os.sep in program) else "was not found on PATH"
-    return UsageError(value=value, source=source, reason=f"the program {program!r} {where}",
-                      fix=fix)
+    return ImplementationError(
+        value=value, source=source, reason=f"the program {program!r} {where}", fix=fix)

@@ -1,5 +1,6 @@
 """What the user named with ``--impl``: a ``python:`` target, an object or factory, or a
-command line; :func:`adapter_for` turns it into an adapter or a :class:`UsageError` with the fix."""
+command line; :func:`adapter_for` turns it into an adapter or an :class:`ImplementationError`
+with the fix."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .._errors import UsageError
+from .._errors import ImplementationError
 from ._base import Adapter, _kind
 from ._base import not_found as _not_found
 from .in_process import _OBJECT_FIX, InProcessAdapter, _describe_object, _has_start_and_run
@@ -30,14 +31,14 @@ def _import_target(spec: str, source: str) -> Any:
         if not sep and "." in body:
             module_part, _, name = body.rpartition(".")
             guess = f"Did you mean python:{module_part}:{name}? "
-        raise UsageError(
+        raise ImplementationError(
             value=spec, source=source, reason="is not of the form python:MODULE:ATTR",
             fix=guess + "Name a module and an object in it, separated by a colon, e.g. "
                         "python:eventproof.reference:Reference",
         )
     if module_name.endswith(".py") or "/" in module_name:
         dotted = module_name.removesuffix(".py").replace("/", ".").strip(".")
-        raise UsageError(
+        raise ImplementationError(
             value=spec, source=source, reason=f"names the file {module_name!r}, not a module",
             fix=f"Did you mean python:{dotted}:{attr}? Name the module as Python imports it, "
                 "run from the directory that contains it",
@@ -51,7 +52,7 @@ def _import_target(spec: str, source: str) -> Any:
     except ModuleNotFoundError as error:
         missing = error.name or ""
         if missing == module_name or module_name.startswith(missing + "."):
-            raise UsageError(
+            raise ImplementationError(
                 value=spec, source=source,
                 reason=f"names the module {module_name!r}, which cannot be found (no module "
                        f"named {missing!r} in the current directory {cwd} or on sys.path)",
@@ -59,14 +60,14 @@ def _import_target(spec: str, source: str) -> Any:
                     "module or its package, or install the package into this environment "
                     f"({sys.executable})",
             ) from None
-        raise UsageError(
+        raise ImplementationError(
             value=spec, source=source,
             reason=f"names the module {module_name!r}, which imports {missing!r}, and that is "
                    "not installed",
             fix=f"Install {missing} into the environment eventproof runs in ({sys.executable})",
         ) from None
     except Exception as error:  # the user's module failed while importing: show why, no traceback
-        raise UsageError(
+        raise ImplementationError(
             value=spec, source=source,
             reason=f"names the module {module_name!r}, which raised {_kind(error)}: {error} "
                    "while being imported",
@@ -86,7 +87,7 @@ def _import_target(spec: str, source: str) -> Any:
             else:
                 listed = ", ".join(names[:12]) or "no public names"
                 fix = f"It defines: {listed}"
-            raise UsageError(
+            raise ImplementationError(
                 value=spec, source=source, reason=f"{owner} has no attribute {part!r}", fix=fix
             ) from None
         walked.append(part)
@@ -95,7 +96,7 @@ def _import_target(spec: str, source: str) -> Any:
 
 def _in_process(target: Any, description: str, source: str, timeout: float) -> InProcessAdapter:
     if not _has_start_and_run(target) and not callable(target):
-        raise UsageError(
+        raise ImplementationError(
             value=description, source=source,
             reason=f"names a value of type {_kind(target)}, which has no start() and run()",
             fix=_OBJECT_FIX,
@@ -118,7 +119,7 @@ def adapter_for(
     With ``isolate`` a ``python:`` target runs in a worker process behind the protocol instead
     (:class:`IsolatedAdapter`; objects and factories passed directly always run in process).
     An adapter already built (to pass options such as ``max_restarts``) is returned as it is.
-    Raises :class:`UsageError` naming the value, ``source`` and the fix for every mistake.
+    Raises :class:`ImplementationError` naming the value, ``source`` and the fix for every mistake.
     """
     if isinstance(spec, InProcessAdapter | SubprocessAdapter):
         return spec
@@ -126,7 +127,7 @@ def adapter_for(
         return _in_process(spec, _describe_object(spec), source, timeout)
     text = spec.strip()
     if not text:
-        raise UsageError(
+        raise ImplementationError(
             value=spec, source=source, reason="is empty",
             fix="Name a command that speaks spec/protocol.md (e.g. 'node adapter.js') or an "
                 "object in process: python:MODULE:ATTR",
@@ -141,21 +142,21 @@ def adapter_for(
     try:
         argv = shlex.split(text)
     except ValueError as error:
-        raise UsageError(
+        raise ImplementationError(
             value=spec, source=source, reason=f"cannot be split into words: {error}",
             fix="Balance the quotes, or quote the whole value once more for your shell",
         ) from None
     program = argv[0]
     if Path(program).is_dir() and (os.sep in program or program.startswith(".")
                                    or shutil.which(program) is None):
-        raise UsageError(
+        raise ImplementationError(
             value=spec, source=source, reason=f"the program {program!r} is a directory",
             fix="Name the program file inside it, or the interpreter and the file, e.g. "
                 f"--impl 'node {program.rstrip('/')}/adapter.js'",
         )
     if shutil.which(program) is None:
         if (os.sep in program or (os.altsep or os.sep) in program) and Path(program).is_file():
-            raise UsageError(
+            raise ImplementationError(
                 value=spec, source=source, reason=f"the program {program!r} is not executable",
                 fix=f"Make it executable (chmod +x {shlex.quote(program)}) or run it through its "
                     f"interpreter, e.g. 'node {program}' or 'python3 {program}'",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from types import FrameType, TracebackType
 from typing import Any, Final
 
-from .._errors import ProtocolError, UsageError
+from .._errors import ImplementationError, ProtocolError
 from .._model import ImplErrored
 from .._protocol import (
     StartResponse,
@@ -202,7 +202,7 @@ class InProcessAdapter:
             self._factory = obj_or_factory
             self._impl = self._build()
         else:
-            raise UsageError(
+            raise ImplementationError(
                 value=self.description, source=source,
                 reason=f"is a value of type {_kind(obj_or_factory)}, which has no start() and "
                        "run() and is not callable",
@@ -212,8 +212,9 @@ class InProcessAdapter:
         self._unavailable: str | None = None
         self._stopped = False
 
-    def _usage_error(self, reason: str, fix: str) -> UsageError:
-        return UsageError(value=self.description, source=self._source, reason=reason, fix=fix)
+    def _usage_error(self, reason: str, fix: str) -> ImplementationError:
+        return ImplementationError(value=self.description, source=self._source, reason=reason,
+                                   fix=fix)
 
     def _build(self) -> Any:
         assert self._factory is not None
@@ -319,7 +320,7 @@ class InProcessAdapter:
         try:
             self._impl = self._build()
             again = self._start_once()
-        except (UsageError, ProtocolError) as error:
+        except (ImplementationError, ProtocolError) as error:
             self._unavailable = (
                 f"the implementation could not be restarted after a timeout: {error}"
             )

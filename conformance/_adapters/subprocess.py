@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import Any
 
 from .._clip import STDERR_CHARACTERS, clip_text
-from .._errors import HarnessError, ProtocolError, UsageError
+from .._errors import HarnessError, ImplementationError, ProtocolError
 from .._model import ImplErrored
 from .._protocol import (
     START,
@@ -90,7 +90,7 @@ class SubprocessAdapter:
             " ".join(self.argv) if use_shell else shlex.join(self.argv)
         )
         if not self.argv or not self.argv[0].strip():
-            raise UsageError(
+            raise ImplementationError(
                 value=self.description, source=source, reason="is an empty command",
                 fix="Name the program that speaks spec/protocol.md, e.g. --impl 'node "
                     "eventproof-adapter.js', or an object in process: "
@@ -136,7 +136,7 @@ class SubprocessAdapter:
         except _StartFailed as failure:
             if failure.error is not None:
                 raise failure.error from None
-            raise UsageError(
+            raise ImplementationError(
                 value=self.description, source=self._source, reason=failure.reason,
                 detail=self._stderr_excerpt(),
                 fix="Run the command by hand and type {\"cmd\":\"start\",\"version\":1}: it must "
@@ -283,8 +283,9 @@ class SubprocessAdapter:
 
     # -- the program's life -----------------------------------------------------------------------
 
-    def _usage_error(self, reason: str, fix: str) -> UsageError:
-        return UsageError(value=self.description, source=self._source, reason=reason, fix=fix)
+    def _usage_error(self, reason: str, fix: str) -> ImplementationError:
+        return ImplementationError(value=self.description, source=self._source, reason=reason,
+                                   fix=fix)
 
     def _stderr_excerpt(self) -> str:
         tail = self._stderr.tail().strip()
@@ -376,7 +377,7 @@ class SubprocessAdapter:
             try:
                 program = self._spawn()
                 again = self._shake_hands(program)
-            except UsageError as error:
+            except ImplementationError as error:
                 reason = error.reason
                 continue
             except _StartFailed as failure:

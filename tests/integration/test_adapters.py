@@ -22,12 +22,12 @@ from eventproof.conformance._adapters import (
     STDERR_TAIL_BYTES,
     Broken,
     Crashed,
+    ImplementationError,
     InProcessAdapter,
     Ok,
     Skipped,
     SubprocessAdapter,
     TimedOut,
-    UsageError,
     adapter_for,
 )
 from eventproof.conformance._model import ImplErrored
@@ -340,9 +340,10 @@ def test_shell_flag_runs_through_the_shell() -> None:
 
 
 def test_silent_start_is_a_usage_error_in_bounded_time() -> None:
-    """A program that never answers the handshake is a UsageError naming the command and fix."""
+    """A program that never answers the handshake is an ImplementationError naming the command
+    and fix."""
     adapter = SubprocessAdapter(program("silent_start.py"), timeout=TIMEOUT)
-    with Clock() as clock, pytest.raises(UsageError) as caught:
+    with Clock() as clock, pytest.raises(ImplementationError) as caught:
         adapter.start()
     text = str(caught.value)
     assert clock.seconds < TIMEOUT + SLACK
@@ -354,9 +355,10 @@ def test_silent_start_is_a_usage_error_in_bounded_time() -> None:
 
 
 def test_exit_before_start_shows_exit_code_and_stderr() -> None:
-    """A program that exits before the handshake is a UsageError with its code and stderr."""
+    """A program that exits before the handshake is an ImplementationError with its code and
+    stderr."""
     adapter = SubprocessAdapter(program("exit_before_start.py"), timeout=TIMEOUT)
-    with pytest.raises(UsageError) as caught:
+    with pytest.raises(ImplementationError) as caught:
         adapter.start()
     text = str(caught.value)
     assert "exited with code 2 before answering the start request" in text
@@ -539,7 +541,7 @@ def test_in_process_handshake_is_checked() -> None:
 
 
 def test_in_process_start_raising_is_a_usage_error() -> None:
-    """start() raising is a UsageError that names the object and the exception."""
+    """start() raising is an ImplementationError that names the object and the exception."""
 
     class Broken:
         def start(self) -> dict[str, Any]:
@@ -548,7 +550,7 @@ def test_in_process_start_raising_is_a_usage_error() -> None:
         def run(self, op: str, input: Any) -> Any:
             return None
 
-    with pytest.raises(UsageError) as caught:
+    with pytest.raises(ImplementationError) as caught:
         InProcessAdapter(Broken(), timeout=TIMEOUT).start()
     assert "raised RuntimeError: config missing in start()" in str(caught.value)
     assert "spec/protocol.md §4.2" in str(caught.value)
@@ -662,9 +664,10 @@ def test_command_lines_are_split_without_a_shell() -> None:
 def test_every_usage_error_names_the_value_the_source_and_the_fix(
     user_module: str, spec: str, fragments: list[str]
 ) -> None:
-    """Each mistake in --impl is a UsageError naming the value, --impl, why, and the fix."""
+    """Each mistake in --impl is an ImplementationError naming the value, --impl, why, and the
+    fix."""
     spec = spec.format(module=user_module)
-    with pytest.raises(UsageError) as caught:
+    with pytest.raises(ImplementationError) as caught:
         adapter_for(spec, timeout=TIMEOUT)
     text = str(caught.value)
     assert text.startswith(f"--impl {spec!r}: ")
@@ -697,16 +700,16 @@ def test_deep_outputs_are_errored_not_raised() -> None:
 
 def test_a_value_without_start_and_run_is_a_usage_error() -> None:
     """A non-callable object without start/run passed directly is refused with the fix."""
-    with pytest.raises(UsageError) as caught:
+    with pytest.raises(ImplementationError) as caught:
         adapter_for(42, timeout=TIMEOUT)
     assert "has no start() and run()" in str(caught.value)
 
 
 def test_usage_error_is_frozen_and_picklable() -> None:
-    """UsageError keeps its fields and pickles (reports may cross processes)."""
+    """ImplementationError keeps its fields and pickles (reports may cross processes)."""
     import pickle
 
-    error = UsageError(value="x", source="--impl", reason="is wrong", fix="Do better")
+    error = ImplementationError(value="x", source="--impl", reason="is wrong", fix="Do better")
     assert pickle.loads(pickle.dumps(error)) == error
     assert str(error) == "--impl 'x': is wrong. Do better."
 

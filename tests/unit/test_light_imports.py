@@ -38,7 +38,8 @@ def _heavy_after(statement: str) -> list[str]:
 @pytest.mark.parametrize("statement", [
     "import eventproof.conformance._worker",
     "import eventproof.conformance",
-    "from eventproof.conformance import HarnessError, ProtocolError, UsageError, Capabilities",
+    "from eventproof.conformance import HarnessError, ProtocolError, ImplementationError, "
+    "Capabilities",
     "from eventproof.conformance._adapters import SubprocessAdapter, adapter_for",
     "from eventproof.conformance._protocol import encode, decode_request, START",
     # The operation table, and every rule in it: `eventproof rules`, `--version`, a report.

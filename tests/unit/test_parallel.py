@@ -20,8 +20,8 @@ from typing import Any, cast
 import pytest
 from eventproof.conformance import (
     HarnessError,
+    ImplementationError,
     RunReport,
-    UsageError,
     _parallel,
     check_implementation,
 )
@@ -234,7 +234,7 @@ def test_an_implementation_that_cannot_start_raises_what_one_process_raises() ->
     """Under jobs=2 a worker's start answers the handshake: its error is one process's."""
     raised = []
     for jobs in (1, 2):
-        with pytest.raises(UsageError, match="no licence for this machine") as error:
+        with pytest.raises(ImplementationError, match="no licence for this machine") as error:
             check_implementation(NeverStarts, ops=("classify",), max_examples=5, jobs=jobs)
         raised.append(str(error.value))
     assert raised[1] == raised[0]
