@@ -26,6 +26,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final, Literal
 
 #: How numbers compare: mathematically, or as the IEEE doubles they read as.
@@ -61,6 +62,16 @@ def kind(value: Any) -> str:
     if isinstance(value, Mapping):
         return "object"
     return type(value).__name__
+
+
+@lru_cache(maxsize=4096)
+def well_formed(text: str) -> str:
+    """``text`` with each high+low surrogate pair joined into one code point and every other
+    surrogate replaced by U+FFFD: a UTF-16 round trip, as a JavaScript reader holds a string.
+    The checks' own (independent of the reference's), shared by every profile."""
+    if text.isascii():
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def utf16(text: str) -> bytes:

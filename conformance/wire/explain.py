@@ -25,7 +25,7 @@ from typing import Any
 from eventproof.reference import DEFAULT_MAX_BYTES, InvalidInput, canonical_bytes
 
 from .. import _json as json_model
-from .._json import CONTROL_NAMES, describe_char, member_path, render
+from .._json import CONTROL_NAMES, describe_char, member_path, render, well_formed
 from .._json import kind as json_kind
 from .._model import Case, Errored, ImplErrored
 
@@ -43,14 +43,6 @@ _SHOWN = 60  # characters of a value a message shows before eliding the middle
 
 
 # -- well-formed text and JSON values (§6.1) ----------------------------------------------------
-
-
-def well_formed(text: str) -> str:
-    """``text`` with each high+low pair joined into one code point and every other surrogate
-    replaced by U+FFFD: a UTF-16 round trip, independent of the reference's implementation."""
-    if text.isascii():
-        return text
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def well_formed_value(value: Any) -> Any:

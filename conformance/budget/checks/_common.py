@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
+from ..._json import well_formed
 from ..._model import Case, Errored, ImplErrored, Violation
 
 #: Identity members keep this many code points (budget.md §3.2).
@@ -33,14 +34,6 @@ LIVE_MEMBERS = ("id", "agent", "status", "task", "output")
 LIVE_TASK_BYTES = 64
 LIVE_OUTPUT_BYTES = 128
 _SHOWN = 60
-
-
-@lru_cache(maxsize=4096)
-def well_formed(text: str) -> str:
-    """``text`` with each surrogate pair joined and every other surrogate as U+FFFD."""
-    if text.isascii():
-        return text
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 @lru_cache(maxsize=4096)
