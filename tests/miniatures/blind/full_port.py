@@ -361,6 +361,9 @@ class FullPort(Port):
     def side_of(self, field: str) -> str:
         return SIDES[field]
 
+    def group_of(self, field: str) -> str:
+        return GROUPS[field]
+
     def clip_identity(self, value: str) -> str:
         return self.well_formed(value)[:IDENTITY_CLIP]
 
@@ -424,7 +427,7 @@ class FullPort(Port):
             for field in self.claim_order(record):
                 if field not in record:
                     continue
-                group = GROUPS[field]
+                group = self.group_of(field)
                 allowance = self.allowance(floors_left[group], share_left)
                 value, was_cut = self.cut(record[field], allowance, self.side_of(field))
                 kept[field] = value
@@ -499,6 +502,9 @@ class FullPort(Port):
     def lane_omitted(self, total: int, merged: list[Any], update: dict[str, Any]) -> int:
         return total - len(merged)
 
+    def state_results(self, merged: list[Any]) -> list[Any]:
+        return list(merged)
+
     def lane(self, input: Any) -> Any:
         updates = self._member(input, "updates", "$")
         if not isinstance(updates, list):
@@ -516,7 +522,7 @@ class FullPort(Port):
                                 "leave the count out at zero")
             total = self.lane_total(update, previous)
             merged = self.merge(merged, update["results"], total)
-            states.append(self.with_count({"total": total, "results": list(merged)},
+            states.append(self.with_count({"total": total, "results": self.state_results(merged)},
                                           self.lane_omitted(total, merged, update)))
             previous = total
         return {"states": states}
@@ -578,7 +584,7 @@ class FullPort(Port):
         last: int | None = None
         pending: list[Any] = []  # [] or [state]
         for at, state in self.coalesce(changes):
-            if pending and last is not None and last + window < at:
+            if pending and last is not None and self.trailing_due(last + window, at):
                 last = self.trailing(publishes, last + window, pending)
             if self.due(at, last, window):
                 publishes.append({"at": at, "state": state})
@@ -586,8 +592,17 @@ class FullPort(Port):
                 pending = []
             else:
                 pending = [state]
+                last = self.on_pending(at, last)
         self.flush(publishes, pending, last, window, returned)
         return {"publishes": publishes}
+
+    def trailing_due(self, window_end: int, at: int) -> bool:
+        """§8.2: the window ended before this change; a change exactly at its end carries it."""
+        return window_end < at
+
+    def on_pending(self, at: int, last: int | None) -> int | None:
+        """A pending change does not move the window: it runs from the last publish."""
+        return last
 
     def trailing(self, publishes: list[dict[str, Any]], at: int, pending: list[Any]) -> int:
         publishes.append({"at": at, "state": pending.pop()})
