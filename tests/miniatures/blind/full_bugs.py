@@ -20,6 +20,7 @@ from .full_port import (
     LIVE_TASK_BYTES,
     ONE_SHOT_REASONS,
     Account,
+    Fold,
     FullPort,
 )
 
@@ -246,6 +247,143 @@ class DroppedClearedByAnyTurnEnd(FullBug):
 
     OP = "settle"
     account_class = _AnyTurnEndClearsAccount
+
+
+# =============================================================================================
+# settle: what the account must not read (spec/selection.md §2, §5.1)
+# =============================================================================================
+
+
+class EventsSortedByTime(FullBug):
+    """selection.md §2 ("Log order is the list order; `seq` and `time` are never consulted"),
+    rule `settle.accounting-turn`: the log is sorted by `time` before it is folded."""
+
+    OP = "settle"
+
+    def settle(self, input: Any) -> Any:
+        if isinstance(input, dict) and isinstance(input.get("events"), list):
+            events = input["events"]
+            if all(isinstance(e, dict) and isinstance(e.get("time"), int) for e in events):
+                input = {**input, "events": sorted(events, key=lambda e: e["time"])}
+        return super().settle(input)
+
+
+class EventsSortedBySeq(FullBug):
+    """selection.md §2, rule `settle.accounting-turn`: the log is put in `seq` order before it is
+    folded; the list order is the log order."""
+
+    OP = "settle"
+
+    def settle(self, input: Any) -> Any:
+        if isinstance(input, dict) and isinstance(input.get("events"), list):
+            events = input["events"]
+            if all(isinstance(e, dict) and isinstance(e.get("seq"), int) for e in events):
+                input = {**input, "events": sorted(events, key=lambda e: e["seq"])}
+        return super().settle(input)
+
+
+class _MessageStepAccount(Account):
+    def push(self, event: Any, path: str) -> None:
+        super().push(event, path)
+        if isinstance(event, dict) and event.get("type") == "assistant/message":
+            data = event.get("data")
+            turn = data.get("turn") if isinstance(data, dict) else None
+            if isinstance(turn, int) and not isinstance(turn, bool):
+                self.stepped.add(turn)
+
+
+class MessageMarksStep(FullBug):
+    """selection.md §5.1 step 2, rule `settle.accounting-turn`: an `assistant/message` marks its
+    turn as stepped (a message implies a step); only `step/start` does."""
+
+    OP = "settle"
+    account_class = _MessageStepAccount
+
+
+class _ToolCallStepAccount(Account):
+    def push(self, event: Any, path: str) -> None:
+        super().push(event, path)
+        if isinstance(event, dict) and event.get("type") == "tool/call":
+            data = event.get("data")
+            turn = data.get("turn") if isinstance(data, dict) else None
+            if isinstance(turn, int) and not isinstance(turn, bool):
+                self.stepped.add(turn)
+
+
+class ToolCallMarksStep(FullBug):
+    """selection.md §5.1, rule `settle.accounting-turn` ("Every event type not named here
+    changes nothing"): a `tool/call` marks its turn as stepped."""
+
+    OP = "settle"
+    account_class = _ToolCallStepAccount
+
+
+class _IgnorableAccount(Account):
+    def push(self, event: Any, path: str) -> None:
+        if isinstance(event, dict) and event.get("ignorable") is True:
+            return
+        super().push(event, path)
+
+
+class IgnorableEventsSkipped(FullBug):
+    """selection.md §2.1, rule `settle.accounting-turn` (`ignorable` does not affect this
+    profile): the account skips every event marked `ignorable: true`, known types included."""
+
+    OP = "settle"
+    account_class = _IgnorableAccount
+
+
+class _NextTurnClaimAccount(Account):
+    def on_splice(self, data: dict[str, Any], path: str) -> None:
+        if data.get("outcome") != "canceled" and data.get("target") != "next-turn":
+            return
+        super().on_splice(data, path)
+
+
+class ClaimsOnlyNextTurnTarget(FullBug):
+    """selection.md §5.1 step 3, rule `settle.accounting-turn`: only a removal from the
+    `next-turn` list is read as a claim; the target does not matter."""
+
+    OP = "settle"
+    account_class = _NextTurnClaimAccount
+
+
+class _NetRemovalAccount(Account):
+    def on_splice(self, data: dict[str, Any], path: str) -> None:
+        inserted = data.get("inserted")
+        if data.get("outcome") == "canceled" and isinstance(inserted, list) and \
+                isinstance(data.get("removedCount"), int) and data["removedCount"] > len(inserted):
+            self.dropped = True
+            return
+        super().on_splice(data, path)
+
+
+class DroppedByNetRemoval(FullBug):
+    """selection.md §5.1 step 3, rule `settle.dropped-unrun`: a cancellation drops work when it
+    removed more messages than it inserted; only an empty `inserted` drops work."""
+
+    OP = "settle"
+    account_class = _NetRemovalAccount
+
+
+_MODEL_SOURCE = {"kind", "provider", "model", "replayState"}
+
+
+class _StrictSourceFold(Fold):
+    def message_counts(self, content: list[Any], data: dict[str, Any]) -> bool:
+        message = data.get("message")
+        source = message.get("source") if isinstance(message, dict) else None
+        if isinstance(source, dict) and not set(source) <= _MODEL_SOURCE:
+            return False
+        return super().message_counts(content, data)
+
+
+class MessageWithExtraSourceSkipped(FullBug):
+    """selection.md §2.1, rule `settle.output`: a message whose `source` carries a member beyond
+    those listed fails a strict decode and is skipped; unknown members MUST NOT drop it."""
+
+    OP = "settle"
+    batch_class = _StrictSourceFold
 
 
 # =============================================================================================

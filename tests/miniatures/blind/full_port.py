@@ -369,7 +369,7 @@ class FullPort(Port):
 
     # -- the shared budget (§5) ---------------------------------------------------------------
     def is_failure(self, record: dict[str, Any]) -> bool:
-        return record["status"] == "failed"
+        return bool(record["status"] == "failed")
 
     def claim_order(self, record: dict[str, Any]) -> tuple[str, ...]:
         return FAILURE_ORDER if self.is_failure(record) else OTHER_ORDER
@@ -539,10 +539,11 @@ class FullPort(Port):
                             "send exactly one return event")
         last_at = -1
         for i, event in enumerate(events):
-            at = event.get("at") if isinstance(event, dict) else None
-            if not is_integer_value(at) or at < 0:
-                raise PortError(f"$.events[{i}].at", at, "is not a time",
+            raw: Any = event.get("at") if isinstance(event, dict) else None
+            if not is_integer_value(raw) or raw < 0:
+                raise PortError(f"$.events[{i}].at", raw, "is not a time",
                                 "send integer milliseconds >= 0")
+            at = int(raw)
             if at < last_at:
                 raise PortError(f"$.events[{i}].at", at, "goes back in time",
                                 "send the timeline in non-decreasing at")

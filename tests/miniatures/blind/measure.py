@@ -106,7 +106,7 @@ def run_vectors(name: str) -> tuple[int, int, str]:
 
 def measure(names: list[str]) -> list[Measured]:
     bugs = {bug.__name__: bug for bug in ALL_BUGS}
-    results = {n: Measured(n, bugs[n].OP, fit_of(bugs[n])) for n in names}
+    results = {n: Measured(n, getattr(bugs[n], "OP", ""), fit_of(bugs[n])) for n in names}
     with ThreadPoolExecutor(max_workers=2) as pool:
         seed_jobs = {(n, s): pool.submit(run_seed, n, results[n].op, s)
                      for n in names for s in SEEDS}
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     names = [b.__name__ for b in ALL_BUGS]
     if args.ops:
         ops = args.ops.split(",")
-        names = [b.__name__ for b in ALL_BUGS if b.OP in ops]
+        names = [b.__name__ for b in ALL_BUGS if getattr(b, "OP", "") in ops]
     if args.only:
         wanted = args.only.split(",")
         unknown = sorted(set(wanted) - set(names))

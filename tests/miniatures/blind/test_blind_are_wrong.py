@@ -251,12 +251,12 @@ def turn_end(turn: Any, kind: str) -> dict[str, Any]:
     return logged("turn/end", {"turn": turn, "reason": REASONS.get(kind, {"kind": kind})})
 
 
-def splice(removed: bool = True, canceled: bool = False,
-           inserted: list[Any] | None = None) -> dict[str, Any]:
-    data: dict[str, Any] = {"target": "next-turn", "start": 0,
+def splice(removed: int = 1, canceled: bool = False, inserted: list[Any] | None = None,
+           target: str = "next-turn") -> dict[str, Any]:
+    data: dict[str, Any] = {"target": target, "start": 0,
                             "inserted": [] if inserted is None else inserted}
     if removed:
-        data["removedCount"] = 1
+        data["removedCount"] = removed
     if canceled:
         data["outcome"] = "canceled"
     return logged("agent/inbox/spliced", data)
@@ -266,11 +266,23 @@ USER = {"id": "msg_u1", "role": "user", "content": [text("follow up")],
         "source": {"kind": "user"}}
 
 
-def said(*content: dict[str, Any]) -> dict[str, Any]:
+def said(*content: dict[str, Any], **source: Any) -> dict[str, Any]:
     return logged("assistant/message",
                   {"turn": 1, "step": 0,
                    "message": {"id": "msg_a1", "role": "assistant", "content": list(content),
-                               "source": {"kind": "model", "provider": "p", "model": "m"}}})
+                               "source": {"kind": "model", "provider": "p", "model": "m",
+                                          **source}}})
+
+
+def renumbered(events: list[dict[str, Any]], seqs: list[int],
+               times: list[int]) -> list[dict[str, Any]]:
+    """The events with these seq numbers and times (the log order stays the list order)."""
+    return [{**e, "seq": seq, "time": 1767225600000 + time}
+            for e, seq, time in zip(events, seqs, times, strict=True)]
+
+
+TWO_TURNS = [*(turn_start(1), step_start(1)), turn_end(1, "max-tokens"), turn_start(2),
+             splice(), turn_end(2, "blocked")]
 
 
 def streamed(value: str) -> dict[str, Any]:
@@ -352,7 +364,7 @@ FULL_WITNESSES: dict[str, tuple[str, Any]] = {
     "TurnZeroNeverOpen": one_shot(turn_start(0), splice(), turn_end(0, "blocked")),
     "MinusOneMeansNoTurn": one_shot(turn_start(-1), splice(), turn_end(-1, "blocked")),
     "TurnKeyedByLiteral": one_shot(turn_start(1), step_start(1.0), turn_end(1, "max-tokens")),
-    "InsertionIsClaim": one_shot(turn_start(1), splice(removed=False, inserted=[USER]),
+    "InsertionIsClaim": one_shot(turn_start(1), splice(removed=0, inserted=[USER]),
                                  turn_end(1, "blocked")),
     "ReplacementDropsWork": continuable(*STEPPED, turn_end(1, "completed"),
                                         splice(canceled=True, inserted=[USER])),
@@ -361,6 +373,23 @@ FULL_WITNESSES: dict[str, tuple[str, Any]] = {
     "DroppedClearedByAnyTurnEnd": continuable(*STEPPED, turn_end(1, "completed"),
                                               splice(canceled=True), turn_start(2),
                                               turn_end(2, "completed")),
+    "EventsSortedByTime": one_shot(*renumbered(TWO_TURNS, [0, 1, 2, 3, 4, 5],
+                                               [5, 6, 7, 8, 9, 1])),
+    "EventsSortedBySeq": one_shot(*renumbered(TWO_TURNS, [1, 2, 3, 4, 5, 0],
+                                              [0, 1, 2, 3, 4, 5])),
+    "MessageMarksStep": one_shot(turn_start(1), splice(), said(text("done")),
+                                 turn_end(1, "completed")),
+    "ToolCallMarksStep": one_shot(turn_start(1),
+                                  logged("tool/call", {"turn": 1, "step": 0, "callId": "call_1",
+                                                       "name": "bash", "arguments": "{"}),
+                                  turn_end(1, "max-tokens")),
+    "IgnorableEventsSkipped": one_shot(turn_start(1), {**step_start(1), "ignorable": True},
+                                       turn_end(1, "max-tokens")),
+    "ClaimsOnlyNextTurnTarget": one_shot(turn_start(1), splice(target="next-step"),
+                                         turn_end(1, "blocked")),
+    "DroppedByNetRemoval": continuable(*STEPPED, turn_end(1, "completed"),
+                                       splice(removed=2, canceled=True, inserted=[USER])),
+    "MessageWithExtraSourceSkipped": one_shot(said(text("done"), region="eu")),
     # settle: the two paths
     "OneShotInterruptedAborted": one_shot(*STEPPED, turn_end(1, "interrupted")),
     "OneShotReadsDropped": one_shot(*STEPPED, turn_end(1, "completed"),
