@@ -1,14 +1,17 @@
 """How often the kit's search catches each blind bug.
 
-For every bug of ``bugs.py``: ``eventproof run --ops <its op> --seed S`` for S = 0..4 (random
-search, default budget, a fresh state directory each time so that no seed replays another's
-failures), and ``eventproof vectors``. Two subprocesses at a time. Prints a Markdown table: the
-rules each bug was reported under (with how many seeds), seeds caught out of 5, and whether the
-vectors catch it.
+For every bug of ``bugs.py`` and ``full_bugs.py``: ``eventproof run --ops <its op> --seed S`` for
+S = 0..4 (random search, default budget, a fresh state directory each time so that no seed
+replays another's failures), and ``eventproof vectors``. Two subprocesses at a time. Prints a
+Markdown table: the rules each bug was reported under (with how many seeds), seeds caught out of
+the seeds run, and whether the vectors catch it.
 
     .venv/bin/python -m tests.miniatures.blind.measure [--write] [--only NAME[,NAME...]]
+        [--ops OP[,OP...]] [--seeds N] [--section TITLE]
 
-``--write`` also writes tests/miniatures/blind/RESULTS.md. Run from the repository root.
+``--write`` writes tests/miniatures/blind/RESULTS.md: the whole file, or with ``--section`` only
+the section of that title (added at the end when it is not there yet), so that a measure of some
+operations keeps the others' tables. Run from the repository root.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .bugs import BUGS
+from .full_bugs import FULL_BUGS
 from .port import MaximalPort
 
 HERE = Path(__file__).resolve().parent
@@ -35,7 +39,10 @@ EVENTPROOF = str(Path(sys.executable).with_name("eventproof"))
 SEEDS = range(5)
 JOB_TIMEOUT = 900.0
 BAD = ("fail", "error", "crash", "timeout")
-_SUMMARY = re.compile(r"(\d+) vectors: (\d+) passed, (\d+) failed, (\d+) differ in bytes only")
+#: The vectors' summary line; the last count is of vectors that broke only a SHOULD rule.
+_SUMMARY = re.compile(r"(\d+) vectors: (\d+) passed, (\d+) failed, (\d+) "
+                      r"(?:differ in bytes only|broke only a SHOULD rule)")
+ALL_BUGS: list[type] = [*BUGS, *FULL_BUGS]
 
 
 @dataclass
@@ -53,11 +60,14 @@ class Measured:
 
 
 def fit_of(bug: type) -> str:
+    if getattr(bug, "OP", "") != "project":
+        return "—"
     return "maximal" if issubclass(bug, MaximalPort) else "halving"
 
 
 def impl_of(name: str) -> str:
-    return f"python:tests.miniatures.blind.bugs:{name}"
+    bug = next(b for b in ALL_BUGS if b.__name__ == name)
+    return f"python:{bug.__module__}:{name}"
 
 
 def env() -> dict[str, str]:
@@ -95,8 +105,8 @@ def run_vectors(name: str) -> tuple[int, int, str]:
 
 
 def measure(names: list[str]) -> list[Measured]:
-    bugs = {bug.__name__: bug for bug in BUGS}
-    results = {n: Measured(n, bugs[n].OP, fit_of(bugs[n])) for n in names}
+    bugs = {bug.__name__: bug for bug in ALL_BUGS}
+    results = {n: Measured(n, getattr(bugs[n], "OP", ""), fit_of(bugs[n])) for n in names}
     with ThreadPoolExecutor(max_workers=2) as pool:
         seed_jobs = {(n, s): pool.submit(run_seed, n, results[n].op, s)
                      for n in names for s in SEEDS}
@@ -170,8 +180,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="write RESULTS.md as well")
     parser.add_argument("--only", default="", help="comma-separated bug names")
+    parser.add_argument("--ops", default="", help="only the bugs of these operations")
+    parser.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1 (default 5)")
+    parser.add_argument("--section", default="", help="with --write: write only this section")
     args = parser.parse_args(argv)
-    names = [b.__name__ for b in BUGS]
+    global SEEDS
+    SEEDS = range(args.seeds)
+    names = [b.__name__ for b in ALL_BUGS]
+    if args.ops:
+        ops = args.ops.split(",")
+        names = [b.__name__ for b in ALL_BUGS if getattr(b, "OP", "") in ops]
     if args.only:
         wanted = args.only.split(",")
         unknown = sorted(set(wanted) - set(names))
@@ -182,17 +200,42 @@ def main(argv: list[str] | None = None) -> int:
     rows = measure(names)
     body = table(rows) + "\n\n" + summary(rows)
     print(body)
-    if args.write:
+    if args.write and args.section:
+        command = " ".join(["--write", *(f"--{k} {v}" for k, v in
+                                         (("ops", args.ops), ("only", args.only)) if v),
+                            f"--seeds {args.seeds}", f"--section '{args.section}'"])
+        header = (f"## {args.section}\n\n"
+                  f"Produced by `.venv/bin/python -m tests.miniatures.blind.measure {command}` "
+                  f"({time.monotonic() - started:.0f} s wall, 2 jobs at a time). Each bug: "
+                  f"`eventproof run --ops <op> --seed S` for S = 0..{args.seeds - 1} (random "
+                  "search, default budget, fresh state directory), and `eventproof vectors`; "
+                  "as above, a seed counts as caught when the run does not conform. Rule counts "
+                  f"are seeds out of {args.seeds}.\n\n")
+        write_section(HERE / "RESULTS.md", args.section, header + body + "\n")
+    elif args.write:
         header = ("# Blind miniatures: what the search catches\n\n"
                   "Produced by `.venv/bin/python -m tests.miniatures.blind.measure --write` "
                   f"({time.monotonic() - started:.0f} s wall, 2 jobs at a time). Each bug: "
-                  "`eventproof run --ops <op> --seed S` for S = 0..4 (random search, default "
-                  "budget, fresh state directory), and `eventproof vectors`. A seed counts as "
-                  "caught when the run does not conform (a MUST rule failed, errored, crashed or "
-                  "timed out); SHOULD rules are listed but never decide. Rule counts are seeds "
-                  "out of 5.\n\n")
+                  f"`eventproof run --ops <op> --seed S` for S = 0..{args.seeds - 1} (random "
+                  "search, default budget, fresh state directory), and `eventproof vectors`. A "
+                  "seed counts as caught when the run does not conform (a MUST rule failed, "
+                  "errored, crashed or timed out); SHOULD rules are listed but never decide. "
+                  f"Rule counts are seeds out of {args.seeds}.\n\n")
         (HERE / "RESULTS.md").write_text(header + body + "\n")
     return 0
+
+
+def write_section(path: Path, title: str, text: str) -> None:
+    """Replace the ``## title`` section of the file (up to the next ``## ``), or append it."""
+    old = path.read_text() if path.exists() else ""
+    heading = f"## {title}\n"
+    start = old.find(heading)
+    if start < 0:
+        path.write_text(old.rstrip("\n") + "\n\n" + text)
+        return
+    end = old.find("\n## ", start + len(heading))
+    rest = old[end + 1:] if end >= 0 else ""
+    path.write_text(old[:start] + text + ("\n" + rest if rest else ""))
 
 
 if __name__ == "__main__":
