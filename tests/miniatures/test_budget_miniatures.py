@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from eventproof.conformance import RunReport, check_implementation
+from eventproof.conformance._clip import clip_value
 from eventproof.conformance._model import Capabilities, Case, Errored, ImplErrored, rules_of
 from eventproof.conformance._operations import RULES, RULES_BY_ID
 from eventproof.conformance.budget import OPERATIONS
@@ -100,7 +101,7 @@ def test_miniature_is_caught_by_its_rule(name: str) -> None:
     if isinstance(case.actual, ImplErrored):
         assert counterexample.actual["errored"].endswith(case.actual.message), name
     else:
-        assert case.actual == counterexample.actual, name
+        assert clip_value(case.actual) == counterexample.actual, name  # as reports show it
     violations = list(CHECK_BY_RULE[rule](case))
     assert violations, (name, counterexample.input)
     assert {violation.rule for violation in violations} == {rule}

@@ -8,6 +8,7 @@ from typing import Any, cast
 
 import pytest
 from eventproof.conformance import RULES_BY_ID, RunReport, check_implementation
+from eventproof.conformance._clip import clip_value
 from eventproof.conformance._model import (
     Capabilities,
     Case,
@@ -73,7 +74,7 @@ def test_miniature_is_rejected_first_by_its_rule(name: str) -> None:
     if isinstance(actual, ImplErrored):
         assert counterexample.actual["errored"].endswith(actual.message), name
     else:
-        assert counterexample.actual == actual, name
+        assert counterexample.actual == clip_value(actual), name  # as reports show it
     case = Case(cast(Op, op), counterexample.input, _expected(op, counterexample.input), actual)
     (check,) = [check for check in CHECKS[op] if rule in rules_of(check)]
     assert {violation.rule for violation in check(case)} == {rule}, (name, counterexample.input)
