@@ -1167,6 +1167,52 @@ def classify_inputs(capabilities: Capabilities) -> st.SearchStrategy[OpInput]:
     return _classify_inputs()
 
 
+def classify_families(capabilities: Capabilities) -> tuple[Family, ...]:
+    """The kinds of ``classify`` input a run covers, one per answer class (wire.md §3): facts of
+    every known type and unknown types, and frames (``message_update`` of every kind, erroneous
+    ones included, and ``tool_execution_update``), so that every run, on every seed and
+    budget, asks both."""
+    del capabilities
+    return (
+        Family("facts", 2, _classify_facts()),
+        Family("frames", 1, st.builds(_event_input, st.one_of(
+            assistant_message_events(), _with_extras(_small_tool_execution_updates())))),
+    )
+
+
+def _event_input(event: Event) -> OpInput:
+    return {"event": event}
+
+
+@st.composite
+def _classify_facts(draw: st.DrawFn) -> OpInput:
+    # An explicit choice: st.one_of would flatten the facts' own branches into the choice and
+    # leave an unknown type one in twelve.
+    unknown = draw(BOOLEANS)
+    return {"event": draw(unknown_events() if unknown else _known_facts())}
+
+
+@cache
+def _known_facts() -> st.SearchStrategy[Event]:
+    """Every known type of agent event that is a fact (wire.md §3)."""
+    return st.one_of(
+        _typed("agent_start"),
+        _agent_ends(),
+        _typed("turn_start"),
+        _turn_ends(),
+        _with_extras(_typed("message_start", message=messages())),
+        _with_extras(_typed("message_end", message=messages())),
+        _with_extras(_typed(
+            "tool_execution_start", toolCallId=tool_ids(), toolName=tool_ids(prefix=""),
+            args=json_objects(),
+        )),
+        _with_extras(_typed(
+            "tool_execution_end", toolCallId=tool_ids(), toolName=tool_ids(prefix=""),
+            result=partial_results(), isError=st.booleans(),
+        )),
+    )
+
+
 @st.composite
 def _classify_inputs(draw: st.DrawFn) -> OpInput:
     # An explicit choice: st.one_of would flatten agent_events' own branches into the choice

@@ -688,6 +688,17 @@ class UnknownTypeIsFrame(Pipeline):
         return "frame" if self.is_frame(input["event"]["type"]) else "fact"
 
 
+class EverythingIsAFact(Miniature):
+    """Answers ``classify`` with "fact" for every event: right for every type but the two frame
+    types. Caught by ``classify.kind`` on every seed and budget, because ``classify`` aims a
+    family at each of its answer classes."""
+
+    name = "everything-is-a-fact"
+
+    def classify(self, input: dict[str, Any]) -> str:
+        return "fact"
+
+
 # -- canonical serialization (§6) ----------------------------------------------------------------
 
 
@@ -848,6 +859,7 @@ MINIATURES: dict[str, tuple[type[Miniature], str]] = {
         (FactsAllowlisted, "project.fact-passthrough"),
         (ErrorsOnUnknownTypes, "project.agrees"),
         (UnknownTypeIsFrame, "classify.kind"),
+        (EverythingIsAFact, "classify.kind"),
         (PythonNumbers, "canon.bytes"),
         (PythonKeyOrder, "canon.bytes"),
         (EnsureAscii, "canon.bytes"),
