@@ -543,6 +543,8 @@ class Engine:
         #: Called with the rule of the first violation a family search meets (before
         #: Hypothesis shrinks it): a driver running searches ahead learns the round's finder.
         self.on_violation: Callable[[str], None] | None = None
+        #: The answers met in each answer class, by operation whose verdicts were given.
+        self.classes_met: dict[str, dict[str, int]] = {}
 
     # -- one request --------------------------------------------------------------------------
     def _ask(self, op: Operation, op_input: Any, search: _Search,
@@ -852,6 +854,7 @@ class Engine:
             return [RuleResult(rule, "skip", note=f"the implementation does not declare '{name}'")
                     for rule in rules]
         state, families, found = search.state, search.families, search.found
+        self.classes_met[name] = {item.name: state.classes[item.name] for item in op.classes}
         stopped = self._why_stopped(op, state, found)
         coverage = {rule.id: Coverage(
             judged=state.judged[rule.id], skipped=state.skipped, errored=state.errored,
@@ -1108,6 +1111,7 @@ def check_implementation(
             seed=run_seed, deterministic=deterministic,
             duration=time.perf_counter() - started, calls=engine.calls,
             allow_untested=allow_untested, cut_short=engine.cut_short,
+            classes=engine.classes_met,
             invocation=Invocation(
                 impl=impl if isinstance(impl, str) else None, use_shell=use_shell,
                 ops=None if ops is None else wanted, timeout=timeout, budget=budget,

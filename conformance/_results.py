@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import IntEnum, StrEnum
 from pathlib import Path
 from typing import Any, Literal
@@ -218,6 +218,9 @@ class RunReport:
     #: Why the run ended before every search ran its course ("" when it did not): it reached
     #: ``--max-time``, or it was interrupted.
     cut_short: str = ""
+    #: The answers met in each answer class, by operation searched (``Operation.classes``), in
+    #: the order the operation declares its classes; a class no answer met counts 0.
+    classes: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def verdict(self) -> RunVerdict:

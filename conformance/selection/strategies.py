@@ -1224,19 +1224,99 @@ SETTLE_FAMILY_AIMS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: The end kinds (None: no end) that settle to each stop reason on each path (§5.2, §5.3).
+#: "paused" is a kind this version does not know; "aborted" one-shot also comes from the
+#: cancelled flag, and continuable from work dropped after a clean end.
+SETTLE_CLASS_ENDS: dict[tuple[str, str], tuple[str | None, ...]] = {
+    ("one-shot", "completed"): ("completed",),
+    ("one-shot", "max-tokens"): ("max-tokens",),
+    ("one-shot", "aborted"): ("aborted", "cancelled"),
+    ("one-shot", "refusal"): ("blocked",),
+    ("one-shot", "error"): ("error", "interrupted", None, "paused"),
+    ("continuable", "completed"): ("completed", None),
+    ("continuable", "max-tokens"): ("max-tokens",),
+    ("continuable", "aborted"): ("aborted", "interrupted", "dropped"),
+    ("continuable", "refusal"): ("blocked",),
+    ("continuable", "error"): ("error", "paused"),
+}
+_OUTPUT_EVENTS = frozenset({"assistant/message", "assistant/chunk"})
+
+
+def _settled_as(path: str, reason: str, output: bool, diagnostic: bool
+                ) -> st.SearchStrategy[dict[str, Any]]:
+    """Settle requests whose answer is ``reason`` on ``path``, with or without output (and, one
+    shot, with or without a diagnostic), by construction: one stepped turn ending with a kind
+    that maps to ``reason``, maybe after other turns that end before a step."""
+
+    @st.composite
+    def requests(draw: st.DrawFn) -> dict[str, Any]:
+        how = draw(sampled(SETTLE_CLASS_ENDS[path, reason]))
+        kind = {"cancelled": draw(sampled(("error", "max-tokens", "blocked", None))),
+                "dropped": "completed"}.get(how, how) if how is not None else None
+        before = [event for turn in range(1, 1 + draw(integers(0, 1)))
+                  for event in _unstepped_turn(draw, turn, claim=False)]
+        turn = len(before) // 2 + 1
+        events = _stepped_turn(draw, turn, kind or "completed")
+        if kind is None:
+            events = events[:-1]  # no end: torn down before the loop recorded one
+        if output:
+            block = {"type": "text", "text": draw(text_pieces()) or "done"}
+            message = _in_turn(_message([block]), turn, 0)
+            events.insert(len(events) - (kind is not None), message)
+        else:
+            events = [event for event in events if event["type"] not in _OUTPUT_EVENTS]
+        if how == "dropped":
+            events.append(_cancellation(False))
+        elif path == "continuable" and draw(BOOLEANS):
+            events.append(_insertion())
+        request: dict[str, Any] = {"events": _numbered(draw, before + events)}
+        if path == "continuable":
+            request["mode"] = "continuable"
+            return request
+        if draw(BOOLEANS):
+            request["mode"] = "one-shot"
+        # Cancelled only where the flag gives the reason: aborted, or completed (which it
+        # leaves completed).
+        request["cancelled"] = how == "cancelled" or (reason == "completed" and draw(BOOLEANS))
+        if diagnostic:
+            request["diagnostic"] = draw(st.one_of(st.just(""), text_pieces()))
+        return request
+
+    return requests()
+
+
+def _settle_class_families() -> tuple[Family, ...]:
+    """One family per stop reason on each path (selection.md §5.2, §5.3): every run meets every
+    one, alternately with and without output and diagnostic, so that each of those classes is
+    met on both paths too."""
+    families = []
+    for i, (path, reason) in enumerate(SETTLE_CLASS_ENDS):
+        output, diagnostic = i % 2 == 0, i % 4 < 2
+        families.append(Family(f"settles-{path}-{reason}", 1,
+                               _settled_as(path, reason, output, diagnostic),
+                               aims=SETTLE_CLASS_AIMS))
+    return tuple(families)
+
+
+#: The rules the answer-class families aim at.
+SETTLE_CLASS_AIMS = ("settle.one-shot-reason", "settle.cancelled", "settle.continuable-reason",
+                     "settle.output", "settle.last-assistant", "settle.tool-result")
+
+
 def settle_families(capabilities: Capabilities | None = None) -> tuple[Family, ...]:
-    """The kinds of ``settle`` input a run covers, simplest first, and their shares."""
+    """The kinds of ``settle`` input a run covers, simplest first, and their shares; then one
+    family per answer class (:func:`_settle_class_families`)."""
     strategies: tuple[tuple[str, int, st.SearchStrategy[dict[str, Any]]], ...] = (
         ("irregular-turns", 3, _irregular_turns()),
         ("stepped-then-unstepped", 2, _stepped_then_unstepped()),
         ("claimed-unstepped", 2, _claimed_unstepped()),
-        ("cancelled-work", 3, _cancelled_work()),
-        ("path-differences", 3, _path_differences()),
-        ("agent-loop-runs", 2, _agent_loop_runs()),
-        ("outputs", 4, _outputs()),
+        ("cancelled-work", 2, _cancelled_work()),
+        ("path-differences", 2, _path_differences()),
+        ("agent-loop-runs", 1, _agent_loop_runs()),
+        ("outputs", 3, _outputs()),
     )
     return tuple(Family(name, weight, strategy, SETTLE_FAMILY_AIMS[name])
-                 for name, weight, strategy in strategies)
+                 for name, weight, strategy in strategies) + _settle_class_families()
 
 
 def settle_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[dict[str, Any]]:
