@@ -27,7 +27,7 @@ def _rules(op: str) -> tuple[Rule, ...]:
 OPERATIONS: tuple[Operation, ...] = (
     Operation(
         name="select", profile="selection", rules=_rules("select"),
-        families=one_family(select_inputs), inputs=select_inputs,
+        families=_strategies("select_families"), inputs=select_inputs,
         reference=reference_answer("select", select_output),
         checks=(select.check_select_never_empty, select.check_select_last_message,
                 select.check_select_text_fallback, select.check_select_agrees),

@@ -917,6 +917,50 @@ def _is_text_delta(event: Any) -> bool:
             and event["data"]["chunk"].get("type") == "text-delta")
 
 
+@st.composite
+def _streamed_text_logs(draw: st.DrawFn) -> dict[str, Any]:
+    """Logs without a message with content but with streamed text (§3.3): the fallback's
+    material with at least one non-empty text delta, anywhere."""
+    drafts = draw(_fallback_material())
+    text = draw(text_pieces()) or "partial answer"
+    drafts.insert(draw(integers(0, len(drafts))),
+                  _chunk({"type": "text-delta", "index": 0, "text": text}))
+    return {"events": _numbered(draw, drafts)}
+
+
+@st.composite
+def _answered_logs(draw: st.DrawFn) -> dict[str, Any]:
+    """Messages and streamed text competing (§3.1, §3.2) with at least one message with content,
+    anywhere: the output is the content of the last one."""
+    drafts = draw(_competing_outputs())
+    answer = draw(_essential_events()["answer"])
+    drafts.insert(draw(integers(0, len(drafts))), answer)
+    return {"events": _numbered(draw, drafts)}
+
+
+@st.composite
+def _outputless_logs(draw: st.DrawFn) -> dict[str, Any]:
+    """Logs with neither a message with content nor streamed text (§3.3): the output is null,
+    whatever else the log holds."""
+    drafts = [event for event in draw(_fallback_material()) if not _is_text_delta(event)]
+    return {"events": _numbered(draw, drafts)}
+
+
+def select_families(capabilities: Capabilities | None = None) -> tuple[Family, ...]:
+    """The kinds of ``select`` input a run covers: logs of every shape, and one family aimed at
+    each answer class (a message's content, streamed text, no output), so that every run meets
+    all three."""
+    return (
+        Family("logs", 3, select_inputs(capabilities)),
+        Family("message-content", 1, _answered_logs(),
+               aims=("select.last-message", "select.never-empty")),
+        Family("streamed-text", 1, _streamed_text_logs(),
+               aims=("select.text-fallback", "select.never-empty")),
+        Family("no-output", 1, _outputless_logs(),
+               aims=("select.text-fallback", "select.never-empty")),
+    )
+
+
 def select_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[dict[str, Any]]:
     """Inputs of the ``select`` operation: ``{"events": <log>}``."""
     return st.fixed_dictionaries({"events": session_logs()})

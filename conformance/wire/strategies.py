@@ -1253,7 +1253,8 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
     """The kinds of ``project`` input a run covers, and each one's share of the budget.
 
     In order (a failure shrinks within the first family that shows it, so the simplest come
-    first): any small agent event; ``message_update`` of every type; erroneous ones (§4.5);
+    first): any small agent event; ``message_update`` of every type; frames not opted into
+    (§4.1: no line); erroneous ones (§4.5);
     ``turn_end`` and ``agent_end``; facts dense in awkward values and unknown types; facts over
     the bound (never bounded, §5.1); ``tool_execution_update`` lines around ``maxBytes`` (see
     :func:`tool_execution_updates`); lines of exactly ``maxBytes`` and one byte either side;
@@ -1263,11 +1264,15 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
     bound = CURRENT_BOUND
     families = [
         Family("events", 2, _project(capabilities, agent_events(), st.booleans())),
-        Family("message-updates", 2, _project(
+        Family("message-updates", 1, _project(
             capabilities,
             st.one_of(assistant_message_events(),
                       assistant_message_events(erroneous=False, kind="toolcall_start")),
             _MOSTLY)),
+        Family("frames-not-opted-in", 1, _project(
+            capabilities, st.one_of(assistant_message_events(),
+                                    _with_extras(_small_tool_execution_updates())),
+            st.just(False))),
         Family("erroneous", 1, _project(
             capabilities, assistant_message_events(erroneous=True), _MOSTLY)),
         Family("turn-ends", 1, _project(capabilities, _turn_ends(), st.booleans())),
@@ -1297,6 +1302,7 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
 FAMILY_AIMS: dict[str, tuple[str, ...]] = {
     "events": ("classify.kind", "project.frame-opt-in", "project.fact-passthrough"),
     "message-updates": ("project.message-update", "project.frame-opt-in"),
+    "frames-not-opted-in": ("project.frame-opt-in",),
     "erroneous": ("project.erroneous",),
     "turn-ends": ("project.turn-end",),
     "agent-ends": ("project.agent-end",),
