@@ -6,6 +6,7 @@
 
 import { bug } from "./bugs.mjs";
 import { InvalidInput } from "./errors.mjs";
+import { unsafeLiteral } from "./numbers.mjs";
 
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 
@@ -171,9 +172,16 @@ const HEADLINES = new Map([
   ["refusal", "subagent declined the task"],
 ]);
 
-/** `data.turn` of a turn or step event: the key of its marks (§5.1). */
+/**
+ * `data.turn` of a turn or step event: the key of its marks (§5.1). A turn beyond 2^53 − 1 is
+ * keyed by its literal: JSON.parse reads 9007199254740992 and 9007199254740993 as one double, but
+ * they are two turns (selection.md §1, the exact number rule).
+ */
 function turnNumber(event, path) {
-  const value = eventData(event, path).turn;
+  const data = eventData(event, path);
+  const value = data.turn;
+  const literal = unsafeLiteral(data, "turn");
+  if (literal !== undefined) return `literal ${BigInt(literal)}`;
   if (!Number.isInteger(value)) {
     throw new InvalidInput({
       value,

@@ -16,7 +16,6 @@ from eventproof.conformance._operations import OPERATIONS, OPS, operation
 from eventproof.conformance._verdict import expected_answer, shown
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-
 from miniatures.wire import EverythingIsAFact
 
 REFERENCE = "python:eventproof.reference:Reference"
@@ -63,7 +62,7 @@ def _catches_everything_is_a_fact(seed: int) -> None:
     assert result.counterexample.expected == "frame"
 
 
-@pytest.mark.parametrize("seed", (0, 3, 6))
+@pytest.mark.parametrize("seed", [0, 3, 6])
 def test_a_classify_that_calls_everything_a_fact_is_caught_quick(seed: int) -> None:
     """The issue's seed 3 let it conform (60 calls, not one frame drawn)."""
     _catches_everything_is_a_fact(seed)
@@ -93,13 +92,14 @@ def test_every_operation_but_fold_declares_answer_classes() -> None:
 
 def test_scoped_refuses_a_rule_it_does_not_know() -> None:
     rule = Rule("x.y", "MUST", "wire", "project", "wire.md#1", "A rule.")
-    with pytest.raises(ImportError, match="x.z"):
+    with pytest.raises(ImportError, match=r"x\.z"):
         scoped((rule,), {"x.z": lambda op_input, expected: True}, {})
 
 
 def test_the_reference_answer_is_read_back_from_its_shown_form() -> None:
     erroneous = engine_module._reference_answer(shown(Errored("bad")))
-    assert isinstance(erroneous, Errored) and erroneous.message == "bad"
+    assert isinstance(erroneous, Errored)
+    assert erroneous.message == "bad"
     for output in (None, "fact", {"line": "{}"}, {"errored": 1}, {"results": []}, [], [{}]):
         assert engine_module._reference_answer(output) == output
 
@@ -152,7 +152,8 @@ def test_a_rule_whose_inputs_are_never_drawn_is_untested(monkeypatch: pytest.Mon
     report = check_implementation(REFERENCE, ops=["project"], budget="quick")
     turn_end = report.result_for("project.turn-end")
     assert turn_end.outcome == "untested"
-    assert turn_end.coverage is not None and turn_end.coverage.judged == 0
+    assert turn_end.coverage is not None
+    assert turn_end.coverage.judged == 0
     assert "no input it applies to was drawn" in turn_end.note
     shape = report.result_for("bound.shape")
     assert shape.outcome == "untested"

@@ -15,7 +15,8 @@ DRIVER = Path(__file__).resolve().parents[1] / "mutation" / "run_mutation.py"
 
 def _driver() -> ModuleType:
     spec = importlib.util.spec_from_file_location("eventproof_mutation_driver", DRIVER)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
