@@ -502,8 +502,11 @@ _ONE_IN_6 = st.integers(0, 5)
 _ONE_IN_5 = st.integers(0, 4)
 _ONE_IN_4 = st.integers(0, 3)
 _ONE_IN_3 = st.integers(0, 2)
-_TOOLCALL_MISTAKES = st.sampled_from(("missing-block", "role", "wrong-block", "missing-block",
-                                      "wrong-block"))
+#: How an erroneous toolcall_start is drawn (wire.md §4.5): no block at contentIndex (past the
+#: end, maybe right after a tool call a port that reads the last block would take), a block that
+#: is not a tool call, or a message that is not the assistant's.
+_TOOLCALL_MISTAKES = st.sampled_from(("missing-block", "role", "wrong-block", "past-a-tool-call",
+                                      "wrong-block", "past-a-tool-call"))
 _OTHER_MISTAKES = st.sampled_from(("role",))
 _ERROR_REASONS = st.sampled_from(("error", "aborted"))
 _WRONG_ROLES = st.sampled_from(("system", "Assistant", "assistant ", ""))
@@ -526,7 +529,8 @@ def _other_messages() -> st.SearchStrategy[dict[str, Any]]:
 @cache
 @st.composite
 def assistant_message_events(
-    draw: st.DrawFn, *, erroneous: bool | None = None, kind: str | None = None
+    draw: st.DrawFn, *, erroneous: bool | None = None, kind: str | None = None,
+    mistake: str | None = None,
 ) -> Event:
     """A ``message_update`` with an ``assistantMessageEvent`` of any of the twelve types.
 
@@ -534,7 +538,8 @@ def assistant_message_events(
     (and sometimes already has an ``id`` member of its own, which keeps its position, §4.3).
     With ``erroneous`` None, about one in six is erroneous (wire.md §4.5): a non-assistant
     message, or a ``toolcall_start`` whose block at ``contentIndex`` is missing or not a tool
-    call; True forces one, False rules them out. ``kind`` fixes the event's type.
+    call; True forces one, False rules them out. ``kind`` fixes the event's type, and
+    ``mistake`` an erroneous event's mistake (see :data:`_TOOLCALL_MISTAKES`).
     """
     if kind is None:
         kind = draw(_ERRONEOUS_KIND_DRAWS if erroneous else _MESSAGE_EVENT_KIND_DRAWS)
@@ -553,9 +558,10 @@ def assistant_message_events(
         ame["toolCall"] = draw(tool_call_blocks())
     if draw(_ONE_IN_5) == 0:
         ame.update(draw(_extra_members()))
-    mistake = None
-    if erroneous:
+    if erroneous and mistake is None:
         mistake = draw(_TOOLCALL_MISTAKES if kind == "toolcall_start" else _OTHER_MISTAKES)
+    elif not erroneous:
+        mistake = None
     if kind == "toolcall_start":
         if draw(_ONE_IN_4) == 0:
             ame = {"type": kind, "id": "stale-id", **{k: v for k, v in ame.items() if k != "type"}}
@@ -563,6 +569,9 @@ def assistant_message_events(
         index = min(index, len(content))
         ame["contentIndex"] = index
         if mistake == "missing-block":
+            ame["contentIndex"] = len(content) + draw(_ONE_IN_4)
+        elif mistake == "past-a-tool-call":
+            content.append(draw(tool_call_blocks()))
             ame["contentIndex"] = len(content) + draw(_ONE_IN_4)
         elif mistake == "wrong-block":
             content.insert(index, draw(text_blocks()))
@@ -812,6 +821,12 @@ def _fill(
 
 
 _PLACEMENT_DRAWS = st.sampled_from(_PLACEMENTS)
+#: Args whose member names collide once well-formed, as (name, value) pairs (a dict display of
+#: them reads, to a linter, as a repeated key).
+_COLLIDING_ARGS = st.sampled_from((
+    (), (), (), (("\ud800", 1), ("\udc00", "two")), (("\udbff", []), ("\ufffd", "kept"), ("n", 2)),
+    (("\ufffd", "first"), ("\udfff", "x" * 40)),
+))
 _SHAPE_DRAWS = st.sampled_from(PARTIAL_RESULT_SHAPES)
 _HIGH_END_DRAWS = st.sampled_from(_HIGH_ENDS)
 _MOSTLY_DETAILS = st.sampled_from((True, True, False))
@@ -856,6 +871,10 @@ def tool_execution_updates(
                      args=draw(_small_objects()), partialResult=draw(partial_results()))
         return event
     placement = "near" if at_bound else draw(_PLACEMENT_DRAWS)
+    # Member names that become one once well-formed (§6.1: "\ud800" and "\udc00" are both
+    # U+FFFD, the later member wins): near the bound, a port that keeps both writes a line of
+    # another size, whole where it must be bounded or the other way round.
+    event["args"] = dict(draw(_COLLIDING_ARGS))
     shape = draw(_SHAPE_DRAWS)
     unit = draw(_update_units())
     if shape == "string":
@@ -1254,7 +1273,8 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
 
     In order (a failure shrinks within the first family that shows it, so the simplest come
     first): any small agent event; ``message_update`` of every type; frames not opted into
-    (§4.1: no line); erroneous ones (§4.5);
+    (§4.1: no line); erroneous ones (§4.5), and toolcall_start past the end of its content, right
+    after a tool call;
     ``turn_end`` and ``agent_end``; facts dense in awkward values and unknown types; facts over
     the bound (never bounded, §5.1); ``tool_execution_update`` lines around ``maxBytes`` (see
     :func:`tool_execution_updates`); lines of exactly ``maxBytes`` and one byte either side;
@@ -1263,7 +1283,7 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
     """
     bound = CURRENT_BOUND
     families = [
-        Family("events", 2, _project(capabilities, agent_events(), st.booleans())),
+        Family("events", 1, _project(capabilities, agent_events(), st.booleans())),
         Family("message-updates", 1, _project(
             capabilities,
             st.one_of(assistant_message_events(),
@@ -1275,6 +1295,9 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
             st.just(False))),
         Family("erroneous", 1, _project(
             capabilities, assistant_message_events(erroneous=True), _MOSTLY)),
+        Family("past-the-end", 1, _project(
+            capabilities, assistant_message_events(erroneous=True, kind="toolcall_start",
+                                                   mistake="past-a-tool-call"), _MOSTLY)),
         Family("turn-ends", 1, _project(capabilities, _turn_ends(), st.booleans())),
         Family("agent-ends", 1, _project(capabilities, _agent_ends(), st.booleans())),
         Family("facts", 2, _project(
@@ -1304,6 +1327,7 @@ FAMILY_AIMS: dict[str, tuple[str, ...]] = {
     "message-updates": ("project.message-update", "project.frame-opt-in"),
     "frames-not-opted-in": ("project.frame-opt-in",),
     "erroneous": ("project.erroneous",),
+    "past-the-end": ("project.erroneous",),
     "turn-ends": ("project.turn-end",),
     "agent-ends": ("project.agent-end",),
     "facts": ("project.fact-passthrough", "canon.utf8", "canon.bytes"),
