@@ -171,6 +171,16 @@ def repetition_units() -> st.SearchStrategy[str]:
     )
 
 
+#: Units made of the edges of the cost table (wire.md §6.5): the last code point of one cost and
+#: the first of the next (U+001F and U+0020, U+007F and U+0080, U+07FF and U+0800, U+FFFF and
+#: U+10000), where a port that measures with another table is off by a byte per character.
+COST_EDGE_UNITS = ("\x1f ", "\x7f\x80", "\u07ff\u0800", "\uffff\U00010000", "\x80\u07ff",
+                   "\u0800\uffff")
+#: Every edge of the cost table in one string: a line of exactly maxBytes carries it (in args,
+#: which count toward the line and are dropped from a bounded one).
+COST_EDGES = "".join(COST_EDGE_UNITS)
+
+
 @cache
 def astral_units() -> st.SearchStrategy[str]:
     """A repetition unit that ends in astral characters (two UTF-16 units, four bytes each):
@@ -831,7 +841,8 @@ _SHAPE_DRAWS = st.sampled_from(PARTIAL_RESULT_SHAPES)
 _HIGH_END_DRAWS = st.sampled_from(_HIGH_ENDS)
 _MOSTLY_DETAILS = st.sampled_from((True, True, False))
 _SMALL_COUNTS = st.integers(0, 20)
-_AT_BOUND_OFFSETS = st.sampled_from((0, 1, 0, 1, -1))
+_AT_BOUND_OFFSETS = st.sampled_from((0, 1, -1))
+_UNDER_BOUND_OFFSETS = st.sampled_from((-1, -2, -1))
 _NEAR_OFFSETS = st.integers(-40, 40)
 _TAIL_CUT_OFFSETS = st.integers(1, 40)
 _FAR_FACTORS = st.integers(1, 5)
@@ -851,14 +862,16 @@ def _neighbours(min_size: int, max_size: int) -> st.SearchStrategy[list[Any]]:
 
 @st.composite
 def tool_execution_updates(
-    draw: st.DrawFn, *, max_bytes: int | None = None, at_bound: bool = False
+    draw: st.DrawFn, *, max_bytes: int | None = None, at_bound: bool = False,
+    under_bound: bool = False,
 ) -> Event:
     """A ``tool_execution_update``; with ``max_bytes``, one whose line lands near that bound.
 
     Placements: within 40 bytes of ``max_bytes`` either way (exactly at it included), over by
     so much that even the bounded form cannot keep the whole text ("tail-cut"), several times
     over, or small. With ``at_bound``, the line is exactly ``max_bytes`` bytes (it fits and is
-    written whole) or one byte more (it is bounded), or one byte less. The big text sits in the
+    written whole) or one byte more (it is bounded), or one byte less; with ``under_bound`` as
+    well, one byte less (or two). The big text sits in the
     shape ``partialResult`` takes (content blocks with ``details``, a bare string, blocks around
     non-text blocks, a surrogate pair split across two blocks); for shapes without text (null, a
     number, an array, an object without array ``content``) the bulk goes into ``args``, so the
@@ -870,11 +883,14 @@ def tool_execution_updates(
         event.update(toolCallId=draw(tool_ids()), toolName=draw(tool_ids(prefix="")),
                      args=draw(_small_objects()), partialResult=draw(partial_results()))
         return event
+    at_bound = at_bound or under_bound
     placement = "near" if at_bound else draw(_PLACEMENT_DRAWS)
     # Member names that become one once well-formed (§6.1: "\ud800" and "\udc00" are both
     # U+FFFD, the later member wins): near the bound, a port that keeps both writes a line of
     # another size, whole where it must be bounded or the other way round.
     event["args"] = dict(draw(_COLLIDING_ARGS))
+    if at_bound:
+        event["args"]["costEdges"] = COST_EDGES
     shape = draw(_SHAPE_DRAWS)
     unit = draw(_update_units())
     if shape == "string":
@@ -916,7 +932,8 @@ def tool_execution_updates(
     offset = {
         # One choice across the bound: the target phase can walk it to exactly maxBytes and
         # one byte past it.
-        "near": draw(_AT_BOUND_OFFSETS if at_bound else _NEAR_OFFSETS),
+        "near": draw(_UNDER_BOUND_OFFSETS if under_bound else _AT_BOUND_OFFSETS if at_bound
+                     else _NEAR_OFFSETS),
         "tail-cut": draw(_TAIL_CUT_OFFSETS),
         "far-over": max_bytes * draw(_FAR_FACTORS_BIG if max_bytes > 65536 else _FAR_FACTORS),
     }[placement]
@@ -1277,7 +1294,8 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
     after a tool call;
     ``turn_end`` and ``agent_end``; facts dense in awkward values and unknown types; facts over
     the bound (never bounded, §5.1); ``tool_execution_update`` lines around ``maxBytes`` (see
-    :func:`tool_execution_updates`); lines of exactly ``maxBytes`` and one byte either side;
+    :func:`tool_execution_updates`); lines of exactly ``maxBytes`` and one byte either side, and
+    one or two bytes under it;
     texts whose cut falls inside astral characters (:func:`cut_updates`); and, when
     ``maxBytes`` may vary, updates at the smallest bound (:func:`edge_updates`).
     """
@@ -1309,7 +1327,10 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
         Family("at-bound", 1, _project(
             capabilities, tool_execution_updates(max_bytes=bound, at_bound=True),
             st.just(True))),
-        Family("cut", 2, _project(capabilities, cut_updates(max_bytes=bound), st.just(True))),
+        Family("under-bound", 1, _project(
+            capabilities, tool_execution_updates(max_bytes=bound, under_bound=True),
+            st.just(True))),
+        Family("cut", 1, _project(capabilities, cut_updates(max_bytes=bound), st.just(True))),
         Family("numbers", 2, _project(
             capabilities, number_events(carried=True, max_bytes=bound), st.just(True))),
         Family("dropped-numbers", 1, _project(
@@ -1335,6 +1356,7 @@ FAMILY_AIMS: dict[str, tuple[str, ...]] = {
     "near-bound": ("bound.fits", "bound.only-when-over", "bound.shape", "bound.text", "bound.tail",
                    "bound.converges"),
     "at-bound": ("bound.fits", "bound.only-when-over", "bound.tail"),
+    "under-bound": ("bound.only-when-over", "canon.bytes"),
     "cut": ("bound.tail", "bound.text", "canon.utf8"),
     "numbers": ("project.numbers", "project.erroneous"),
     "dropped-numbers": ("project.numbers", "project.agrees"),
