@@ -949,12 +949,14 @@ class Engine:
         judged = state.judged[rule.id]
         causes = [state.cut_short] if state.cut_short else []
         unmet = Engine._unmet(rule, state)
-        if unmet and not state.cut_short:
+        troubled = (state.cut_short or state.skipped or state.errored or state.timeouts
+                    or state.not_sent or state.crashes)
+        if unmet and not troubled:
             names = ", ".join(map(repr, unmet))
             return (f"the search met no answer of '{op.name}' in the answer "
                     f"class{'es' if len(unmet) > 1 else ''} {names}, which this rule depends on "
                     f"({judged} other answer(s) judged it)")
-        if judged == 0 and state.answered and not state.cut_short:
+        if judged == 0 and state.answered and not troubled:
             return (f"no input it applies to was drawn ({state.answered} answer(s) of "
                     f"'{op.name}' were judged by other rules)")
         if state.skipped:
