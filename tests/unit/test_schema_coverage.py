@@ -22,7 +22,7 @@ from urllib.parse import urljoin
 
 import hypothesis
 import pytest
-from eventproof.conformance._engine import BUDGETS, split_budget
+from eventproof.conformance._engine import BUDGETS, isolated_constants, split_budget
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._operations import OPERATIONS
 from eventproof.conformance._schemas import BASE_URI, registry
@@ -210,7 +210,8 @@ def _quick_inputs(op_name: str) -> list[Any]:
         def draw(op_input: Any) -> None:
             drawn.append(op_input)
 
-        draw()
+        with isolated_constants():
+            draw()
     return drawn
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from eventproof.conformance._engine import BUDGETS, split_budget
+from eventproof.conformance._engine import BUDGETS, isolated_constants, split_budget
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._operations import operation
 from eventproof.reference import Reference, canonical_bytes
@@ -37,7 +37,8 @@ def quick_inputs(op_name: str) -> tuple[Any, ...]:
         def draw(op_input: Any) -> None:
             drawn.append(op_input)
 
-        draw()
+        with isolated_constants():
+            draw()
     return tuple(drawn)
 
 
