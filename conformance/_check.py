@@ -212,7 +212,7 @@ def check(impl: ImplementationLike, options: CheckOptions, *,
             seed=run_seed, deterministic=options.deterministic,
             duration=time.perf_counter() - started, calls=engine.calls,
             allow_untested=options.allow_untested, cut_short=engine.cut_short,
-            started_at=started_at,
+            started_at=started_at, classes=engine.classes_met,
             invocation=Invocation(
                 impl=impl if isinstance(impl, str) else None, use_shell=options.use_shell,
                 ops=options.ops, timeout=options.timeout, budget=options.examples,

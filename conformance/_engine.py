@@ -29,6 +29,7 @@ from ._json import holds_lone_surrogate
 from ._model import (
     FAILING,
     Capabilities,
+    Errored,
     Family,
     ImplErrored,
     Operation,
@@ -107,6 +108,15 @@ class _Found(Exception):
         self.verdict = verdict
 
 
+def _reference_answer(expected: Any) -> Any:
+    """The reference's answer from its shown form: ``{"errored": …}`` is :class:`Errored` (no
+    operation's output is an object with the one member ``errored``)."""
+    if isinstance(expected, dict) and len(expected) == 1 and isinstance(
+            expected.get("errored"), str):
+        return Errored(expected["errored"])
+    return expected
+
+
 def split_budget(total: int, families: tuple[Family, ...]) -> list[int]:
     """``total`` examples shared by weight (largest remainders first), at least one each."""
     weights = [family.weight for family in families]
@@ -123,8 +133,12 @@ class _Counts:
     """What an operation's requests came to (see :class:`Coverage`). A family search counts its
     own requests; a round adds up the counts of the families it ran."""
 
-    #: Answers each rule judged.
+    #: Answers each rule judged (only the answers it applies to: :attr:`Rule.applies`).
     judged: Counter[str] = field(default_factory=Counter)
+    #: Answers judged, whatever rules they applied to.
+    answered: int = 0
+    #: Answers met in each answer class of the operation (:attr:`Operation.classes`).
+    classes: Counter[str] = field(default_factory=Counter)
     skipped: int = 0
     skip_reasons: Counter[str] = field(default_factory=Counter)
     errored: int = 0
@@ -137,6 +151,8 @@ class _Counts:
     def add(self, other: _Counts) -> None:
         """Add ``other``'s counts to these (skip reasons keep the order they were first seen)."""
         self.judged.update(other.judged)
+        self.answered += other.answered
+        self.classes.update(other.classes)
         self.skip_reasons.update(other.skip_reasons)
         self.skipped += other.skipped
         self.errored += other.errored
@@ -509,6 +525,8 @@ class Engine:
         #: Called with the rule of the first violation a family search meets (before
         #: Hypothesis shrinks it): a driver running searches ahead learns the round's finder.
         self.on_violation: Callable[[str], None] | None = None
+        #: The answers met in each answer class, by operation whose verdicts were given.
+        self.classes_met: dict[str, dict[str, int]] = {}
 
     # -- one request --------------------------------------------------------------------------
     def _ask(self, op: Operation, op_input: Any, search: _Search,
@@ -628,7 +646,11 @@ class Engine:
             state.judged.update(violation.rule for violation in verdict.violations[:1])
             search.judged_this_search += bool(verdict.violations)
         else:
-            state.judged.update(rule.id for rule in op.rules if rule.id not in excluded)
+            state.answered += 1
+            expected = _reference_answer(verdict.expected)
+            state.classes.update(op.classes_of(op_input, expected))
+            state.judged.update(rule.id for rule in op.rules if rule.id not in excluded
+                                and rule.judges_answer(op_input, expected))
             search.judged_this_search += 1
         for catch_all, by in verdict.explained:
             if all(entry[0] != catch_all for entry in search.explained):
@@ -847,6 +869,7 @@ class Engine:
             return [RuleResult(rule, "skip", note=f"the implementation does not declare '{name}'")
                     for rule in rules]
         state, families, found = search.state, search.families, search.found
+        self.classes_met[name] = {item.name: state.classes[item.name] for item in op.classes}
         stopped = self._why_stopped(op, state, found)
         coverage = {rule.id: Coverage(
             judged=state.judged[rule.id], skipped=state.skipped, errored=state.errored,
@@ -875,7 +898,7 @@ class Engine:
                     "which the implementation declares it cannot take (loneSurrogates: false)"),
                     coverage=coverage[rule.id]))
             elif (state.judged[rule.id] == 0 or self._starved_for(rule, families, state)
-                  or state.cut_short):
+                  or state.cut_short or self._unmet(rule, state)):
                 results.append(RuleResult(rule, "untested", note=self._untested_reason(
                     op, rule, state), coverage=coverage[rule.id]))
             else:
@@ -943,10 +966,26 @@ class Engine:
         return "the example budget was spent"
 
     @staticmethod
+    def _unmet(rule: Rule, state: _OpState) -> tuple[str, ...]:
+        """The answer classes ``rule`` depends on that no judged answer met."""
+        return tuple(name for name in rule.needs if not state.classes[name])
+
+    @staticmethod
     def _untested_reason(op: Operation, rule: Rule, state: _OpState) -> str:
         """Why ``rule`` has no verdict, in words a user can act on."""
         judged = state.judged[rule.id]
         causes = [state.cut_short] if state.cut_short else []
+        unmet = Engine._unmet(rule, state)
+        troubled = (state.cut_short or state.skipped or state.errored or state.timeouts
+                    or state.not_sent or state.crashes)
+        if unmet and not troubled:
+            names = ", ".join(map(repr, unmet))
+            return (f"the search met no answer of '{op.name}' in the answer "
+                    f"class{'es' if len(unmet) > 1 else ''} {names}, which this rule depends on "
+                    f"({judged} other answer(s) judged it)")
+        if judged == 0 and state.answered and not troubled:
+            return (f"no input it applies to was drawn ({state.answered} answer(s) of "
+                    f"'{op.name}' were judged by other rules)")
         if state.skipped:
             reasons = "; ".join(reason for reason, _ in state.skip_reasons.most_common(2))
             causes.append(f"{state.skipped} request(s) were answered skipped ({reasons})")

@@ -65,6 +65,49 @@ class Rule:
     section: str
     #: One sentence: what the rule demands.
     title: str
+    #: Which answers the rule judges: a predicate on the input and the reference's answer
+    #: (:data:`Applies`). Only those answers count as judged by the rule, and a rule that
+    #: applied to no answer is ``untested``; None: every answer of the operation.
+    applies: Applies | None = field(default=None, compare=False, repr=False)
+    #: The answer classes (:attr:`Operation.classes`) the rule depends on: a run that met none of
+    #: its answers in one of them leaves the rule ``untested``, naming the class.
+    needs: tuple[str, ...] = ()
+
+    def judges_answer(self, op_input: Any, expected: Any) -> bool:
+        """Whether the rule judges the answer to ``op_input`` (see :attr:`applies`)."""
+        return self.applies is None or bool(self.applies(op_input, expected))
+
+
+#: A predicate on one request: its input and the reference's answer (its output, or
+#: :class:`Errored` when the spec calls the input erroneous).
+Applies = Callable[[Any, Any], bool]
+
+
+def scoped(rules: Iterable[Rule], applies: Mapping[str, Applies],
+           needs: Mapping[str, tuple[str, ...]]) -> tuple[Rule, ...]:
+    """``rules`` with the answers each applies to and the answer classes each needs (keyed by
+    rule id; a rule not named applies to every answer and needs no class). A key that names no
+    rule is a typo, refused at import."""
+    rules = tuple(rules)
+    known = {rule.id for rule in rules}
+    strangers = sorted((set(applies) | set(needs)) - known)
+    if strangers:  # pragma: no cover - a table out of step with its rules
+        raise ImportError(f"applicability given for unknown rule(s) {strangers}")
+    return tuple(Rule(rule.id, rule.level, rule.profile, rule.op, rule.section, rule.title,
+                      applies=applies.get(rule.id), needs=needs.get(rule.id, ()))
+                 for rule in rules)
+
+
+@dataclass(frozen=True)
+class AnswerClass:
+    """One kind of answer the reference gives to an operation (a frame, a bounded line, a
+    deferred publish …): every run meets every class of every operation it searches, or reports
+    the rules that depend on an unmet one ``untested`` with the class named."""
+
+    #: A short name, unique within the operation (``frame``, ``bounded line``).
+    name: str
+    #: Whether the reference's answer to an input belongs to the class (see :data:`Applies`).
+    member: Applies = field(compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -191,6 +234,13 @@ class Operation:
     hang_rule: str
     #: The schema file (in ``schemas/``) every input is valid against.
     input_schema: str
+    #: The classes of the reference's answers the families aim at, in the order reports list
+    #: them; an answer may belong to several.
+    classes: tuple[AnswerClass, ...] = ()
+
+    def classes_of(self, op_input: Any, expected: Any) -> tuple[str, ...]:
+        """The names of the classes the reference's answer ``expected`` to ``op_input`` is in."""
+        return tuple(item.name for item in self.classes if item.member(op_input, expected))
 
     def rule_ids(self) -> tuple[str, ...]:
         """The ids of :attr:`rules`, in order."""

@@ -400,6 +400,7 @@ def report_document(
         **({"rerun": report.invocation.rerun()} if report.invocation is not None else {}),
         "allowUntested": report.allow_untested,
         "run": run_document(report),
+        "answerClasses": {op: dict(met) for op, met in report.classes.items()},
         "conforms": verdict.conforms,
         "verdict": verdict.document(),
         "results": [_result_document(result, files.get(result.rule.id), timings)

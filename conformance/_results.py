@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import IntEnum, StrEnum
 from pathlib import Path
 from typing import Any, Literal
@@ -250,6 +250,9 @@ class RunReport:
     #: Why the run ended before every search ran its course ("" when it did not): it reached
     #: ``--max-time``, or it was interrupted.
     cut_short: str = ""
+    #: The answers met in each answer class, by operation searched (``Operation.classes``), in
+    #: the order the operation declares its classes; a class no answer met counts 0.
+    classes: dict[str, dict[str, int]] = field(default_factory=dict)
     #: When the run began (``time.time()``; 0.0 when unknown): case files written since then by
     #: another run on the same state directory are that run's, never cleaned up by this one.
     started_at: float = 0.0

@@ -14,7 +14,7 @@ from eventproof.reference import Reference
 
 from .._model import Capabilities, Deferred, Operation, Profile, RuleGroup, judges
 from .checks import CHECK_BY_RULE, CHECKS
-from .rules import RULES
+from .rules import CLASSES, RULES
 from .vectors import details_sources, lane_sources, publish_sources, roster_sources
 
 _REFERENCE = Reference()
@@ -50,6 +50,7 @@ def _operation(name: str) -> Operation:
         agreement_rule=f"{name}.agrees",
         hang_rule=f"{name}.agrees",
         input_schema=f"op-{name}.json",
+        classes=CLASSES[name],
     )
 
 

@@ -7,7 +7,7 @@ from eventproof.reference import fold_results, select_output, settle_run
 
 from .._model import Deferred, Operation, Profile, Rule, RuleGroup, one_family, reference_answer
 from .checks import fold, select, settle
-from .rules import RULES
+from .rules import CLASSES, RULES
 from .vectors import fold_sources, select_sources, settle_sources
 
 
@@ -27,12 +27,12 @@ def _rules(op: str) -> tuple[Rule, ...]:
 OPERATIONS: tuple[Operation, ...] = (
     Operation(
         name="select", profile="selection", rules=_rules("select"),
-        families=one_family(select_inputs), inputs=select_inputs,
+        families=_strategies("select_families"), inputs=select_inputs,
         reference=reference_answer("select", select_output),
         checks=(select.check_select_never_empty, select.check_select_last_message,
                 select.check_select_text_fallback, select.check_select_agrees),
         observer=_strategies("observe_select"), agreement_rule="select.agrees",
-        hang_rule="select.agrees", input_schema="op-select.json",
+        hang_rule="select.agrees", input_schema="op-select.json", classes=CLASSES["select"],
     ),
     Operation(
         name="fold", profile="selection", rules=_rules("fold"),
@@ -54,7 +54,7 @@ OPERATIONS: tuple[Operation, ...] = (
                 settle.check_settle_last_assistant, settle.check_settle_tool_result,
                 settle.check_settle_agrees),
         observer=_strategies("observe_settle"), agreement_rule="settle.agrees",
-        hang_rule="settle.agrees", input_schema="op-settle.json",
+        hang_rule="settle.agrees", input_schema="op-settle.json", classes=CLASSES["settle"],
     ),
 )
 

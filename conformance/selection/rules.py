@@ -8,11 +8,133 @@ step.
 
 from __future__ import annotations
 
-from .._model import Rule
+from collections.abc import Mapping
+from typing import Any
+
+from .._model import AnswerClass, Rule, scoped
 
 PROFILE = "selection"
+_PATHS = ("one-shot", "continuable")
+_REASONS = ("completed", "max-tokens", "aborted", "refusal", "error")
 
-RULES: tuple[Rule, ...] = (
+
+def _has_message(op_input: Any) -> bool:
+    """Whether the log holds an assistant message with non-empty content (§3.1)."""
+    events = op_input.get("events") if isinstance(op_input, Mapping) else None
+    for event in events if isinstance(events, list) else ():
+        data = event.get("data") if isinstance(event, Mapping) else None
+        if not (isinstance(data, Mapping) and event.get("type") == "assistant/message"):
+            continue
+        message = data.get("message")
+        content = message.get("content") if isinstance(message, Mapping) else None
+        if isinstance(content, list) and content:
+            return True
+    return False
+
+
+def _message_content(op_input: Any, expected: Any) -> bool:
+    return _has_message(op_input)
+
+
+def _no_message(op_input: Any, expected: Any) -> bool:
+    return not _has_message(op_input)
+
+
+def _streamed_text(op_input: Any, expected: Any) -> bool:
+    return expected is not None and not _has_message(op_input)
+
+
+def _nothing(op_input: Any, expected: Any) -> bool:
+    return expected is None
+
+
+def _path(op_input: Any) -> str:
+    mode = op_input.get("mode") if isinstance(op_input, Mapping) else None
+    return "continuable" if mode == "continuable" else "one-shot"
+
+
+def _one_shot(op_input: Any, expected: Any) -> bool:
+    return _path(op_input) == "one-shot"
+
+
+def _continuable(op_input: Any, expected: Any) -> bool:
+    return _path(op_input) == "continuable"
+
+
+def _stop_reason(expected: Any) -> Any:
+    result = expected.get("result") if isinstance(expected, Mapping) else None
+    return result.get("stopReason") if isinstance(result, Mapping) else None
+
+
+def _settled(path: str, reason: str) -> Any:
+    def member(op_input: Any, expected: Any) -> bool:
+        return _path(op_input) == path and _stop_reason(expected) == reason
+
+    member.__name__ = member.__qualname__ = f"settled_{path}_{reason}".replace("-", "_")
+    return member
+
+
+def _with_output(op_input: Any, expected: Any) -> bool:
+    result = expected.get("result") if isinstance(expected, Mapping) else None
+    return isinstance(result, Mapping) and bool(result.get("output"))
+
+
+def _without_output(op_input: Any, expected: Any) -> bool:
+    return isinstance(expected, Mapping) and not _with_output(op_input, expected)
+
+
+def _with_diagnostic(op_input: Any, expected: Any) -> bool:
+    return _one_shot(op_input, expected) and "diagnostic" in op_input
+
+
+def _without_diagnostic(op_input: Any, expected: Any) -> bool:
+    return _one_shot(op_input, expected) and "diagnostic" not in op_input
+
+
+_SETTLED = tuple(f"{path} {reason}" for path in _PATHS for reason in _REASONS)
+
+#: The classes of the reference's answers, by operation: the families aim at every one.
+CLASSES: dict[str, tuple[AnswerClass, ...]] = {
+    "select": (
+        AnswerClass("message content", _message_content),
+        AnswerClass("streamed text", _streamed_text),
+        AnswerClass("no output", _nothing),
+    ),
+    "settle": (
+        *(AnswerClass(f"{path} {reason}", _settled(path, reason))
+          for path in _PATHS for reason in _REASONS),
+        AnswerClass("with output", _with_output),
+        AnswerClass("without output", _without_output),
+        AnswerClass("one-shot with diagnostic", _with_diagnostic),
+        AnswerClass("one-shot without diagnostic", _without_diagnostic),
+    ),
+}
+
+#: The answers each rule judges (rules not named: every answer of their operation).
+_APPLIES = {
+    "select.last-message": _message_content,
+    "select.text-fallback": _no_message,
+    "settle.one-shot-reason": _one_shot,
+    "settle.cancelled": _one_shot,
+    "settle.continuable-reason": _continuable,
+    "settle.dropped-unrun": _continuable,
+}
+#: The answer classes each rule depends on.
+_NEEDS = {
+    "select.last-message": ("message content",),
+    "select.text-fallback": ("streamed text", "no output"),
+    "select.agrees": tuple(item.name for item in CLASSES["select"]),
+    "settle.one-shot-reason": _SETTLED[:len(_REASONS)],
+    "settle.cancelled": ("one-shot aborted", "one-shot completed"),
+    "settle.continuable-reason": _SETTLED[len(_REASONS):],
+    "settle.dropped-unrun": ("continuable aborted", "continuable completed"),
+    "settle.output": ("with output", "without output"),
+    "settle.last-assistant": ("with output", "without output"),
+    "settle.tool-result": ("one-shot with diagnostic", "one-shot without diagnostic"),
+    "settle.agrees": tuple(item.name for item in CLASSES["settle"]),
+}
+
+_RULES: tuple[Rule, ...] = (
     Rule("select.never-empty", "MUST", PROFILE, "select", "selection.md#3.2",
          "The output is null or a non-empty list of blocks; an empty-content message never "
          "counts."),
@@ -57,5 +179,5 @@ RULES: tuple[Rule, ...] = (
          "The settled run equals the reference's."),
 )
 
-
+RULES: tuple[Rule, ...] = scoped(_RULES, _APPLIES, _NEEDS)
 RULES_BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
@@ -115,10 +116,17 @@ _OBJECTS: tuple[dict[str, Any], ...] = (
     {"path": "src/app.py"},
     {"10": "ten", "2": "two", "a": None},
     {"limit": 30.0, "ratio": 1e-7, "big": 2**53 - 1},
+    {"beyond": 2**53 + 1, "far": -(2**63) - 1, "whole": 1.0, "zero": -0.0},
     {"nested": {"list": [1, "two", False, {"0": []}]}},
     {"query": "\ud800 \u2028 😀"},
 )
-_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-5, 2**53 - 1), st.text(max_size=3))
+#: Integers at the edges the exact number rule decides (selection.md §1): 0, negatives, the
+#: largest a double holds exactly, and beyond it, where a double-based port echoes another value.
+EDGE_INTEGERS: tuple[int, ...] = (0, -1, 2**53 - 1, 2**53, 2**53 + 1, -(2**53) - 1, 2**64 + 1)
+#: Integral doubles: the same numbers as 1 and 2^53 under the exact rule, written as doubles.
+INTEGRAL_DOUBLES: tuple[float, ...] = (1.0, 0.0, -0.0, 9007199254740992.0, 1e21)
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-5, 2**53 - 1), st.text(max_size=3),
+                     st.sampled_from(EDGE_INTEGERS), st.sampled_from(INTEGRAL_DOUBLES))
 
 
 @cache
@@ -479,12 +487,15 @@ def _in_turn(event: Event, turn: int, step: int | None = None) -> Event:
     return {**event, "data": data}
 
 
-def _with_envelope(event: Event, seq: int, extra: Mapping[str, Any]) -> Event:
+def _with_envelope(event: Event, seq: int, extra: Mapping[str, Any],
+                   form: LogForm | None = None) -> Event:
     numbered: Event = _copied(event)
     numbered["seq"] = seq
     numbered["time"] = BASE_TIME + 1000 * seq
     numbered.update(extra)
     data = numbered["data"]
+    if form is not None:
+        form.apply(numbered, seq)
     # Identities: every message gets its own id (selection.md §2.2, §2.4).
     if numbered["type"] in ("assistant/message", "tool/result") and isinstance(
             data.get("message"), dict) and data["message"].get("id") == "":
@@ -508,12 +519,93 @@ _ENVELOPE_EXTRAS: tuple[dict[str, Any], ...] = (
 _FIRST_SEQS = st.integers(0, 2)
 _ENVELOPE_EXTRA_DRAWS = st.sampled_from(_ENVELOPE_EXTRAS)
 
+#: The largest integer a double holds exactly, and its neighbours beyond it: a reader that keeps
+#: numbers as doubles reads 2^53 + 1 as 2^53 and merges two turns (selection.md §1: numbers are
+#: compared exactly).
+MAX_SAFE_INTEGER = 2**53 - 1
+#: How a log's turn (and step) numbers are written, one way per log, the same for every event so
+#: that the log means what it meant: as built (1, 2 …); shifted to 0 and negatives; shifted to
+#: straddle 2^53 - 1 or lie beyond it, where a double-based reader merges neighbouring turns; or
+#: as integral doubles (``"turn": 1.0``, the same turn, selection.md §1).
+TURN_FORMS: tuple[str, ...] = ("as-built", "as-built", "as-built", "as-built", "negative",
+                               "huge", "double", "beyond")
+#: How its seq and time are written (carried, never consulted, §2): in log order; repeated;
+#: going backwards; straddling 2^53 - 1; as integral doubles.
+ENVELOPE_FORMS: tuple[str, ...] = ("in-order", "in-order", "in-order", "repeated", "backwards",
+                                   "huge", "double", "in-order")
+#: Members a message source may carry beyond kind, provider and model (§2.1, §2.2).
+SOURCE_EXTRAS: tuple[dict[str, Any], ...] = (
+    {}, {}, {"replayState": {"cursor": 3, "opaque": [1, None]}}, {"region": "eu", "kind2": 1},
+)
+#: Where an inbox splice starts and how many messages it removes (§2.4: start ≥ 0, removedCount ≥
+#: 1; neither decides what a splice means).
+SPLICE_STARTS: tuple[int, ...] = (0, 0, 0, 1, 4)
+SPLICE_REMOVALS: tuple[int, ...] = (1, 1, 1, 2, 5)
+#: "huge" puts turn 0 at 2^53 - 1 and turns 1 and 2 on 2^53 and 2^53 + 1 (one double);
+#: "beyond" puts turns 0, 1 and 2 on 2^54, 2^54 + 1 and 2^54 + 2 (one double).
+_TURN_SHIFTS = {"as-built": 0, "double": 0, "negative": -3, "huge": MAX_SAFE_INTEGER,
+                "beyond": 2**54}
 
-def _numbered(draw: st.DrawFn, drafts: list[Event]) -> list[Event]:
-    """Give a log its envelope: seq in log order, times, ids, and sometimes extra members."""
+
+@dataclass(frozen=True)
+class LogForm:
+    """How one log writes what the selection never decides on, or decides on only by equality:
+    its numbers (see :data:`TURN_FORMS`, :data:`ENVELOPE_FORMS`), source members and splice
+    positions."""
+
+    turns: str = "as-built"
+    envelope: str = "in-order"
+    source: Mapping[str, Any] = field(default_factory=dict)
+    start: int = 0
+    removed: int = 1
+
+    def apply(self, event: Event, seq: int) -> None:
+        data = event["data"]
+        if self.envelope == "repeated":
+            event["seq"], event["time"] = 7, BASE_TIME
+        elif self.envelope == "backwards":
+            event["time"] = BASE_TIME - 1000 * seq
+        elif self.envelope == "huge":
+            event["seq"] = MAX_SAFE_INTEGER - 1 + seq
+            event["time"] = MAX_SAFE_INTEGER - 1 + seq
+        elif self.envelope == "double":
+            event["seq"], event["time"] = float(event["seq"]), float(event["time"])
+        if not isinstance(data, dict):
+            return
+        if self.turns != "as-built":
+            for key in ("turn", "step") if self.turns == "double" else ("turn",):
+                number = data.get(key)
+                if isinstance(number, int) and not isinstance(number, bool):
+                    data[key] = (float(number) if self.turns == "double"
+                                 else number + _TURN_SHIFTS[self.turns])
+        message = data.get("message")
+        if (self.source and event["type"] == "assistant/message" and isinstance(message, dict)
+                and isinstance(message.get("source"), dict)):
+            message["source"] = {**message["source"], **self.source}
+        if event["type"] == "agent/inbox/spliced":
+            data["start"] = self.start
+            if "removedCount" in data:
+                data["removedCount"] = self.removed
+
+
+_LOG_FORMS = st.builds(
+    LogForm, sampled(TURN_FORMS), sampled(ENVELOPE_FORMS), st.sampled_from(SOURCE_EXTRAS),
+    sampled(SPLICE_STARTS), sampled(SPLICE_REMOVALS))
+
+
+_FAR_TURN_FORMS = ("huge", "beyond")
+
+
+def _numbered(draw: st.DrawFn, drafts: list[Event], *, far_turns: bool = False) -> list[Event]:
+    """Give a log its envelope: seq in log order, times, ids, sometimes extra members, and one
+    :class:`LogForm` for its numbers, sources and splices (with ``far_turns``, turn numbers
+    beyond 2^53 - 1 that a double-based reader merges)."""
     first = draw(_FIRST_SEQS)
     extra = draw(_ENVELOPE_EXTRA_DRAWS)
-    return [_with_envelope(event, first + i, extra) for i, event in enumerate(drafts)]
+    form = draw(_LOG_FORMS)
+    if far_turns:
+        form = replace(form, turns=draw(sampled(_FAR_TURN_FORMS)))
+    return [_with_envelope(event, first + i, extra, form) for i, event in enumerate(drafts)]
 
 
 def assistant_messages(
@@ -917,6 +1009,50 @@ def _is_text_delta(event: Any) -> bool:
             and event["data"]["chunk"].get("type") == "text-delta")
 
 
+@st.composite
+def _streamed_text_logs(draw: st.DrawFn) -> dict[str, Any]:
+    """Logs without a message with content but with streamed text (§3.3): the fallback's
+    material with at least one non-empty text delta, anywhere."""
+    drafts = draw(_fallback_material())
+    text = draw(text_pieces()) or "partial answer"
+    drafts.insert(draw(integers(0, len(drafts))),
+                  _chunk({"type": "text-delta", "index": 0, "text": text}))
+    return {"events": _numbered(draw, drafts)}
+
+
+@st.composite
+def _answered_logs(draw: st.DrawFn) -> dict[str, Any]:
+    """Messages and streamed text competing (§3.1, §3.2) with at least one message with content,
+    anywhere: the output is the content of the last one."""
+    drafts = draw(_competing_outputs())
+    answer = draw(_essential_events()["answer"])
+    drafts.insert(draw(integers(0, len(drafts))), answer)
+    return {"events": _numbered(draw, drafts)}
+
+
+@st.composite
+def _outputless_logs(draw: st.DrawFn) -> dict[str, Any]:
+    """Logs with neither a message with content nor streamed text (§3.3): the output is null,
+    whatever else the log holds."""
+    drafts = [event for event in draw(_fallback_material()) if not _is_text_delta(event)]
+    return {"events": _numbered(draw, drafts)}
+
+
+def select_families(capabilities: Capabilities | None = None) -> tuple[Family, ...]:
+    """The kinds of ``select`` input a run covers: logs of every shape, and one family aimed at
+    each answer class (a message's content, streamed text, no output), so that every run meets
+    all three."""
+    return (
+        Family("logs", 3, select_inputs(capabilities)),
+        Family("message-content", 1, _answered_logs(),
+               aims=("select.last-message", "select.never-empty")),
+        Family("streamed-text", 1, _streamed_text_logs(),
+               aims=("select.text-fallback", "select.never-empty")),
+        Family("no-output", 1, _outputless_logs(),
+               aims=("select.text-fallback", "select.never-empty")),
+    )
+
+
 def select_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[dict[str, Any]]:
     """Inputs of the ``select`` operation: ``{"events": <log>}``."""
     return st.fixed_dictionaries({"events": session_logs()})
@@ -989,7 +1125,8 @@ _CANCELLED = st.sampled_from((False, True, False))
 
 
 def _request(draw: st.DrawFn, drafts: list[Event], *, thinned: bool = True,
-             modes: st.SearchStrategy[str | None] = _MODES) -> dict[str, Any]:
+             modes: st.SearchStrategy[str | None] = _MODES,
+             far_turns: bool = False) -> dict[str, Any]:
     """A settle request over ``drafts``: one-shot (``mode`` absent or explicit) or continuable.
 
     When ``thinned``, each event is kept unless its own draw says no: rarely while generating (an
@@ -998,7 +1135,7 @@ def _request(draw: st.DrawFn, drafts: list[Event], *, thinned: bool = True,
     """
     if thinned:
         drafts = [event for event in drafts if draw(_KEEP)]
-    events = _numbered(draw, drafts)
+    events = _numbered(draw, drafts, far_turns=far_turns)
     mode = draw(modes)
     # Drawn on both paths, so that the shrinker can move a counterexample from one path to the
     # other without the draws after it changing meaning.
@@ -1071,6 +1208,25 @@ def _irregular_turns(draw: st.DrawFn) -> dict[str, Any]:
     turn/end without turn/start, step/start outside the open turn, splices outside any turn
     (§5.1). Short, so that a counterexample is the two or three events that matter."""
     return _request(draw, draw(_some(_irregular_events(), 0, 6)), thinned=False)
+
+
+@st.composite
+def _far_irregular_turns(draw: st.DrawFn) -> dict[str, Any]:
+    """Two turns numbered beyond 2^53 - 1, where turns 1 and 2 are one double (selection.md §1:
+    numbers compare exactly, so they are two turns): one steps and is left open, the other ends,
+    maybe claimed, among irregular events. Whether the end accounts for work depends on the two
+    turns being told apart (§5.1)."""
+    first, second = draw(sampled(((1, 2), (2, 1))))
+    core = [_turn_start(first), _step_start(first)]
+    if draw(BOOLEANS):
+        core.append(_in_turn(_message([{"type": "text", "text": "draft"}]), first))
+    core.append(_turn_start(second))
+    if draw(BOOLEANS):
+        core.append(_claim())
+    core.append(_turn_end(second, draw(_reason_kinds())))
+    for event in draw(_some(_irregular_events(), 0, 2)):
+        core.insert(draw(integers(0, len(core))), event)
+    return _request(draw, core, thinned=False, far_turns=True)
 
 
 @cache
@@ -1211,6 +1367,7 @@ def _outputs(draw: st.DrawFn) -> dict[str, Any]:
 SETTLE_FAMILY_AIMS: dict[str, tuple[str, ...]] = {
     "irregular-turns": ("settle.accounting-turn", "settle.dropped-unrun",
                         "settle.one-shot-reason", "settle.continuable-reason"),
+    "far-turns": ("settle.accounting-turn", "settle.dropped-unrun"),
     "stepped-then-unstepped": ("settle.accounting-turn", "settle.one-shot-reason",
                                "settle.continuable-reason"),
     "claimed-unstepped": ("settle.accounting-turn", "settle.one-shot-reason",
@@ -1224,19 +1381,108 @@ SETTLE_FAMILY_AIMS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: The end kinds (None: no end) that settle to each stop reason on each path (§5.2, §5.3).
+#: "paused" is a kind this version does not know; "aborted" one-shot also comes from the
+#: cancelled flag, and continuable from work dropped after a clean end.
+SETTLE_CLASS_ENDS: dict[tuple[str, str], tuple[str | None, ...]] = {
+    ("one-shot", "completed"): ("completed",),
+    ("one-shot", "max-tokens"): ("max-tokens",),
+    ("one-shot", "aborted"): ("aborted", "cancelled"),
+    ("one-shot", "refusal"): ("blocked",),
+    ("one-shot", "error"): ("error", "interrupted", None, "paused"),
+    ("continuable", "completed"): ("completed", None),
+    ("continuable", "max-tokens"): ("max-tokens",),
+    ("continuable", "aborted"): ("aborted", "interrupted", "dropped"),
+    ("continuable", "refusal"): ("blocked",),
+    ("continuable", "error"): ("error", "paused"),
+}
+_OUTPUT_EVENTS = frozenset({"assistant/message", "assistant/chunk"})
+
+
+def _settled_as(path: str, reason: str, output: bool, diagnostic: bool
+                ) -> st.SearchStrategy[dict[str, Any]]:
+    """Settle requests whose answer is ``reason`` on ``path``, with or without output (and, one
+    shot, with or without a diagnostic), by construction: one stepped turn ending with a kind
+    that maps to ``reason``, maybe after other turns that end before a step."""
+
+    @st.composite
+    def requests(draw: st.DrawFn) -> dict[str, Any]:
+        how = draw(sampled(SETTLE_CLASS_ENDS[path, reason]))
+        kind = {"cancelled": draw(sampled(("error", "max-tokens", "blocked", None))),
+                "dropped": "completed"}.get(how, how) if how is not None else None
+        # Every part but the step and the end shrinks away: a counterexample is the two or three
+        # events that matter.
+        before = [event for turn in range(1, 1 + draw(integers(0, 1)))
+                  for event in _unstepped_turn(draw, turn, claim=False)]
+        turn = len(before) // 2 + 1
+        events = [_turn_start(turn)] if draw(BOOLEANS) else []
+        events.append(_step_start(turn))
+        if draw(BOOLEANS):
+            events.append(_in_turn(_chunk({"type": "text-delta", "index": 0,
+                                           "text": draw(text_pieces())}), turn, 0))
+        if output:
+            block = {"type": "text", "text": draw(text_pieces()) or "done"}
+            events.append(_in_turn(_message([block]), turn, 0))
+        else:
+            events = [event for event in events if event["type"] not in _OUTPUT_EVENTS]
+        if draw(BOOLEANS):
+            events.append(_step_end(turn))
+        if kind is not None:
+            events.append(_turn_end(turn, kind))
+        if how == "dropped":
+            events.append(_cancellation(False))
+        elif path == "continuable" and draw(BOOLEANS):
+            events.append(_insertion())
+        request: dict[str, Any] = {"events": _numbered(draw, before + events)}
+        if path == "continuable":
+            request["mode"] = "continuable"
+            return request
+        if draw(BOOLEANS):
+            request["mode"] = "one-shot"
+        # Cancelled only where the flag gives the reason: aborted, or completed (which it
+        # leaves completed).
+        request["cancelled"] = how == "cancelled" or (reason == "completed" and draw(BOOLEANS))
+        if diagnostic:
+            request["diagnostic"] = draw(st.one_of(st.just(""), text_pieces()))
+        return request
+
+    return requests()
+
+
+def _settle_class_families() -> tuple[Family, ...]:
+    """One family per stop reason on each path (selection.md §5.2, §5.3): every run meets every
+    one, alternately with and without output and diagnostic, so that each of those classes is
+    met on both paths too."""
+    families = []
+    for i, (path, reason) in enumerate(SETTLE_CLASS_ENDS):
+        output, diagnostic = i % 2 == 0, i % 4 < 2
+        families.append(Family(f"settles-{path}-{reason}", 1,
+                               _settled_as(path, reason, output, diagnostic),
+                               aims=SETTLE_CLASS_AIMS))
+    return tuple(families)
+
+
+#: The rules the answer-class families aim at.
+SETTLE_CLASS_AIMS = ("settle.one-shot-reason", "settle.cancelled", "settle.continuable-reason",
+                     "settle.output", "settle.last-assistant", "settle.tool-result")
+
+
 def settle_families(capabilities: Capabilities | None = None) -> tuple[Family, ...]:
-    """The kinds of ``settle`` input a run covers, simplest first, and their shares."""
+    """The kinds of ``settle`` input a run covers, simplest first, and their shares; then one
+    family per answer class (:func:`_settle_class_families`)."""
     strategies: tuple[tuple[str, int, st.SearchStrategy[dict[str, Any]]], ...] = (
-        ("irregular-turns", 3, _irregular_turns()),
+        ("irregular-turns", 2, _irregular_turns()),
         ("stepped-then-unstepped", 2, _stepped_then_unstepped()),
         ("claimed-unstepped", 2, _claimed_unstepped()),
-        ("cancelled-work", 3, _cancelled_work()),
-        ("path-differences", 3, _path_differences()),
-        ("agent-loop-runs", 2, _agent_loop_runs()),
-        ("outputs", 4, _outputs()),
+        ("cancelled-work", 2, _cancelled_work()),
+        ("path-differences", 2, _path_differences()),
+        ("agent-loop-runs", 1, _agent_loop_runs()),
+        ("outputs", 2, _outputs()),
+        # After the simpler families: a counterexample is shrunk in the first family showing it.
+        ("far-turns", 2, _far_irregular_turns()),
     )
     return tuple(Family(name, weight, strategy, SETTLE_FAMILY_AIMS[name])
-                 for name, weight, strategy in strategies)
+                 for name, weight, strategy in strategies) + _settle_class_families()
 
 
 def settle_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[dict[str, Any]]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from eventproof.reference import classify_event, project_event
 
-from .._model import Deferred, Operation, Profile, Rule, RuleGroup, one_family, reference_answer
+from .._model import Deferred, Operation, Profile, Rule, RuleGroup, reference_answer
 from .checks import bound, canon, classify, project
-from .rules import RULES
+from .rules import CLASSES, RULES
 from .vectors import bound_sources, canon_sources, classify_sources, project_sources
 
 
@@ -26,11 +26,11 @@ def _rules(op: str) -> tuple[Rule, ...]:
 OPERATIONS: tuple[Operation, ...] = (
     Operation(
         name="classify", profile="wire", rules=_rules("classify"),
-        families=one_family(classify_inputs), inputs=classify_inputs,
+        families=_strategies("classify_families"), inputs=classify_inputs,
         reference=reference_answer("classify", classify_event),
         checks=(classify.check_classify_kind,),
         observer=None, agreement_rule="classify.kind", hang_rule="classify.kind",
-        input_schema="op-classify.json",
+        input_schema="op-classify.json", classes=CLASSES["classify"],
     ),
     Operation(
         name="project", profile="wire", rules=_rules("project"),
@@ -59,6 +59,7 @@ OPERATIONS: tuple[Operation, ...] = (
         observer=_strategies("observe_project"), agreement_rule="project.agrees",
         # wire.md §5.6: a projection that never answers is a shrink loop that did not converge.
         hang_rule="bound.converges", input_schema="op-project.json",
+        classes=CLASSES["project"],
     ),
 )
 

@@ -171,6 +171,16 @@ def repetition_units() -> st.SearchStrategy[str]:
     )
 
 
+#: Units made of the edges of the cost table (wire.md §6.5): the last code point of one cost and
+#: the first of the next (U+001F and U+0020, U+007F and U+0080, U+07FF and U+0800, U+FFFF and
+#: U+10000), where a port that measures with another table is off by a byte per character.
+COST_EDGE_UNITS = ("\x1f ", "\x7f\x80", "\u07ff\u0800", "\uffff\U00010000", "\x80\u07ff",
+                   "\u0800\uffff")
+#: Every edge of the cost table in one string: a line of exactly maxBytes carries it (in args,
+#: which count toward the line and are dropped from a bounded one).
+COST_EDGES = "".join(COST_EDGE_UNITS)
+
+
 @cache
 def astral_units() -> st.SearchStrategy[str]:
     """A repetition unit that ends in astral characters (two UTF-16 units, four bytes each):
@@ -502,8 +512,11 @@ _ONE_IN_6 = st.integers(0, 5)
 _ONE_IN_5 = st.integers(0, 4)
 _ONE_IN_4 = st.integers(0, 3)
 _ONE_IN_3 = st.integers(0, 2)
-_TOOLCALL_MISTAKES = st.sampled_from(("missing-block", "role", "wrong-block", "missing-block",
-                                      "wrong-block"))
+#: How an erroneous toolcall_start is drawn (wire.md §4.5): no block at contentIndex (past the
+#: end, maybe right after a tool call a port that reads the last block would take), a block that
+#: is not a tool call, or a message that is not the assistant's.
+_TOOLCALL_MISTAKES = st.sampled_from(("missing-block", "role", "wrong-block", "past-a-tool-call",
+                                      "wrong-block", "past-a-tool-call"))
 _OTHER_MISTAKES = st.sampled_from(("role",))
 _ERROR_REASONS = st.sampled_from(("error", "aborted"))
 _WRONG_ROLES = st.sampled_from(("system", "Assistant", "assistant ", ""))
@@ -526,7 +539,8 @@ def _other_messages() -> st.SearchStrategy[dict[str, Any]]:
 @cache
 @st.composite
 def assistant_message_events(
-    draw: st.DrawFn, *, erroneous: bool | None = None, kind: str | None = None
+    draw: st.DrawFn, *, erroneous: bool | None = None, kind: str | None = None,
+    mistake: str | None = None,
 ) -> Event:
     """A ``message_update`` with an ``assistantMessageEvent`` of any of the twelve types.
 
@@ -534,7 +548,8 @@ def assistant_message_events(
     (and sometimes already has an ``id`` member of its own, which keeps its position, §4.3).
     With ``erroneous`` None, about one in six is erroneous (wire.md §4.5): a non-assistant
     message, or a ``toolcall_start`` whose block at ``contentIndex`` is missing or not a tool
-    call; True forces one, False rules them out. ``kind`` fixes the event's type.
+    call; True forces one, False rules them out. ``kind`` fixes the event's type, and
+    ``mistake`` an erroneous event's mistake (see :data:`_TOOLCALL_MISTAKES`).
     """
     if kind is None:
         kind = draw(_ERRONEOUS_KIND_DRAWS if erroneous else _MESSAGE_EVENT_KIND_DRAWS)
@@ -553,9 +568,10 @@ def assistant_message_events(
         ame["toolCall"] = draw(tool_call_blocks())
     if draw(_ONE_IN_5) == 0:
         ame.update(draw(_extra_members()))
-    mistake = None
-    if erroneous:
+    if erroneous and mistake is None:
         mistake = draw(_TOOLCALL_MISTAKES if kind == "toolcall_start" else _OTHER_MISTAKES)
+    elif not erroneous:
+        mistake = None
     if kind == "toolcall_start":
         if draw(_ONE_IN_4) == 0:
             ame = {"type": kind, "id": "stale-id", **{k: v for k, v in ame.items() if k != "type"}}
@@ -563,6 +579,9 @@ def assistant_message_events(
         index = min(index, len(content))
         ame["contentIndex"] = index
         if mistake == "missing-block":
+            ame["contentIndex"] = len(content) + draw(_ONE_IN_4)
+        elif mistake == "past-a-tool-call":
+            content.append(draw(tool_call_blocks()))
             ame["contentIndex"] = len(content) + draw(_ONE_IN_4)
         elif mistake == "wrong-block":
             content.insert(index, draw(text_blocks()))
@@ -812,11 +831,18 @@ def _fill(
 
 
 _PLACEMENT_DRAWS = st.sampled_from(_PLACEMENTS)
+#: Args whose member names collide once well-formed, as (name, value) pairs (a dict display of
+#: them reads, to a linter, as a repeated key).
+_COLLIDING_ARGS = st.sampled_from((
+    (), (), (), (("\ud800", 1), ("\udc00", "two")), (("\udbff", []), ("\ufffd", "kept"), ("n", 2)),
+    (("\ufffd", "first"), ("\udfff", "x" * 40)),
+))
 _SHAPE_DRAWS = st.sampled_from(PARTIAL_RESULT_SHAPES)
 _HIGH_END_DRAWS = st.sampled_from(_HIGH_ENDS)
 _MOSTLY_DETAILS = st.sampled_from((True, True, False))
 _SMALL_COUNTS = st.integers(0, 20)
-_AT_BOUND_OFFSETS = st.sampled_from((0, 1, 0, 1, -1))
+_AT_BOUND_OFFSETS = st.sampled_from((0, 1, -1))
+_UNDER_BOUND_OFFSETS = st.sampled_from((-1, -2, -1))
 _NEAR_OFFSETS = st.integers(-40, 40)
 _TAIL_CUT_OFFSETS = st.integers(1, 40)
 _FAR_FACTORS = st.integers(1, 5)
@@ -836,14 +862,16 @@ def _neighbours(min_size: int, max_size: int) -> st.SearchStrategy[list[Any]]:
 
 @st.composite
 def tool_execution_updates(
-    draw: st.DrawFn, *, max_bytes: int | None = None, at_bound: bool = False
+    draw: st.DrawFn, *, max_bytes: int | None = None, at_bound: bool = False,
+    under_bound: bool = False,
 ) -> Event:
     """A ``tool_execution_update``; with ``max_bytes``, one whose line lands near that bound.
 
     Placements: within 40 bytes of ``max_bytes`` either way (exactly at it included), over by
     so much that even the bounded form cannot keep the whole text ("tail-cut"), several times
     over, or small. With ``at_bound``, the line is exactly ``max_bytes`` bytes (it fits and is
-    written whole) or one byte more (it is bounded), or one byte less. The big text sits in the
+    written whole) or one byte more (it is bounded), or one byte less; with ``under_bound`` as
+    well, one byte less (or two). The big text sits in the
     shape ``partialResult`` takes (content blocks with ``details``, a bare string, blocks around
     non-text blocks, a surrogate pair split across two blocks); for shapes without text (null, a
     number, an array, an object without array ``content``) the bulk goes into ``args``, so the
@@ -855,7 +883,14 @@ def tool_execution_updates(
         event.update(toolCallId=draw(tool_ids()), toolName=draw(tool_ids(prefix="")),
                      args=draw(_small_objects()), partialResult=draw(partial_results()))
         return event
+    at_bound = at_bound or under_bound
     placement = "near" if at_bound else draw(_PLACEMENT_DRAWS)
+    # Member names that become one once well-formed (§6.1: "\ud800" and "\udc00" are both
+    # U+FFFD, the later member wins): near the bound, a port that keeps both writes a line of
+    # another size, whole where it must be bounded or the other way round.
+    event["args"] = dict(draw(_COLLIDING_ARGS))
+    if at_bound:
+        event["args"]["costEdges"] = COST_EDGES
     shape = draw(_SHAPE_DRAWS)
     unit = draw(_update_units())
     if shape == "string":
@@ -897,7 +932,8 @@ def tool_execution_updates(
     offset = {
         # One choice across the bound: the target phase can walk it to exactly maxBytes and
         # one byte past it.
-        "near": draw(_AT_BOUND_OFFSETS if at_bound else _NEAR_OFFSETS),
+        "near": draw(_UNDER_BOUND_OFFSETS if under_bound else _AT_BOUND_OFFSETS if at_bound
+                     else _NEAR_OFFSETS),
         "tail-cut": draw(_TAIL_CUT_OFFSETS),
         "far-over": max_bytes * draw(_FAR_FACTORS_BIG if max_bytes > 65536 else _FAR_FACTORS),
     }[placement]
@@ -1167,6 +1203,52 @@ def classify_inputs(capabilities: Capabilities) -> st.SearchStrategy[OpInput]:
     return _classify_inputs()
 
 
+def classify_families(capabilities: Capabilities) -> tuple[Family, ...]:
+    """The kinds of ``classify`` input a run covers, one per answer class (wire.md §3): facts of
+    every known type and unknown types, and frames (``message_update`` of every kind, erroneous
+    ones included, and ``tool_execution_update``), so that every run, on every seed and
+    budget, asks both."""
+    del capabilities
+    return (
+        Family("facts", 2, _classify_facts()),
+        Family("frames", 1, st.builds(_event_input, st.one_of(
+            assistant_message_events(), _with_extras(_small_tool_execution_updates())))),
+    )
+
+
+def _event_input(event: Event) -> OpInput:
+    return {"event": event}
+
+
+@st.composite
+def _classify_facts(draw: st.DrawFn) -> OpInput:
+    # An explicit choice: st.one_of would flatten the facts' own branches into the choice and
+    # leave an unknown type one in twelve.
+    unknown = draw(BOOLEANS)
+    return {"event": draw(unknown_events() if unknown else _known_facts())}
+
+
+@cache
+def _known_facts() -> st.SearchStrategy[Event]:
+    """Every known type of agent event that is a fact (wire.md §3)."""
+    return st.one_of(
+        _typed("agent_start"),
+        _agent_ends(),
+        _typed("turn_start"),
+        _turn_ends(),
+        _with_extras(_typed("message_start", message=messages())),
+        _with_extras(_typed("message_end", message=messages())),
+        _with_extras(_typed(
+            "tool_execution_start", toolCallId=tool_ids(), toolName=tool_ids(prefix=""),
+            args=json_objects(),
+        )),
+        _with_extras(_typed(
+            "tool_execution_end", toolCallId=tool_ids(), toolName=tool_ids(prefix=""),
+            result=partial_results(), isError=st.booleans(),
+        )),
+    )
+
+
 @st.composite
 def _classify_inputs(draw: st.DrawFn) -> OpInput:
     # An explicit choice: st.one_of would flatten agent_events' own branches into the choice
@@ -1207,23 +1289,33 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
     """The kinds of ``project`` input a run covers, and each one's share of the budget.
 
     In order (a failure shrinks within the first family that shows it, so the simplest come
-    first): any small agent event; ``message_update`` of every type; erroneous ones (§4.5);
+    first): any small agent event; ``message_update`` of every type; frames not opted into
+    (§4.1: no line); erroneous ones (§4.5), and toolcall_start past the end of its content, right
+    after a tool call;
     ``turn_end`` and ``agent_end``; facts dense in awkward values and unknown types; facts over
     the bound (never bounded, §5.1); ``tool_execution_update`` lines around ``maxBytes`` (see
-    :func:`tool_execution_updates`); lines of exactly ``maxBytes`` and one byte either side;
+    :func:`tool_execution_updates`); lines of exactly ``maxBytes`` and one byte either side, and
+    one or two bytes under it;
     texts whose cut falls inside astral characters (:func:`cut_updates`); and, when
     ``maxBytes`` may vary, updates at the smallest bound (:func:`edge_updates`).
     """
     bound = CURRENT_BOUND
     families = [
-        Family("events", 2, _project(capabilities, agent_events(), st.booleans())),
-        Family("message-updates", 2, _project(
+        Family("events", 1, _project(capabilities, agent_events(), st.booleans())),
+        Family("message-updates", 1, _project(
             capabilities,
             st.one_of(assistant_message_events(),
                       assistant_message_events(erroneous=False, kind="toolcall_start")),
             _MOSTLY)),
+        Family("frames-not-opted-in", 1, _project(
+            capabilities, st.one_of(assistant_message_events(),
+                                    _with_extras(_small_tool_execution_updates())),
+            st.just(False))),
         Family("erroneous", 1, _project(
             capabilities, assistant_message_events(erroneous=True), _MOSTLY)),
+        Family("past-the-end", 1, _project(
+            capabilities, assistant_message_events(erroneous=True, kind="toolcall_start",
+                                                   mistake="past-a-tool-call"), _MOSTLY)),
         Family("turn-ends", 1, _project(capabilities, _turn_ends(), st.booleans())),
         Family("agent-ends", 1, _project(capabilities, _agent_ends(), st.booleans())),
         Family("facts", 2, _project(
@@ -1235,7 +1327,10 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
         Family("at-bound", 1, _project(
             capabilities, tool_execution_updates(max_bytes=bound, at_bound=True),
             st.just(True))),
-        Family("cut", 2, _project(capabilities, cut_updates(max_bytes=bound), st.just(True))),
+        Family("under-bound", 1, _project(
+            capabilities, tool_execution_updates(max_bytes=bound, under_bound=True),
+            st.just(True))),
+        Family("cut", 1, _project(capabilities, cut_updates(max_bytes=bound), st.just(True))),
         Family("numbers", 2, _project(
             capabilities, number_events(carried=True, max_bytes=bound), st.just(True))),
         Family("dropped-numbers", 1, _project(
@@ -1251,7 +1346,9 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
 FAMILY_AIMS: dict[str, tuple[str, ...]] = {
     "events": ("classify.kind", "project.frame-opt-in", "project.fact-passthrough"),
     "message-updates": ("project.message-update", "project.frame-opt-in"),
+    "frames-not-opted-in": ("project.frame-opt-in",),
     "erroneous": ("project.erroneous",),
+    "past-the-end": ("project.erroneous",),
     "turn-ends": ("project.turn-end",),
     "agent-ends": ("project.agent-end",),
     "facts": ("project.fact-passthrough", "canon.utf8", "canon.bytes"),
@@ -1259,6 +1356,7 @@ FAMILY_AIMS: dict[str, tuple[str, ...]] = {
     "near-bound": ("bound.fits", "bound.only-when-over", "bound.shape", "bound.text", "bound.tail",
                    "bound.converges"),
     "at-bound": ("bound.fits", "bound.only-when-over", "bound.tail"),
+    "under-bound": ("bound.only-when-over", "canon.bytes"),
     "cut": ("bound.tail", "bound.text", "canon.utf8"),
     "numbers": ("project.numbers", "project.erroneous"),
     "dropped-numbers": ("project.numbers", "project.agrees"),

@@ -10,7 +10,7 @@ import { realpathSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
-import { parseRequest } from "./numbers.mjs";
+import { parseRequest, stringifyExactly } from "./numbers.mjs";
 import { OPS, runOp } from "./operations.mjs";
 import { FIT_STRATEGIES } from "./wire.mjs";
 
@@ -80,7 +80,8 @@ export function answer(request, fitStrategy) {
 
 function write(message) {
   // JSON.stringify escapes lone surrogates (well-formed JSON.stringify), so the line is UTF-8.
-  process.stdout.write(`${JSON.stringify(message)}\n`);
+  // Integers parsed from literals beyond 2^53 - 1 are written as given (stringifyExactly).
+  process.stdout.write(`${stringifyExactly(message)}\n`);
 }
 
 /** Serve requests until stop or the end of input (spec/protocol.md §2, §6). */

@@ -53,6 +53,31 @@ function remember(key, value, context) {
   return value;
 }
 
+/** The integer literal beyond ±(2^53−1) member `key` of `holder` was parsed from, or undefined. */
+export function unsafeLiteral(holder, key) {
+  return unsafeIntegers.get(holder)?.get(key);
+}
+
+// A marker JSON.stringify writes in place of an unsafe integer: a string no request holds (it
+// starts and ends with U+0000 and names this module), replaced by the literal after stringify.
+const RAW = "\u0000eventproof-js-raw-integer:";
+const RAW_WRITTEN = /"\\u0000eventproof-js-raw-integer:(-?\d+)\\u0000"/g;
+
+function exactly(key, value) {
+  const literal = typeof value === "number" ? unsafeLiteral(this, key) : undefined;
+  return literal === undefined ? value : `${RAW}${literal}\u0000`;
+}
+
+/**
+ * JSON.stringify of an answer, writing every integer parsed from a literal beyond ±(2^53−1) as
+ * that literal: the selection echoes its input's values, and the exact number rule
+ * (spec/protocol.md §1.1) tells 9007199254740993 from the 9007199254740992 JSON.parse rounds it
+ * to. (JSON.rawJSON would do this, but Node 20 defines it only when started with the flag.)
+ */
+export function stringifyExactly(value) {
+  return JSON.stringify(value, exactly).replace(RAW_WRITTEN, "$1");
+}
+
 /** JSON.parse of one request line, remembering where unsafe integer literals were. */
 export function parseRequest(text) {
   return LOSSLESS_INTEGERS ? JSON.parse(text, remember) : JSON.parse(text);

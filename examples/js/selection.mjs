@@ -5,6 +5,7 @@
 // (selection.md §6); unknown event types, unknown chunk types and extra keys are ignored (§2.6).
 
 import { InvalidInput } from "./errors.mjs";
+import { unsafeLiteral } from "./numbers.mjs";
 
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 
@@ -164,9 +165,16 @@ const HEADLINES = new Map([
   ["refusal", "subagent declined the task"],
 ]);
 
-/** `data.turn` of a turn or step event: the key of its marks (§5.1). */
+/**
+ * `data.turn` of a turn or step event: the key of its marks (§5.1). A turn beyond 2^53 − 1 is
+ * keyed by its literal: JSON.parse reads 9007199254740992 and 9007199254740993 as one double, but
+ * they are two turns (selection.md §1, the exact number rule).
+ */
 function turnNumber(event, path) {
-  const value = eventData(event, path).turn;
+  const data = eventData(event, path);
+  const value = data.turn;
+  const literal = unsafeLiteral(data, "turn");
+  if (literal !== undefined) return `literal ${BigInt(literal)}`;
   if (!Number.isInteger(value)) {
     throw new InvalidInput({
       value,

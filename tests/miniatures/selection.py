@@ -277,6 +277,48 @@ class RebuildsBlocks(Miniature):
                  if key in block} if isinstance(block, dict) else block for block in output]
 
 
+def _as_doubles(value: Any) -> Any:
+    """``value`` as a reader that keeps every number as a double holds it: an integer beyond
+    2^53 - 1 rounds to its nearest double (9007199254740993 reads as 9007199254740992)."""
+    if isinstance(value, dict):
+        return {key: _as_doubles(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_as_doubles(item) for item in value]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53 - 1:
+        return int(float(value))
+    return value
+
+
+class EchoesDoubles(Miniature):
+    """A port that parses its input with a double-based JSON reader (JSON.parse): the blocks it
+    echoes carry integers beyond 2^53 - 1 rounded.
+
+    Caught by ``select.last-message`` (content is returned as given, and numbers compare
+    exactly, selection.md §1).
+    """
+
+    name = "echoes-doubles"
+
+    def select(self, input: Any) -> Any:
+        return self.reference.run("select", _as_doubles(input))
+
+
+class TurnsAsDoubles(Miniature):
+    """Reads turn numbers as doubles: turns 9007199254740992 and 9007199254740993 are one turn,
+    so a step of the one marks the other.
+
+    Caught by ``settle.accounting-turn`` (turn numbers are compared exactly, selection.md §1).
+    """
+
+    name = "turns-as-doubles"
+
+    def settle(self, input: Any) -> Any:
+        events = [{**event, "data": {**event["data"], "turn": _as_doubles(event["data"]["turn"])}}
+                  if isinstance(event.get("data"), dict) and "turn" in event["data"] else event
+                  for event in input["events"]]
+        return self.reference.run("settle", {**input, "events": events})
+
+
 class CrashesOnUnknownTypes(Miniature):
     """``select`` raises on an event type it does not know (they must be ignored).
 
@@ -764,6 +806,8 @@ MINIATURES: dict[str, tuple[type[Miniature], str]] = {
         (DropsUndecodableMessages, "select.last-message"),
         (RebuildsBlocks, "select.last-message"),
         (CrashesOnUnknownTypes, "select.agrees"),
+        (EchoesDoubles, "select.last-message"),
+        (TurnsAsDoubles, "settle.accounting-turn"),
         (FoldIgnoresPushText, "fold.prefix"),
         (FoldStartsWithEmptyList, "fold.prefix"),
         (FoldRightOnlyAtEnd, "fold.prefix"),

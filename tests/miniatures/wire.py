@@ -643,6 +643,21 @@ class ToolcallStartUnchecked(Pipeline):
                 if source in block}
 
 
+class ToolcallStartReadsLastBlock(Pipeline):
+    """Reads a toolcall_start's ``contentIndex`` past the end of ``partial.content`` as the last
+    block (``content.at(-1)``, a clamped index): erroneous by wire.md §4.5, but answered with the
+    last tool call's ids. Caught by ``project.erroneous``."""
+
+    name = "toolcall-start-reads-last-block"
+
+    def announced(self, ame: dict[str, Any]) -> dict[str, Any]:
+        content = ame["partial"]["content"]
+        index = int(ame["contentIndex"])
+        if content and index >= len(content):
+            ame = {**ame, "contentIndex": len(content) - 1}
+        return super().announced(ame)
+
+
 class FactsAllowlisted(Pipeline):
     """Writes the known facts through an allowlist of their documented members (the seed's
     live-record treatment applied to every fact): a member the spec does not name is lost, so
@@ -686,6 +701,17 @@ class UnknownTypeIsFrame(Pipeline):
 
     def classify(self, input: dict[str, Any]) -> str:
         return "frame" if self.is_frame(input["event"]["type"]) else "fact"
+
+
+class EverythingIsAFact(Miniature):
+    """Answers ``classify`` with "fact" for every event: right for every type but the two frame
+    types. Caught by ``classify.kind`` on every seed and budget, because ``classify`` aims a
+    family at each of its answer classes."""
+
+    name = "everything-is-a-fact"
+
+    def classify(self, input: dict[str, Any]) -> str:
+        return "fact"
 
 
 # -- canonical serialization (§6) ----------------------------------------------------------------
@@ -845,9 +871,11 @@ MINIATURES: dict[str, tuple[type[Miniature], str]] = {
         (WillRetryOmitted, "project.agent-end"),
         (NonAssistantProjected, "project.erroneous"),
         (ToolcallStartUnchecked, "project.erroneous"),
+        (ToolcallStartReadsLastBlock, "project.erroneous"),
         (FactsAllowlisted, "project.fact-passthrough"),
         (ErrorsOnUnknownTypes, "project.agrees"),
         (UnknownTypeIsFrame, "classify.kind"),
+        (EverythingIsAFact, "classify.kind"),
         (PythonNumbers, "canon.bytes"),
         (PythonKeyOrder, "canon.bytes"),
         (EnsureAscii, "canon.bytes"),

@@ -1,7 +1,7 @@
 """Measure the suite's power: mutate the reference and count the mutants `eventproof run` kills.
 
-Every mutant of the reference modules (selection, settle, wire, backstop, canonical) is checked as
-an implementation under test, with ``check_implementation(..., budget="quick",
+Every mutant of the reference modules (selection, settle, wire, backstop, canonical, budget) is
+checked as an implementation under test, with ``check_implementation(..., budget="quick",
 deterministic=True)``, against the PRISTINE reference. A mutant is *killed* when the run does not
 conform, *timeout* when the whole check overran its wall-clock limit, *survived* otherwise; a
 surviving mutant listed in ``equivalent.txt`` (next to this file) is *equivalent*. The score is
@@ -17,7 +17,8 @@ and forks a child per mutant, which selects its mutant (``MUTANT_UNDER_TEST``, a
 and runs the check on ``eventproof_mutants.Reference``. Each child also runs the shipped vectors,
 so the log says which survivors a vector already catches. Only the operations that can reach
 the mutated module are checked (the import graph decides: selection and settle reach select,
-fold and settle; wire, backstop and canonical reach classify and project), and wire mutants are
+fold and settle; wire, backstop and canonical reach classify and project; budget reaches
+details, roster, lane and publish), and wire mutants are
 checked with both fit strategies (maximal only when halving conforms).
 
     python tests/mutation/run_mutation.py                       # everything (nox -s mutation)
@@ -56,10 +57,12 @@ REFERENCE = ROOT / "reference"
 EQUIVALENT_FILE = HERE / "equivalent.txt"
 PACKAGE = "eventproof_mutants"
 #: The modules whose functions are mutated.
-MUTATED_MODULES = ("_selection", "_settle", "_wire", "_backstop", "_canonical")
-#: The module each operation enters the reference through (reference/_implementation.py).
+MUTATED_MODULES = ("_selection", "_settle", "_wire", "_backstop", "_canonical", "_budget")
+#: The module each operation enters the reference through (reference/_implementation.py);
+#: tests/unit/test_mutation_table.py holds it in step with the operation table.
 ENTRY_MODULE = {"select": "_selection", "fold": "_selection", "settle": "_settle",
-                "classify": "_wire", "project": "_wire"}
+                "classify": "_wire", "project": "_wire", "details": "_budget",
+                "roster": "_budget", "lane": "_budget", "publish": "_budget"}
 #: The modules whose answers depend on the fit strategy.
 STRATEGY_MODULES = {"_wire", "_backstop", "_canonical"}
 #: Status a forked child reports back.

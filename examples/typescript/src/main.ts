@@ -10,7 +10,7 @@ import { createInterface } from "node:readline";
 
 import { InvalidInput } from "./errors.js";
 import { type Json, isObject, member } from "./json.js";
-import { parseRequest } from "./numbers.js";
+import { parseRequest, stringifyExactly } from "./numbers.js";
 import { OPS, runOp } from "./operations.js";
 import { type Answer, type Handshake, PROTOCOL_VERSION } from "./protocol.js";
 import { FIT_STRATEGIES, type FitStrategy, isFitStrategy } from "./wire.js";
@@ -67,7 +67,8 @@ export function answer(request: Json, fitStrategy: FitStrategy): Answer {
 function write(message: Answer): void {
   // On Linux, writes to a pipe are synchronous in Node: the line has left when write returns,
   // so process.exit right after a stop request loses nothing (§2.2).
-  process.stdout.write(`${JSON.stringify(message)}\n`);
+  // Integers parsed from literals beyond 2^53 - 1 are written as given (stringifyExactly).
+  process.stdout.write(`${stringifyExactly(message)}\n`);
 }
 
 /** Serve requests until a stop request or the end of input (§2, §6). */

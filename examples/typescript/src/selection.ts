@@ -4,6 +4,7 @@
 // Unknown event types, chunk types, block types and extra members are ignored (§2.6).
 
 import { InvalidInput } from "./errors.js";
+import { unsafeLiteral } from "./numbers.js";
 import { type Json, type JsonObject, hasMember, isObject, member } from "./json.js";
 import { requireList, requireObject, requireString } from "./read.js";
 
@@ -181,8 +182,13 @@ const HEADLINES: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** `data.turn` of a turn or step event: the key of its marks (§5.1). */
-function turnNumber(event: JsonObject, path: string): number {
-  const value = member(eventData(event, path), "turn");
+function turnNumber(event: JsonObject, path: string): number | string {
+  // A turn beyond 2^53 − 1 is keyed by its literal: JSON.parse reads 9007199254740992 and
+  // 9007199254740993 as one double, but they are two turns (selection.md §1, exact numbers).
+  const data = eventData(event, path);
+  const literal = unsafeLiteral(data, "turn");
+  if (literal !== undefined) return `literal ${BigInt(literal)}`;
+  const value = member(data, "turn");
   if (typeof value !== "number" || !Number.isInteger(value)) {
     throw new InvalidInput({
       value,
@@ -216,9 +222,9 @@ export interface ConsumedWork {
  * them: only a turn/end of the same number removes them.
  */
 export function consumedWork(events: Json[]): ConsumedWork {
-  const stepped = new Set<number>();
-  const claimed = new Set<number>();
-  let open: number | null = null;
+  const stepped = new Set<number | string>();
+  const claimed = new Set<number | string>();
+  let open: number | string | null = null;
   let endKind: string | null = null;
   let droppedUnrun = false;
   events.forEach((event, index) => {

@@ -1,0 +1,257 @@
+"""Generators as wide as the schemas: within the quick budget, the inputs an operation's families
+draw meet every shape its input schema (schemas/op-*.json and what they reference) allows.
+
+The walk follows each drawn input through its schema and records, at every place of the schema
+the input reaches, what it met: each optional member present and absent, a member the schema
+does not name where the object is open, each enum value, each type and each branch of an
+``anyOf``/``oneOf``, empty and long arrays, and integers at 0, negative where allowed, at and
+beyond 2^53 - 1 where unbounded, and written as integral doubles (``1.0``). ``KNOWN_NARROW``
+lists what the generators still do not draw, each with its reason: a new gap fails the test, and
+so does a listed one that is drawn now (the list only shrinks).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin
+
+import hypothesis
+import pytest
+from eventproof.conformance._engine import BUDGETS, isolated_constants, split_budget
+from eventproof.conformance._model import Capabilities
+from eventproof.conformance._operations import OPERATIONS
+from eventproof.conformance._schemas import BASE_URI, registry
+from hypothesis import HealthCheck, Phase, given, settings
+from jsonschema import Draft202012Validator
+
+MAX_SAFE_INTEGER = 2**53 - 1
+#: An array this long or longer is "long".
+LONG = 5
+CAPABILITIES = Capabilities()
+
+#: What the generators do not draw yet, by operation (``schema_narrow.json`` next to this file,
+#: rewritten by ``python tests/unit/test_schema_coverage.py``). The test fails on a gap not listed
+#: there, and on a listed one that is no longer a gap: the list only shrinks.
+NARROW_FILE = Path(__file__).with_name("schema_narrow.json")
+_NARROW = json.loads(NARROW_FILE.read_text("utf-8"))
+KNOWN_NARROW: dict[str, set[tuple[str, str]]] = {
+    op: {(place, fact) for place, fact in gaps} for op, gaps in _NARROW["gaps"].items()}
+#: Another Hypothesis version draws other inputs, with other gaps.
+same_hypothesis = pytest.mark.skipif(
+    hypothesis.__version__ != _NARROW["hypothesis"],
+    reason=f"{NARROW_FILE.name} was written with Hypothesis {_NARROW['hypothesis']}, this is "
+           f"{hypothesis.__version__}: rewrite it with python tests/unit/test_schema_coverage.py")
+
+
+@functools.cache
+def _schema_at(uri: str, pointer: str) -> Any:
+    return registry().resolver().lookup(f"{uri}#{pointer}").contents
+
+
+@functools.cache
+def _validator(uri: str) -> Draft202012Validator:
+    return Draft202012Validator({"$ref": uri}, registry=registry())
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+class Walk:
+    """What the inputs met (``seen``) and could have met (``possible``) at each schema place."""
+
+    def __init__(self) -> None:
+        self.possible: dict[str, set[str]] = defaultdict(set)
+        self.seen: dict[str, set[str]] = defaultdict(set)
+
+    def _fact(self, place: str, fact: str, met: bool) -> None:
+        self.possible[place].add(fact)
+        if met:
+            self.seen[place].add(fact)
+
+    def _applying(self, value: Any, uri: str, pointer: str) -> list[tuple[str, str]]:
+        """Every subschema that applies to ``value`` at ``uri#pointer``: through ``$ref``,
+        ``allOf``, the valid branches of ``anyOf``/``oneOf`` and ``if``'s ``then`` or ``else``."""
+        schema = _schema_at(uri, pointer)
+        found = [(uri, pointer)]
+        if not isinstance(schema, dict):
+            return found
+        if "$ref" in schema:
+            base, _, fragment = urljoin(uri, schema["$ref"]).partition("#")
+            found += self._applying(value, base, fragment)
+        for index, _ in enumerate(schema.get("allOf", ())):
+            found += self._applying(value, uri, f"{pointer}/allOf/{index}")
+        for keyword in ("anyOf", "oneOf"):
+            for index, _ in enumerate(schema.get(keyword, ())):
+                branch = f"{pointer}/{keyword}/{index}"
+                if _validator(f"{uri}#{branch}").is_valid(value):
+                    found += self._applying(value, uri, branch)
+        if "if" in schema:
+            held = _validator(f"{uri}#{pointer}/if").is_valid(value)
+            if held and "then" in schema:
+                found += self._applying(value, uri, f"{pointer}/then")
+            if not held and "else" in schema:
+                found += self._applying(value, uri, f"{pointer}/else")
+        return found
+
+    def visit(self, value: Any, uri: str, pointer: str = "") -> None:
+        """Record what ``value`` meets at the schema ``uri#pointer`` and every subschema that
+        applies with it (an object's members, required ones and openness are those of them
+        all: an envelope's required members are required of every event type)."""
+        applying = self._applying(value, uri, pointer)
+        schemas = [(u, p, _schema_at(u, p)) for u, p in applying]
+        schemas = [(u, p, schema) for u, p, schema in schemas if isinstance(schema, dict)]
+        named = {name for _, _, schema in schemas for name in schema.get("properties", {})}
+        required = {name for _, _, schema in schemas for name in schema.get("required", ())}
+        closed = any(schema.get("additionalProperties") is False
+                     or schema.get("unevaluatedProperties") is False for _, _, schema in schemas)
+        for u, p, schema in schemas:
+            self._one(value, schema, u, p, named, required, closed)
+
+    def _one(self, value: Any, schema: dict[str, Any], uri: str, pointer: str,
+             named: set[str], required: set[str], closed: bool) -> None:
+        place = f"{uri.removeprefix(BASE_URI).lstrip('/')}#{pointer}"
+        for keyword in ("anyOf", "oneOf"):
+            for index, _ in enumerate(schema.get(keyword, ())):
+                met = _validator(f"{uri}#{pointer}/{keyword}/{index}").is_valid(value)
+                self._fact(place, f"{keyword} branch {index}", met)
+        if "enum" in schema:
+            for option in schema["enum"]:
+                self._fact(place, f"enum {option!r}", value == option)
+        types = schema.get("type")
+        if isinstance(types, list) and len(types) > 1:
+            for kind in types:
+                self._fact(place, f"type {kind}", _json_type(value) == kind
+                           or (kind == "number" and _json_type(value) == "integer"))
+        if isinstance(value, dict):
+            self._object(value, schema, uri, pointer, place, named, required, closed)
+        elif isinstance(value, list):
+            self._array(value, schema, uri, pointer, place)
+        elif "integer" in (types if isinstance(types, list) else [types]) and isinstance(
+                value, int | float) and not isinstance(value, bool):
+            self._integer(value, schema, place)
+
+    def _object(self, value: dict[str, Any], schema: dict[str, Any], uri: str, pointer: str,
+                place: str, named: set[str], required: set[str], closed: bool) -> None:
+        properties = schema.get("properties", {})
+        for name in properties:
+            if name not in required:
+                self._fact(place, f"{name} present", name in value)
+                self._fact(place, f"{name} absent", name not in value)
+            if name in value:
+                self.visit(value[name], uri, f"{pointer}/properties/{_escape(name)}")
+        if properties and not closed:
+            self._fact(place, "a member it does not name", any(
+                name not in named for name in value))
+        extra = schema.get("additionalProperties")
+        if isinstance(extra, dict):
+            for name, item in value.items():
+                if name not in properties:
+                    self.visit(item, uri, f"{pointer}/additionalProperties")
+
+    def _array(self, value: list[Any], schema: dict[str, Any], uri: str, pointer: str,
+               place: str) -> None:
+        if schema.get("minItems", 0) == 0 and ("items" in schema or schema.get("type") == "array"):
+            self._fact(place, "empty", not value)
+        if schema.get("maxItems", LONG) >= LONG and "items" in schema:
+            self._fact(place, f"{LONG} items or more", len(value) >= LONG)
+        if isinstance(schema.get("items"), dict):
+            for item in value:
+                self.visit(item, uri, f"{pointer}/items")
+
+    def _integer(self, value: float, schema: dict[str, Any], place: str) -> None:
+        low = schema.get("minimum")
+        high = schema.get("maximum")
+        if low is None or low <= 0:
+            self._fact(place, "0", value == 0)
+        if low is None or low < 0:
+            self._fact(place, "negative", value < 0)
+        if high is None:
+            self._fact(place, "2^53 - 1", value == MAX_SAFE_INTEGER)
+            self._fact(place, "beyond 2^53 - 1", value > MAX_SAFE_INTEGER)
+        self._fact(place, "an integral double", isinstance(value, float))
+
+    def gaps(self) -> set[tuple[str, str]]:
+        return {(place, fact) for place, facts in self.possible.items()
+                for fact in facts - self.seen[place]}
+
+
+def _escape(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1")
+
+
+def _quick_inputs(op_name: str) -> list[Any]:
+    """The inputs a quick search of ``op_name`` draws: each family with its share, derandomized,
+    as the engine generates them (shrinking aside)."""
+    op = next(op for op in OPERATIONS if op.name == op_name)
+    families = op.families(CAPABILITIES)
+    drawn: list[Any] = []
+    for family, share in zip(families, split_budget(BUDGETS["quick"], families), strict=True):
+        @settings(max_examples=share, derandomize=True, database=None, deadline=None,
+                  phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+        @given(family.strategy)
+        def draw(op_input: Any) -> None:
+            drawn.append(op_input)
+
+        with isolated_constants():
+            draw()
+    return drawn
+
+
+@functools.cache
+def walk_of(op_name: str) -> Walk:
+    op = next(op for op in OPERATIONS if op.name == op_name)
+    walk = Walk()
+    for op_input in _quick_inputs(op_name):
+        walk.visit(op_input, urljoin(BASE_URI, op.input_schema), "/$defs/input")
+    return walk
+
+
+@same_hypothesis
+@pytest.mark.parametrize("op_name", [op.name for op in OPERATIONS])
+def test_a_quick_search_draws_every_shape_the_input_schema_allows(op_name: str) -> None:
+    gaps = walk_of(op_name).gaps()
+    known = KNOWN_NARROW.get(op_name, set())
+    new = sorted(gaps - set(known))
+    closed = sorted(set(known) - gaps)
+    assert not new, f"{op_name}: the quick search never draws these shapes:\n" + "\n".join(
+        f"  {place}: {fact}" for place, fact in new)
+    assert not closed, (f"{op_name}: drawn now, remove from {NARROW_FILE.name} (python "
+                        f"tests/unit/test_schema_coverage.py rewrites it): {closed}")
+
+
+def test_the_walk_sees_a_gap() -> None:
+    """The walk itself can fail: inputs that never leave out an optional member show a gap."""
+    walk = Walk()
+    walk.visit({"records": [], "maxBytes": 2}, urljoin(BASE_URI, "op-roster.json"),
+               "/$defs/input")
+    assert ("op-roster.json#/$defs/input/properties/records", "empty") not in walk.gaps()
+    assert ("op-roster.json#/$defs/input/properties/maxBytes", "0") not in walk.gaps()
+    assert ("op-roster.json#/$defs/input/properties/records", f"{LONG} items or more") in \
+        walk.gaps()
+
+
+if __name__ == "__main__":
+    # Rewrite schema_narrow.json with the gaps of the current generators.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    narrow = {"hypothesis": hypothesis.__version__,
+              "gaps": {op.name: sorted(map(list, walk_of(op.name).gaps())) for op in OPERATIONS}}
+    NARROW_FILE.write_text(json.dumps(narrow, indent=1, ensure_ascii=False) + "\n", "utf-8")
+    print(f"{sum(map(len, narrow['gaps'].values()))} gaps written to {NARROW_FILE}")
