@@ -118,11 +118,22 @@ def _on_interrupt(signum: int, _frame: FrameType | None) -> None:
         raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
 
+def _quiet_signals(unraisable: Any) -> None:
+    """``sys.unraisablehook`` of a worker: an interrupt that could not be raised is dropped;
+    anything else is reported as Python reports it."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def _start_worker(impl: Any, timeout: float, use_shell: bool, isolate: bool,
                   stop_flags: Any, notices: Any) -> None:
     """Pool initializer: start the implementation once for every task of this process."""
     signal.signal(signal.SIGINT, _on_interrupt)
     signal.signal(signal.SIGTERM, _on_interrupt)
+    # A signal may land while Python runs a callback that cannot raise (a gc callback): the
+    # search it ends is stopped by the driver anyway, so it is not printed as a traceback.
+    sys.unraisablehook = _quiet_signals
     _WORKER.stop_flags = stop_flags
     _WORKER.notices = notices
     notices.cancel_join_thread()  # a notice the driver no longer reads never holds up an exit

@@ -793,7 +793,11 @@ def _console_failure(console: Console, result: RuleResult, replay_file: str | Pa
     limit = 10 * _DOCUMENT_LIMIT if verbose else _CONSOLE_LIMIT
     shown = readable_json if verbose else folded_json
     _out(console, Text(f"  minimal input ({example.op}):", style="bold"))
-    _out(console, Text(_indented(_clip(shown(example.input), limit, where))))
+    text = shown(example.input)
+    _out(console, Text(_indented(_clip(text, limit, where))))
+    if not verbose and text != readable_json(example.input):
+        _out(console, Text(f"  (long strings folded; the exact input is in {where}, or "
+                           "shown whole with -v)", style="dim"))
     if verbose:
         _out(console, Text("  expected:", style="bold"))
         _out(console, Text(_indented(_clip(readable_json(example.expected), limit, where))))

@@ -20,7 +20,9 @@ import pytest
 
 pytestmark = pytest.mark.node
 
-PORT = Path(__file__).resolve().parents[2] / "examples" / "js" / "eventproof-port.mjs"
+# The JavaScript port with the bugs named in EVENTPROOF_JS_BUG planted (programs/js-bugs/); with
+# none named, the clean port.
+PORT = Path(__file__).resolve().parent / "programs" / "js-bugs" / "eventproof-port-bugs.mjs"
 EVENTPROOF = [sys.executable, "-m", "eventproof.conformance"]
 REFERENCE = "python:eventproof.reference:Reference"
 if shutil.which("node") is None:
@@ -40,7 +42,7 @@ def eventproof(*args: str, bug: str | None = None) -> subprocess.CompletedProces
 def failed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
     """The state directory of a failed run of the port with a planted select bug."""
     state = tmp_path_factory.mktemp("state")
-    result = eventproof("run", "--impl", f"node {PORT}", "--ops", "select", "--budget",
+    result = eventproof("run", "--impl", f"node {PORT}", "--ops", "select", "--examples",
                         "quick", "--deterministic", "-x", "--no-progress", "--state-dir",
                         str(state), bug="unfiltered-last-message")
     assert result.returncode == 1, result.stdout + result.stderr

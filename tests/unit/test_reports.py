@@ -311,12 +311,14 @@ def test_console_uses_colour_on_a_terminal() -> None:
 def test_console_cuts_long_inputs_and_points_at_the_replay_file() -> None:
     """An input longer than about 2000 characters is cut, with its full size and the replay
     file named."""
-    huge = {"pushes": [{"text": "é" * 50_000}]}
+    huge = {"pushes": [{"text": "é" * 50_000}, *({"text": f"push {n}"} for n in range(600))]}
     report = make_report([RuleResult(RULES_BY_ID["fold.prefix"], "fail", example(
         "fold", huge, [None], [None, None], "too many results"))])
     text = console_output(report, terminal=False, replay_files={"fold.prefix": "big.json"})
-    assert "cut at 2000 of 50" in text
+    assert '"é" × 50000' in text  # a run of one character is folded
+    assert "cut at 2000 of" in text  # and what is still long is cut
     assert "the full value is in big.json" in text
+    assert "the exact input is in big.json" in text
     assert len(text) < 20_000
 
 

@@ -46,7 +46,7 @@ from hypothesis import strategies as st
 
 ACTION = Path(__file__).resolve().parents[2] / ".github" / "action" / "run.py"
 PROFILE_NAMES = tuple(profile.name for profile in PROFILES)
-BROKEN = ("fail", "error", "crash", "timeout")
+BROKEN = ("fail", "error", "crash", "timeout", "unstable")
 
 #: The outcomes each behaviour of an operation gives its rules.
 BEHAVIOURS: dict[str, tuple[Outcome, ...]] = {
