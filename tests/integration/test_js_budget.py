@@ -98,7 +98,7 @@ def test_planted_budget_bug_is_caught(bug: str, monkeypatch: pytest.MonkeyPatch)
     budget (60 examples a search), so each of the seed's defects is found early."""
     op, rule, phrase = CAUGHT_BY[bug]
     monkeypatch.setenv("EVENTPROOF_JS_BUG", bug)
-    report = check_implementation(f"node {BUGGY_PORT}", ops=[op], budget="quick",
+    report = check_implementation(f"node {BUGGY_PORT}", ops=[op], examples="quick",
                                   stop_after=[rule])
     result = report.result_for(rule)
     assert result.outcome in {"fail", "error"}, (bug, result.outcome, result.note)

@@ -118,7 +118,7 @@ def _check(job: tuple[str, int, str, bool]) -> tuple[str, bool, bool, float, str
     else:
         ops = (target.op,)
     started = time.perf_counter()
-    report = check_implementation(target.cls, ops=ops, budget=budget, seed=seed,
+    report = check_implementation(target.cls, ops=ops, examples=budget, seed=seed,
                                   deterministic=False,
                                   timeout=TIMEOUT if target.rule else BLIND_TIMEOUT,
                                   # a miniature's own rule settles it: no need for the last round

@@ -539,7 +539,7 @@ def test_engine_measures_each_operation_honestly() -> None:
     from eventproof.conformance import check_implementation
 
     _Slow.select_calls = 0
-    report = check_implementation(_Slow, ops=["select", "classify"], budget="quick")
+    report = check_implementation(_Slow, ops=["select", "classify"], examples="quick")
     select = [result for result in report.results if result.rule.op == "select"]
     classify = [result for result in report.results if result.rule.op == "classify"]
     assert _Slow.select_calls > 50
