@@ -112,7 +112,7 @@ Request = StartRequest | RunRequest | StopRequest
 
 
 @dataclass(frozen=True)
-class Implementation:
+class Identity:
     """Who answers: the ``implementation`` member of the handshake (spec/protocol.md §4.2)."""
 
     name: str
@@ -143,7 +143,7 @@ class StartResponse:
 
     schema_def: ClassVar[str] = "startResponse"
 
-    implementation: Implementation
+    implementation: Identity
     capabilities: Capabilities
     version: int = PROTOCOL_VERSION
 
@@ -680,7 +680,7 @@ def start_response_from_json(value: Any, request: StartRequest = START) -> Start
     )
     return StartResponse(
         version=value["version"],
-        implementation=Implementation(
+        implementation=Identity(
             name=identity["name"], language=identity["language"],
             version=identity.get("version"), homepage=identity.get("homepage"),
             issues=identity.get("issues"),

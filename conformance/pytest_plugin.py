@@ -9,12 +9,13 @@ nothing at all (an ``eventproof::…`` node id is then a usage error that says h
 one); with one, the session gets one item per rule, with node ids like
 ``eventproof::select::select.last-message``::
 
-    pytest --eventproof-impl 'node adapter.js' -k eventproof --junitxml report.xml
+    pytest --eventproof-impl 'node my-port/eventproof-port.mjs' -k eventproof --junitxml report.xml
 
 Selecting rules: ``-k``, ``-m``, ``--deselect`` and ``--lf`` work as usual, and a node id as
 pytest prints it can be passed back as an argument to run exactly that item::
 
-    pytest --eventproof-impl 'node adapter.js' 'eventproof::select::select.last-message'
+    pytest --eventproof-impl 'node my-port/eventproof-port.mjs' \
+        'eventproof::select::select.last-message'
 
 ``eventproof`` names every rule, ``eventproof::<op>`` one operation's rules and
 ``eventproof::<op>::<rule id>`` one rule; the ``../eventproof::…`` form pytest prints when it runs

@@ -129,8 +129,8 @@ def adapter_for(
     if not text:
         raise ImplementationError(
             value=spec, source=source, reason="is empty",
-            fix="Name a command that speaks spec/protocol.md (e.g. 'node adapter.js') or an "
-                "object in process: python:MODULE:ATTR",
+            fix="Name a command that speaks spec/protocol.md (e.g. 'node "
+                "my-port/eventproof-port.mjs') or an object in process: python:MODULE:ATTR",
         )
     if text.startswith("python:"):
         if isolate:
@@ -152,7 +152,7 @@ def adapter_for(
         raise ImplementationError(
             value=spec, source=source, reason=f"the program {program!r} is a directory",
             fix="Name the program file inside it, or the interpreter and the file, e.g. "
-                f"--impl 'node {program.rstrip('/')}/adapter.js'",
+                f"--impl 'node {program.rstrip('/')}/eventproof-port.mjs'",
         )
     if shutil.which(program) is None:
         if (os.sep in program or (os.altsep or os.sep) in program) and Path(program).is_file():

@@ -93,7 +93,7 @@ class SubprocessAdapter:
             raise ImplementationError(
                 value=self.description, source=source, reason="is an empty command",
                 fix="Name the program that speaks spec/protocol.md, e.g. --impl 'node "
-                    "eventproof-adapter.js', or an object in process: "
+                    "my-port/eventproof-port.mjs', or an object in process: "
                     "--impl python:MODULE:ATTR",
             )
         self.timeout = timeout

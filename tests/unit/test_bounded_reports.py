@@ -25,7 +25,7 @@ from eventproof.conformance._clip import (
 from eventproof.conformance._errors import ProtocolError
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._operations import RULES_BY_ID
-from eventproof.conformance._protocol import Implementation
+from eventproof.conformance._protocol import Identity
 from eventproof.conformance._replay import save_failures
 from eventproof.conformance._reports import (
     markdown_summary,
@@ -141,7 +141,7 @@ def test_every_response_and_identity_string_is_clipped_where_it_enters(text: str
                 assert len(value) <= STDERR_CHARACTERS
         if isinstance(response, Broken):
             assert len(str(response.error)) <= 2 * MESSAGE_CHARACTERS
-    identity = Implementation(name=text, language=text, version=text, homepage=text, issues=text)
+    identity = Identity(name=text, language=text, version=text, homepage=text, issues=text)
     assert all(len(value) <= IDENTITY_CHARACTERS for value in identity.to_json().values())
 
 

@@ -17,7 +17,7 @@ from eventproof.conformance._protocol import (
     PROTOCOL_VERSION,
     START,
     STOP,
-    Implementation,
+    Identity,
     ProtocolError,
     RunErrored,
     RunOutput,
@@ -153,7 +153,7 @@ def test_start_and_stop_requests_encode_as_specified() -> None:
 def test_handshake_decodes_to_identity_and_capabilities() -> None:
     """A handshake becomes an Implementation and the shared Capabilities, and encodes back."""
     handshake = decode_start_response(_line(HANDSHAKE))
-    assert handshake.implementation == Implementation(
+    assert handshake.implementation == Identity(
         name="my-port", language="go", version="0.3.1", homepage="https://example.com/my-port"
     )
     assert handshake.capabilities == Capabilities(
@@ -327,7 +327,7 @@ def test_protocol_error_survives_pythons_exception_machinery() -> None:
 def test_start_response_to_json_is_schema_valid() -> None:
     """A handshake built in code encodes to a schema-valid answer (encode checks it)."""
     handshake = StartResponse(
-        implementation=Implementation(name="x", language="python"),
+        implementation=Identity(name="x", language="python"),
         capabilities=Capabilities(),
     )
     assert json.loads(encode(handshake))["capabilities"]["ops"] == list(OPS)
