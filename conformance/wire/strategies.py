@@ -137,7 +137,7 @@ def _bound(max_bytes: int | None) -> int | None:
 
 
 @cache
-def text_pieces() -> st.SearchStrategy[str]:
+def agent_text_pieces() -> st.SearchStrategy[str]:
     """One short piece of text: ordinary, an awkward character, ANSI, or a surrogate."""
     return st.one_of(
         st.text(max_size=6),
@@ -152,7 +152,7 @@ def text_pieces() -> st.SearchStrategy[str]:
 def awkward_text(*, min_pieces: int = 0, max_pieces: int = 4) -> st.SearchStrategy[str]:
     """Short text mixing ordinary characters with controls, escapes, astral characters and
     lone surrogates (high alone, low alone, a reversed pair, a pair as two code points)."""
-    return st.lists(text_pieces(), min_size=min_pieces, max_size=max_pieces).map("".join)
+    return st.lists(agent_text_pieces(), min_size=min_pieces, max_size=max_pieces).map("".join)
 
 
 @cache
@@ -263,7 +263,7 @@ def _small_objects() -> st.SearchStrategy[dict[str, Any]]:
 
 
 @cache
-def json_objects(*, max_leaves: int = 6) -> st.SearchStrategy[dict[str, Any]]:
+def agent_json_objects(*, max_leaves: int = 6) -> st.SearchStrategy[dict[str, Any]]:
     """JSON objects (tool ``args``, ``details``), with integer-like member names often."""
     return st.dictionaries(member_names(), json_values(max_leaves=max_leaves // 2), max_size=4)
 
@@ -335,7 +335,7 @@ def tool_ids(draw: st.DrawFn, *, prefix: str = "call_", max_bytes: int | None = 
 
 
 @cache
-def usages() -> st.SearchStrategy[dict[str, Any]]:
+def agent_usages() -> st.SearchStrategy[dict[str, Any]]:
     """A token usage record: as pi-style messages carry it (integral floats in ``cost``), empty
     (``{}``, what a provider that reports nothing sends), partial, or of another provider's
     shape (the schema only asks for an object; §4.3 copies it whatever it holds)."""
@@ -377,7 +377,7 @@ def tool_call_blocks() -> st.SearchStrategy[dict[str, Any]]:
         "type": st.just("toolCall"),
         "id": tool_ids(),
         "name": tool_ids(prefix=""),
-        "arguments": json_objects(),
+        "arguments": agent_json_objects(),
     })
 
 
@@ -392,7 +392,7 @@ def assistant_blocks() -> st.SearchStrategy[dict[str, Any]]:
 
 
 @cache
-def assistant_messages(*, usage: bool | None = None) -> st.SearchStrategy[dict[str, Any]]:
+def agent_assistant_messages(*, usage: bool | None = None) -> st.SearchStrategy[dict[str, Any]]:
     """A pi-style assistant message; ``usage`` True/False forces the key in or out."""
     required: dict[str, st.SearchStrategy[Any]] = {
         "role": st.just("assistant"),
@@ -404,9 +404,9 @@ def assistant_messages(*, usage: bool | None = None) -> st.SearchStrategy[dict[s
         "timestamp": st.integers(0, MAX_SAFE_INTEGER),
     }
     if usage:
-        required["usage"] = usages()
+        required["usage"] = agent_usages()
     elif usage is None:
-        optional["usage"] = usages()
+        optional["usage"] = agent_usages()
     return st.fixed_dictionaries(required, optional=optional)
 
 
@@ -435,7 +435,7 @@ def tool_result_messages() -> st.SearchStrategy[dict[str, Any]]:
 @cache
 def messages() -> st.SearchStrategy[dict[str, Any]]:
     """Any message: assistant, user or tool result."""
-    return st.one_of(assistant_messages(), user_messages(), tool_result_messages())
+    return st.one_of(agent_assistant_messages(), user_messages(), tool_result_messages())
 
 
 # -- events ----------------------------------------------------------------------------------
@@ -528,7 +528,7 @@ _SNAPSHOT: dict[str, Any] = {}
 
 @cache
 def _snapshot_or_message() -> st.SearchStrategy[dict[str, Any]]:
-    return st.one_of(st.just(_SNAPSHOT), assistant_messages(usage=True))
+    return st.one_of(st.just(_SNAPSHOT), agent_assistant_messages(usage=True))
 
 
 @cache
@@ -555,7 +555,7 @@ def assistant_message_events(
         kind = draw(_ERRONEOUS_KIND_DRAWS if erroneous else _MESSAGE_EVENT_KIND_DRAWS)
     if erroneous is None:
         erroneous = draw(_ONE_IN_6) == 0
-    partial = draw(assistant_messages())
+    partial = draw(agent_assistant_messages())
     content: list[dict[str, Any]] = list(partial["content"])
     ame: dict[str, Any] = {"type": kind}
     if kind not in ("start", "done", "error"):
@@ -605,7 +605,7 @@ def assistant_message_events(
         message = partial
     if mistake == "role":
         message = {**draw(_other_messages()),
-                   **({"usage": draw(usages())} if draw(BOOLEANS) else {})}
+                   **({"usage": draw(agent_usages())} if draw(BOOLEANS) else {})}
         if draw(BOOLEANS):
             message["role"] = draw(_WRONG_ROLES)
     return {"type": "message_update", "message": message, "assistantMessageEvent": ame}
@@ -643,7 +643,7 @@ def neighbour_blocks() -> st.SearchStrategy[Any]:
 def _small_tool_execution_updates() -> st.SearchStrategy[Event]:
     return _typed(
         "tool_execution_update", toolCallId=tool_ids(), toolName=tool_ids(prefix=""),
-        args=json_objects(), partialResult=partial_results(),
+        args=agent_json_objects(), partialResult=partial_results(),
     )
 
 
@@ -660,7 +660,8 @@ def partial_results() -> st.SearchStrategy[Any]:
         json_numbers(),
         st.lists(json_values(max_leaves=3), max_size=3),
         st.fixed_dictionaries({}, optional={"details": json_values(max_leaves=3)}),
-        st.fixed_dictionaries({"content": st.one_of(awkward_text(), json_objects(max_leaves=3))}),
+        st.fixed_dictionaries({"content": st.one_of(awkward_text(),
+                                                    agent_json_objects(max_leaves=3))}),
         st.fixed_dictionaries({"content": st.lists(
             st.one_of(
                 st.fixed_dictionaries({"type": st.just("image"), "data": st.text(max_size=8)}),
@@ -705,7 +706,7 @@ def agent_events() -> st.SearchStrategy[Event]:
         _with_extras(_typed("message_end", message=messages())),
         _with_extras(_typed(
             "tool_execution_start", toolCallId=tool_ids(), toolName=tool_ids(prefix=""),
-            args=json_objects(),
+            args=agent_json_objects(),
         )),
         _with_extras(_small_tool_execution_updates()),
         _with_extras(_typed(
@@ -1240,7 +1241,7 @@ def _known_facts() -> st.SearchStrategy[Event]:
         _with_extras(_typed("message_end", message=messages())),
         _with_extras(_typed(
             "tool_execution_start", toolCallId=tool_ids(), toolName=tool_ids(prefix=""),
-            args=json_objects(),
+            args=agent_json_objects(),
         )),
         _with_extras(_typed(
             "tool_execution_end", toolCallId=tool_ids(), toolName=tool_ids(prefix=""),
