@@ -190,7 +190,7 @@ def test_searches_run_ahead_of_the_finder_are_not_counted(
     monkeypatch.setattr(_parallel, "Workers", Recorder)
     monkeypatch.setenv(ANSWERED, str(tmp_path))
     monkeypatch.setenv(DRIVER, str(os.getpid()))
-    one, two = both(WaitsForARunAhead, ops=("roster",), budget="quick")
+    one, two = both(WaitsForARunAhead, ops=("roster",), examples="quick")
     assert Recorder.last is not None
     dropped = Recorder.last.dropped
     assert any(sum(search.counts.judged.values()) for search in dropped), dropped
@@ -227,7 +227,7 @@ def test_max_time_bounds_a_run_with_two_jobs() -> None:
 
 
 def test_an_implementation_raising_in_a_worker_reports_the_same_crash() -> None:
-    one, two = both(RaisesOnSelect, ops=("select", "classify"), budget="quick")
+    one, two = both(RaisesOnSelect, ops=("select", "classify"), examples="quick")
     assert one.result_for("select.agrees").outcome in ("crash", "error", "fail")
     assert document(two) == document(one)
 
