@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import signal
 import subprocess
 from collections.abc import Mapping
@@ -92,3 +93,27 @@ def tree_state(root: Path = ROOT) -> dict[str, tuple[Any, ...]] | None:
         else:
             state[path] = (status, stat.st_size, stat.st_mtime_ns)
     return state
+
+
+@functools.cache
+def quick_inputs(op_name: str) -> tuple[Any, ...]:
+    """The inputs a quick search of ``op_name`` draws under the default capabilities: each
+    family with its share of the quick budget, derandomized and inside ``isolated_constants``,
+    as the engine generates them (shrinking aside)."""
+    from eventproof.conformance._engine import BUDGETS, isolated_constants, split_budget
+    from eventproof.conformance._model import Capabilities
+    from eventproof.conformance._operations import operation
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    families = operation(op_name).families(Capabilities())
+    drawn: list[Any] = []
+    for family, share in zip(families, split_budget(BUDGETS["quick"], families), strict=True):
+        @settings(max_examples=share, derandomize=True, database=None, deadline=None,
+                  phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+        @given(family.strategy)
+        def draw(op_input: Any) -> None:
+            drawn.append(op_input)
+
+        with isolated_constants():
+            draw()
+    return tuple(drawn)

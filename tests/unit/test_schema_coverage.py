@@ -22,11 +22,10 @@ from urllib.parse import urljoin
 
 import hypothesis
 import pytest
-from eventproof.conformance._engine import BUDGETS, isolated_constants, split_budget
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._operations import OPERATIONS
 from eventproof.conformance._schemas import BASE_URI, registry
-from hypothesis import HealthCheck, Phase, given, settings
+from helpers import quick_inputs
 from jsonschema import Draft202012Validator
 
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -197,29 +196,11 @@ def _escape(name: str) -> str:
     return name.replace("~", "~0").replace("/", "~1")
 
 
-def _quick_inputs(op_name: str) -> list[Any]:
-    """The inputs a quick search of ``op_name`` draws: each family with its share, derandomized,
-    as the engine generates them (shrinking aside)."""
-    op = next(op for op in OPERATIONS if op.name == op_name)
-    families = op.families(CAPABILITIES)
-    drawn: list[Any] = []
-    for family, share in zip(families, split_budget(BUDGETS["quick"], families), strict=True):
-        @settings(max_examples=share, derandomize=True, database=None, deadline=None,
-                  phases=[Phase.generate], suppress_health_check=list(HealthCheck))
-        @given(family.strategy)
-        def draw(op_input: Any) -> None:
-            drawn.append(op_input)
-
-        with isolated_constants():
-            draw()
-    return drawn
-
-
 @functools.cache
 def walk_of(op_name: str) -> Walk:
     op = next(op for op in OPERATIONS if op.name == op_name)
     walk = Walk()
-    for op_input in _quick_inputs(op_name):
+    for op_input in quick_inputs(op_name):
         walk.visit(op_input, urljoin(BASE_URI, op.input_schema), "/$defs/input")
     return walk
 

@@ -8,38 +8,17 @@ the threshold is one of the answer (a publish window, the roster's bound).
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from eventproof.conformance._engine import BUDGETS, isolated_constants, split_budget
 from eventproof.conformance._model import Capabilities
-from eventproof.conformance._operations import operation
 from eventproof.reference import Reference, canonical_bytes
-from hypothesis import HealthCheck, Phase, given, settings
+from helpers import quick_inputs
 
 CAPABILITIES = Capabilities()
 REFERENCE = Reference()
-
-
-@functools.cache
-def quick_inputs(op_name: str) -> tuple[Any, ...]:
-    """The inputs a quick search of ``op_name`` draws, each family with its share."""
-    op = operation(op_name)
-    families = op.families(CAPABILITIES)
-    drawn: list[Any] = []
-    for family, share in zip(families, split_budget(BUDGETS["quick"], families), strict=True):
-        @settings(max_examples=share, derandomize=True, database=None, deadline=None,
-                  phases=[Phase.generate], suppress_health_check=list(HealthCheck))
-        @given(family.strategy)
-        def draw(op_input: Any) -> None:
-            drawn.append(op_input)
-
-        with isolated_constants():
-            draw()
-    return tuple(drawn)
 
 
 # -- wire: the byte bound (wire.md §5.1) and the cost table (§6.5) ----------------------------
