@@ -232,8 +232,8 @@ class _Search:
     #: Answers to inputs that broke a rule, so replaying the minimal example gives the same verdict.
     failing_answers: dict[str, Any] = field(default_factory=dict)
     met_violation: bool = False
-    #: The trace being recorded for :data:`REPLAYS` (None when not recording): every input in
-    #: the order asked, with whether its example passed or was rejected.
+    #: The trace being recorded for the run's :class:`Replays` (None when not recording): every
+    #: input in the order asked, with whether its example passed or was rejected.
     trace: list[tuple[Any, bool]] | None = None
     trace_bytes: int = 0
     #: The JSON size of the input last asked (what it adds to a trace).

@@ -1,8 +1,9 @@
 """What CI and people read after a run: the JSON report, JUnit XML, Markdown and the console.
 
-Every face renders the same :class:`~eventproof.conformance._engine.RunReport`. The JSON report is
-the complete, versioned record (``schemas/report.json``); JUnit XML feeds CI test tabs; the Markdown
-summary is written for a pull request or a job summary; the console is the short human view.
+Every face renders the same :class:`~eventproof.conformance._results.RunReport` and its one
+verdict (:class:`~eventproof.conformance._results.RunVerdict`). The JSON report is the complete,
+versioned record (``schemas/report.json``); JUnit XML feeds CI test tabs; the Markdown summary is
+written for a pull request or a job summary; the console is the short human view.
 
 Values from an implementation are shown as JSON. Strings may hold lone surrogates (the suite
 generates them on purpose, spec/wire.md §6.1) and control characters, which UTF-8 files and XML
