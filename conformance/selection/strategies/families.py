@@ -1,0 +1,535 @@
+"""The selection profile's strategies: operation inputs, settle inputs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+from hypothesis import strategies as st
+
+from ..._model import Capabilities, Family
+from ..._reused import BOOLEANS, integers, sampled
+from .events import (
+    _cancellation,
+    _chunk,
+    _claim,
+    _in_turn,
+    _insertion,
+    _likely,
+    _message,
+    _numbered,
+    _reason_kinds,
+    _step_end,
+    _step_start,
+    _turn_end,
+    _turn_start,
+)
+from .logs import (
+    _competing_outputs,
+    _essential_events,
+    _fallback_material,
+    _log_drafts,
+    session_logs,
+)
+from .values import (
+    Block,
+    Event,
+    _maybe,
+    _some,
+    _text_blocks,
+    content_blocks,
+    text_pieces,
+    usages,
+)
+
+# -- operation inputs (selection.md §7) ------------------------------------------------------------
+
+def _is_text_delta(event: Any) -> bool:
+    return (isinstance(event, dict) and event.get("type") == "assistant/chunk"
+            and isinstance(event.get("data"), dict) and isinstance(event["data"].get("chunk"), dict)
+            and event["data"]["chunk"].get("type") == "text-delta")
+
+
+@st.composite
+def _streamed_text_logs(draw: st.DrawFn) -> dict[str, Any]:
+    """Logs without a message with content but with streamed text (§3.3): the fallback's
+    material with at least one non-empty text delta, anywhere."""
+    drafts = draw(_fallback_material())
+    text = draw(text_pieces()) or "partial answer"
+    drafts.insert(draw(integers(0, len(drafts))),
+                  _chunk({"type": "text-delta", "index": 0, "text": text}))
+    return {"events": _numbered(draw, drafts)}
+
+
+@st.composite
+def _answered_logs(draw: st.DrawFn) -> dict[str, Any]:
+    """Messages and streamed text competing (§3.1, §3.2) with at least one message with content,
+    anywhere: the output is the content of the last one."""
+    drafts = draw(_competing_outputs())
+    answer = draw(_essential_events()["answer"])
+    drafts.insert(draw(integers(0, len(drafts))), answer)
+    return {"events": _numbered(draw, drafts)}
+
+
+@st.composite
+def _outputless_logs(draw: st.DrawFn) -> dict[str, Any]:
+    """Logs with neither a message with content nor streamed text (§3.3): the output is null,
+    whatever else the log holds."""
+    drafts = [event for event in draw(_fallback_material()) if not _is_text_delta(event)]
+    return {"events": _numbered(draw, drafts)}
+
+
+def select_families(capabilities: Capabilities | None = None) -> tuple[Family, ...]:
+    """The kinds of ``select`` input a run covers: logs of every shape, and one family aimed at
+    each answer class (a message's content, streamed text, no output), so that every run meets
+    all three."""
+    return (
+        Family("logs", 3, select_inputs(capabilities)),
+        Family("message-content", 1, _answered_logs(),
+               aims=("select.last-message", "select.never-empty")),
+        Family("streamed-text", 1, _streamed_text_logs(),
+               aims=("select.text-fallback", "select.never-empty")),
+        Family("no-output", 1, _outputless_logs(),
+               aims=("select.text-fallback", "select.never-empty")),
+    )
+
+
+def select_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[dict[str, Any]]:
+    """Inputs of the ``select`` operation: ``{"events": <log>}``."""
+    return st.fixed_dictionaries({"events": session_logs()})
+
+
+@st.composite
+def _pushes(draw: st.DrawFn) -> list[dict[str, Any]]:
+    # Three transports (selection.md §4): session events only, raw text only (push_text), and a
+    # mix where some text arrives as raw text and extra pieces (incl. "") are pushed in between.
+    transport = draw(sampled(("events", "text", "mixed")))
+    if transport == "text":
+        return [{"text": piece} for piece in draw(_some(text_pieces(), 0, 6))]
+    events = draw(session_logs())
+    if transport == "events":
+        return [{"event": event} for event in events]
+    pushes: list[dict[str, Any]] = []
+    for event in events:
+        if _is_text_delta(event) and draw(BOOLEANS):
+            pushes.append({"text": event["data"]["chunk"]["text"]})
+        else:
+            pushes.append({"event": event})
+        if draw(BOOLEANS):
+            pushes.append({"text": draw(text_pieces())})
+    return pushes
+
+
+def fold_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[dict[str, Any]]:
+    """Inputs of the ``fold`` operation: ``{"pushes": [{"event": …} | {"text": …}]}``."""
+    return st.fixed_dictionaries({"pushes": _pushes()})
+
+
+# -- settle inputs (selection.md §5, §7) -----------------------------------------------------------
+# The settle families: each generates the logs one wrong reading of §5 gets wrong, in both modes.
+
+#: Kinds a turn that ends before its first step may have: rejected (blocked), cancelled (aborted),
+#: failed (error), rewritten away (completed), closed on reload (interrupted) or not known yet.
+_UNSTEPPED_ENDS: tuple[str, ...] = (
+    "blocked", "completed", "aborted", "error", "blocked", "completed", "aborted", "error",
+    "interrupted", "paused",
+)
+#: Kinds a stepped turn ends with, the ones whose mappings differ between the paths first.
+#: Kinds a claimed turn ends with before its first step: rejected first of all (§5.1).
+_CLAIMED_ENDS: tuple[str, ...] = (
+    "blocked", "completed", "blocked", "aborted", "error", "completed", "blocked", "interrupted",
+    "paused",
+)
+_STEPPED_ENDS: tuple[str, ...] = (
+    "completed", "max-tokens", "aborted", "error", "interrupted", "blocked", "completed",
+    "max-tokens", "interrupted", "error", "aborted", "completed", "paused", "Completed",
+)
+_DIAGNOSTICS = ("exit code 137", "context window exceeded\nafter 3 retries", "\ud800 😀")
+
+
+_KEEP = st.sampled_from((False, *[True] * 15))  # shrinks to False: the event goes
+
+
+@cache
+def _diagnostics() -> st.SearchStrategy[str | None]:
+    # Absent, empty (its line is still shown, §5.6) and non-empty, each about a third of the time.
+    return st.one_of(st.none(), st.just(""),
+                     st.one_of(st.sampled_from(_DIAGNOSTICS), text_pieces()))
+
+
+#: The mode of a request: absent (one-shot), continuable, or an explicit one-shot.
+_MODES = st.sampled_from((None, "continuable", "one-shot", "continuable"))
+#: The same, for families whose logs matter most on the continuable path.
+_MOSTLY_CONTINUABLE = st.sampled_from((None, "continuable", "continuable", "continuable"))
+#: A one-shot run is cancelled a third of the time: its mapping is read without the override.
+_CANCELLED = st.sampled_from((False, True, False))
+
+
+def _request(draw: st.DrawFn, drafts: list[Event], *, thinned: bool = True,
+             modes: st.SearchStrategy[str | None] = _MODES,
+             far_turns: bool = False) -> dict[str, Any]:
+    """A settle request over ``drafts``: one-shot (``mode`` absent or explicit) or continuable.
+
+    When ``thinned``, each event is kept unless its own draw says no: rarely while generating (an
+    event gone now and then is one more irregular log), and event by event while shrinking, so
+    a counterexample sheds the scaffolding its family built around the events that matter.
+    """
+    if thinned:
+        drafts = [event for event in drafts if draw(_KEEP)]
+    events = _numbered(draw, drafts, far_turns=far_turns)
+    mode = draw(modes)
+    # Drawn on both paths, so that the shrinker can move a counterexample from one path to the
+    # other without the draws after it changing meaning.
+    cancelled = draw(_CANCELLED)
+    diagnostic = draw(_diagnostics())
+    if mode == "continuable":
+        return {"events": events, "mode": "continuable"}
+    request: dict[str, Any] = {"events": events}
+    if mode is not None:
+        request["mode"] = mode
+    request["cancelled"] = cancelled
+    if diagnostic is not None:
+        request["diagnostic"] = diagnostic
+    return request
+
+
+@cache
+def _answers() -> st.SearchStrategy[list[Block]]:
+    """The content of a step's message: an answer, textless blocks, or the usage-only []."""
+    return st.one_of(
+        st.lists(_text_blocks(), min_size=1, max_size=2),
+        st.just([]),
+        st.lists(content_blocks(("reasoning", "tool-call", "unknown", "text")), min_size=1,
+                 max_size=2),
+    )
+
+
+def _model_step(draw: st.DrawFn, turn: int, step: int) -> list[Event]:
+    """One model step of ``turn``: step/start, maybe streamed text, maybe a message, step/end.
+
+    The step/start is what makes its turn account for work (§5.1); what follows it may be cut
+    anywhere.
+    """
+    events = [_step_start(turn, step)]
+    if draw(BOOLEANS):
+        events.append(_in_turn(_chunk({"type": "text-delta", "index": 0,
+                                       "text": draw(text_pieces())}), turn, step))
+    if _likely(draw):
+        events.append(_in_turn(_message(draw(_answers()), usage=draw(_maybe(usages())),
+                                        interrupted=not _likely(draw)), turn, step))
+    if _likely(draw):
+        events.append(_step_end(turn, step))
+    return events
+
+
+def _unstepped_turn(draw: st.DrawFn, turn: int, kinds: Sequence[str] = _UNSTEPPED_ENDS,
+                    claim: bool | None = None) -> list[Event]:
+    """A turn that opens and closes before any step: claimed or not (§5.1)."""
+    claimed = draw(BOOLEANS) if claim is None else claim
+    return [_turn_start(turn), *([_claim()] if claimed else []),
+            _turn_end(turn, draw(sampled(kinds)))]
+
+
+def _stepped_turn(draw: st.DrawFn, turn: int, kind: str | None = None) -> list[Event]:
+    """A turn that claims its input (usually), runs 1-2 steps and ends with ``kind``."""
+    events = [_turn_start(turn)]
+    if _likely(draw):
+        events.append(_claim())
+    for step in range(draw(integers(1, 2))):
+        events += _model_step(draw, turn, step)
+        if not _likely(draw):
+            events.append(_claim("next-step"))  # a steering message claimed at a step boundary
+    events.append(_turn_end(turn, kind or draw(sampled(_STEPPED_ENDS))))
+    return events
+
+
+@st.composite
+def _irregular_turns(draw: st.DrawFn) -> dict[str, Any]:
+    """Turn, step and inbox events in any order over turns 1 and 2: repeated turn numbers,
+    turn/end without turn/start, step/start outside the open turn, splices outside any turn
+    (§5.1). Short, so that a counterexample is the two or three events that matter."""
+    return _request(draw, draw(_some(_irregular_events(), 0, 6)), thinned=False)
+
+
+@st.composite
+def _far_irregular_turns(draw: st.DrawFn) -> dict[str, Any]:
+    """Two turns numbered beyond 2^53 - 1, where turns 1 and 2 are one double (selection.md §1:
+    numbers compare exactly, so they are two turns): one steps and is left open, the other ends,
+    maybe claimed, among irregular events. Whether the end accounts for work depends on the two
+    turns being told apart (§5.1)."""
+    first, second = draw(sampled(((1, 2), (2, 1))))
+    core = [_turn_start(first), _step_start(first)]
+    if draw(BOOLEANS):
+        core.append(_in_turn(_message([{"type": "text", "text": "draft"}]), first))
+    core.append(_turn_start(second))
+    if draw(BOOLEANS):
+        core.append(_claim())
+    core.append(_turn_end(second, draw(_reason_kinds())))
+    for event in draw(_some(_irregular_events(), 0, 2)):
+        core.insert(draw(integers(0, len(core))), event)
+    return _request(draw, core, thinned=False, far_turns=True)
+
+
+@cache
+def _irregular_events() -> st.SearchStrategy[Event]:
+    turns = st.sampled_from((1, 2))
+    return st.one_of(
+        st.builds(_step_start, turns),
+        st.builds(_turn_end, turns, _reason_kinds()),
+        st.just(_claim()),
+        st.builds(_turn_start, turns),
+        st.booleans().map(_cancellation),
+        st.builds(_insertion),
+        st.lists(_text_blocks(), min_size=1, max_size=1).map(lambda blocks: _in_turn(
+            _message(blocks), 1)),
+    )
+
+
+@st.composite
+def _stepped_then_unstepped(draw: st.DrawFn) -> dict[str, Any]:
+    """A stepped turn, then balanced turns that never reach a step (§5.1): the later turn/end
+    events account for work only when claimed and not completed."""
+    first = draw(integers(1, 2))
+    events = [_insertion()] if draw(BOOLEANS) else []
+    events += _stepped_turn(draw, first)
+    for turn in range(first + 1, first + 1 + draw(integers(1, 2))):
+        if draw(BOOLEANS):
+            events.append(_insertion())
+        events += _unstepped_turn(draw, turn)
+    if not _likely(draw):
+        events.append(_cancellation(draw(BOOLEANS)))
+    return _request(draw, events)
+
+
+@st.composite
+def _claimed_unstepped(draw: st.DrawFn) -> dict[str, Any]:
+    """Turns that claim their input and end before the first step: rejected (blocked), cancelled,
+    failed or rewritten away (completed), maybe after a stepped turn (§5.1)."""
+    events = _stepped_turn(draw, 1) if draw(BOOLEANS) else []
+    for _ in range(draw(integers(1, 2))):
+        turn = draw(integers(1, 3))  # may repeat an earlier turn's number
+        events += _unstepped_turn(draw, turn, _CLAIMED_ENDS, claim=True)
+    return _request(draw, events)
+
+
+@st.composite
+def _cancelled_work(draw: st.DrawFn) -> dict[str, Any]:
+    """A run with inbox cancellations at any point: before its first turn, between turns, after
+    the end; with a replacement or none (§5.1 settle.dropped-unrun); and claims at any point,
+    inside a turn or outside all."""
+    turns: list[list[Event]] = []
+    for turn in range(1, 1 + draw(integers(1, 2))):
+        # Dropped work is read only after a clean end or none (§5.3): mostly completed turns.
+        kind = draw(sampled(("completed", "completed", None)))
+        turns.append(_stepped_turn(draw, turn, kind) if _likely(draw)
+                     else _unstepped_turn(draw, turn))
+    for _ in range(draw(integers(1, 2))):
+        at = draw(sampled(range(len(turns) + 1)))  # before a turn, or after the last
+        splice = draw(sampled(("cancel", "replace", "cancel", "claim")))
+        turns.insert(at, [_claim() if splice == "claim" else _cancellation(splice == "replace")])
+    if not _likely(draw):
+        inside = draw(sampled(range(len(turns))))  # a cancellation inside a turn
+        turns[inside] = [*turns[inside][:1], _cancellation(), *turns[inside][1:]]
+    events = [event for part in turns for event in part]
+    if draw(BOOLEANS):
+        events.append(_insertion())
+    return _request(draw, events, modes=_MOSTLY_CONTINUABLE)
+
+
+#: Ends whose reading differs between the paths (§5.3): interrupted, no end, completed with and
+#: without dropped work, kinds nobody knows; and the rest, for the mappings they share.
+_PATH_ENDS: tuple[str | None, ...] = (
+    "interrupted", None, "completed", "interrupted", "error", "max-tokens", "paused", "blocked",
+    "aborted", "completed", "interrupted", "max-tokens", None, "max-tokens", "max-tokens",
+    "error", "blocked",
+)
+
+
+@st.composite
+def _path_differences(draw: st.DrawFn) -> dict[str, Any]:
+    """One stepped turn ending where the two paths part (§5.2, §5.3), maybe with no turn/end,
+    maybe followed by a cancellation: the same kinds of log on both paths."""
+    kind = draw(sampled(_PATH_ENDS))
+    events = _stepped_turn(draw, 1, kind or "completed")
+    if kind is None:
+        events = events[:-1]  # torn down before the loop recorded its end
+    if not _likely(draw):
+        events.append(_cancellation(draw(BOOLEANS)))
+    return _request(draw, events)
+
+
+def _agent_loop_run(draw: st.DrawFn) -> list[Event]:
+    """A run as the agent loop writes it, cut at any point and maybe cancelled afterwards."""
+    events = [_insertion()]
+    for turn in range(1, 1 + draw(integers(1, 3))):
+        if not _likely(draw):
+            events.append(_cancellation(draw(BOOLEANS)))
+        events += (_stepped_turn(draw, turn) if _likely(draw) else
+                   _unstepped_turn(draw, turn, claim=_likely(draw)))
+        if draw(BOOLEANS):
+            events.append(_insertion())
+    if draw(BOOLEANS):
+        events = events[:draw(integers(0, len(events)))]  # torn down mid-run
+    ending = draw(sampled((None, None, "cancel", "replace")))
+    if ending is not None:
+        events.append(_cancellation(ending == "replace"))
+    return events
+
+
+@st.composite
+def _agent_loop_runs(draw: st.DrawFn) -> dict[str, Any]:
+    """Runs as the agent loop writes them (§2, §5.1), cut and cancelled anywhere."""
+    return _request(draw, _agent_loop_run(draw))
+
+
+#: How an output-heavy log ends: its own turn/end events, one stepped accounting end of a kind,
+#: or none at all.
+_OUTPUT_ENDS: tuple[str | None, ...] = (
+    "as-logged", "completed", "completed", "max-tokens", "blocked", "aborted", "error",
+    "interrupted", None, "paused", "completed", "max-tokens", "max-tokens",
+)
+
+
+@st.composite
+def _outputs(draw: st.DrawFn) -> dict[str, Any]:
+    """The selection's log shapes (§3) as runs that end every way (§5.4-§5.6)."""
+    drafts = draw(_log_drafts())
+    end = draw(sampled(_OUTPUT_ENDS))
+    if end != "as-logged":
+        drafts = [e for e in drafts if e["type"] != "turn/end"]
+        if end is not None:
+            # A step/start of turn 1 makes the end account for work, wherever it sits.
+            drafts = [_step_start(1), *drafts, _turn_end(1, end)]
+    return _request(draw, drafts)
+
+
+#: The rules each settle family is built to reach (every family reaches the catch-all
+#: ``settle.agrees``; tests/unit/test_where.py holds every rule to at least one family).
+SETTLE_FAMILY_AIMS: dict[str, tuple[str, ...]] = {
+    "irregular-turns": ("settle.accounting-turn", "settle.dropped-unrun",
+                        "settle.one-shot-reason", "settle.continuable-reason"),
+    "far-turns": ("settle.accounting-turn", "settle.dropped-unrun"),
+    "stepped-then-unstepped": ("settle.accounting-turn", "settle.one-shot-reason",
+                               "settle.continuable-reason"),
+    "claimed-unstepped": ("settle.accounting-turn", "settle.one-shot-reason",
+                          "settle.continuable-reason", "settle.cancelled"),
+    "cancelled-work": ("settle.dropped-unrun", "settle.continuable-reason", "settle.cancelled"),
+    "path-differences": ("settle.one-shot-reason", "settle.continuable-reason",
+                         "settle.cancelled", "settle.tool-result"),
+    "agent-loop-runs": (),
+    "outputs": ("settle.output", "settle.last-assistant", "settle.tool-result",
+                "settle.one-shot-reason", "settle.cancelled"),
+}
+
+
+#: The end kinds (None: no end) that settle to each stop reason on each path (§5.2, §5.3).
+#: "paused" is a kind this version does not know; "aborted" one-shot also comes from the
+#: cancelled flag, and continuable from work dropped after a clean end.
+SETTLE_CLASS_ENDS: dict[tuple[str, str], tuple[str | None, ...]] = {
+    ("one-shot", "completed"): ("completed",),
+    ("one-shot", "max-tokens"): ("max-tokens",),
+    ("one-shot", "aborted"): ("aborted", "cancelled"),
+    ("one-shot", "refusal"): ("blocked",),
+    ("one-shot", "error"): ("error", "interrupted", None, "paused"),
+    ("continuable", "completed"): ("completed", None),
+    ("continuable", "max-tokens"): ("max-tokens",),
+    ("continuable", "aborted"): ("aborted", "interrupted", "dropped"),
+    ("continuable", "refusal"): ("blocked",),
+    ("continuable", "error"): ("error", "paused"),
+}
+_OUTPUT_EVENTS = frozenset({"assistant/message", "assistant/chunk"})
+
+
+def _settled_as(path: str, reason: str, output: bool, diagnostic: bool
+                ) -> st.SearchStrategy[dict[str, Any]]:
+    """Settle requests whose answer is ``reason`` on ``path``, with or without output (and, one
+    shot, with or without a diagnostic), by construction: one stepped turn ending with a kind
+    that maps to ``reason``, maybe after other turns that end before a step."""
+
+    @st.composite
+    def requests(draw: st.DrawFn) -> dict[str, Any]:
+        how = draw(sampled(SETTLE_CLASS_ENDS[path, reason]))
+        kind = {"cancelled": draw(sampled(("error", "max-tokens", "blocked", None))),
+                "dropped": "completed"}.get(how, how) if how is not None else None
+        # Every part but the step and the end shrinks away: a counterexample is the two or three
+        # events that matter.
+        before = [event for turn in range(1, 1 + draw(integers(0, 1)))
+                  for event in _unstepped_turn(draw, turn, claim=False)]
+        turn = len(before) // 2 + 1
+        events = [_turn_start(turn)] if draw(BOOLEANS) else []
+        events.append(_step_start(turn))
+        if draw(BOOLEANS):
+            events.append(_in_turn(_chunk({"type": "text-delta", "index": 0,
+                                           "text": draw(text_pieces())}), turn, 0))
+        if output:
+            block = {"type": "text", "text": draw(text_pieces()) or "done"}
+            events.append(_in_turn(_message([block]), turn, 0))
+        else:
+            events = [event for event in events if event["type"] not in _OUTPUT_EVENTS]
+        if draw(BOOLEANS):
+            events.append(_step_end(turn))
+        if kind is not None:
+            events.append(_turn_end(turn, kind))
+        if how == "dropped":
+            events.append(_cancellation(False))
+        elif path == "continuable" and draw(BOOLEANS):
+            events.append(_insertion())
+        request: dict[str, Any] = {"events": _numbered(draw, before + events)}
+        if path == "continuable":
+            request["mode"] = "continuable"
+            return request
+        if draw(BOOLEANS):
+            request["mode"] = "one-shot"
+        # Cancelled only where the flag gives the reason: aborted, or completed (which it
+        # leaves completed).
+        request["cancelled"] = how == "cancelled" or (reason == "completed" and draw(BOOLEANS))
+        if diagnostic:
+            request["diagnostic"] = draw(st.one_of(st.just(""), text_pieces()))
+        return request
+
+    return requests()
+
+
+def _settle_class_families() -> tuple[Family, ...]:
+    """One family per stop reason on each path (selection.md §5.2, §5.3): every run meets every
+    one, alternately with and without output and diagnostic, so that each of those classes is
+    met on both paths too."""
+    families = []
+    for i, (path, reason) in enumerate(SETTLE_CLASS_ENDS):
+        output, diagnostic = i % 2 == 0, i % 4 < 2
+        families.append(Family(f"settles-{path}-{reason}", 1,
+                               _settled_as(path, reason, output, diagnostic),
+                               aims=SETTLE_CLASS_AIMS))
+    return tuple(families)
+
+
+#: The rules the answer-class families aim at.
+SETTLE_CLASS_AIMS = ("settle.one-shot-reason", "settle.cancelled", "settle.continuable-reason",
+                     "settle.output", "settle.last-assistant", "settle.tool-result")
+
+
+def settle_families(capabilities: Capabilities | None = None) -> tuple[Family, ...]:
+    """The kinds of ``settle`` input a run covers, simplest first, and their shares; then one
+    family per answer class (:func:`_settle_class_families`)."""
+    strategies: tuple[tuple[str, int, st.SearchStrategy[dict[str, Any]]], ...] = (
+        ("irregular-turns", 2, _irregular_turns()),
+        ("stepped-then-unstepped", 2, _stepped_then_unstepped()),
+        ("claimed-unstepped", 2, _claimed_unstepped()),
+        ("cancelled-work", 2, _cancelled_work()),
+        ("path-differences", 2, _path_differences()),
+        ("agent-loop-runs", 1, _agent_loop_runs()),
+        ("outputs", 2, _outputs()),
+        # After the simpler families: a counterexample is shrunk in the first family showing it.
+        ("far-turns", 2, _far_irregular_turns()),
+    )
+    return tuple(Family(name, weight, strategy, SETTLE_FAMILY_AIMS[name])
+                 for name, weight, strategy in strategies) + _settle_class_families()
+
+
+def settle_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[dict[str, Any]]:
+    """Inputs of the ``settle`` operation, drawn from every family of :func:`settle_families`:
+    a log and ``mode``; for a one-shot run ``cancelled`` and maybe a ``diagnostic``."""
+    return st.one_of([family.strategy for family in settle_families(capabilities)])
+
+

@@ -1,0 +1,320 @@
+"""The wire profile's strategies: op inputs."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+from typing import Any
+
+from eventproof.reference import (
+    DEFAULT_MAX_BYTES,
+    MIN_MAX_BYTES,
+)
+from hypothesis import strategies as st
+
+from ..._model import Capabilities, Family
+from ..._reused import BOOLEANS
+from .events import (
+    _agent_ends,
+    _small_tool_execution_updates,
+    _turn_ends,
+    _typed,
+    _with_extras,
+    agent_events,
+    assistant_message_events,
+    awkward_facts,
+    cut_updates,
+    edge_updates,
+    messages,
+    oversized_facts,
+    partial_results,
+    tool_execution_updates,
+    unknown_events,
+)
+from .values import (
+    CURRENT_BOUND,
+    MAX_SAFE_INTEGER,
+    Event,
+    OpInput,
+    _bound,
+    _escaped_size,
+    _for_bound,
+    agent_json_objects,
+    tool_ids,
+)
+
+# -- op inputs -------------------------------------------------------------------------------
+
+
+#: Numbers a line cannot carry (wire.md §7): integer literals just past 2^53 - 1 and far beyond
+#: it, and overflowing literals (written ``1e400``/``-1e400`` on the wire).
+UNFAITHFUL_NUMBERS: tuple[int | float, ...] = (
+    MAX_SAFE_INTEGER + 1, MAX_SAFE_INTEGER + 2, -(MAX_SAFE_INTEGER + 1), 2**63, 2**64 + 1,
+    10**21 + 1, 123456789012345678901234567890, float("inf"), float("-inf"),
+)
+#: Numbers at the edge that a line does carry: 2^53 - 1 itself, doubles written with a fraction
+#: or an exponent, the largest finite double.
+FAITHFUL_EDGE_NUMBERS: tuple[int | float, ...] = (
+    MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER, 9007199254740992.0, 1e21, 1e300, 1.7976931348623157e308,
+    -0.0, 5e-324,
+)
+#: Where a number is put: members the projection carries, and members it drops (§4, §7). An
+#: update's ``args`` and ``details`` come up most: there the refusal must come before the
+#: backstop, which would drop them (§7, second note).
+CARRIED_PLACES = ("args", "details", "usage", "args", "assistant-event", "details", "fact")
+DROPPED_PLACES = ("partial", "message-content", "turn-end-message", "agent-end-messages")
+
+
+def _place_number(place: str, key: str, number: Any, text: str) -> Event:
+    """An event with ``number`` at ``key`` in the member ``place`` names."""
+    nested = {key: number}
+    message = {"role": "assistant", "content": [{"type": "text", "text": text}]}
+    if place in ("args", "details"):
+        return {"type": "tool_execution_update", "toolCallId": "toolu_01", "toolName": "bash",
+                "args": nested if place == "args" else {"command": "ls"},
+                "partialResult": {"content": [{"type": "text", "text": text}],
+                                  "details": nested if place == "details" else {}}}
+    if place in ("usage", "assistant-event", "partial", "message-content"):
+        usage = {"input": 12, **(nested if place == "usage" else {})}
+        content = [{"type": "text", "text": text, **(nested if place == "message-content"
+                                                      else {})}]
+        partial = {"role": "assistant", "content": [{"type": "text", "text": text}],
+                   **(nested if place == "partial" else {})}
+        event_fields = nested if place == "assistant-event" else {}
+        return {"type": "message_update",
+                "message": {"role": "assistant", "content": content, "usage": usage},
+                "assistantMessageEvent": {"type": "text_delta", "contentIndex": 0,
+                                          "delta": text, **event_fields, "partial": partial}}
+    if place == "turn-end-message":
+        return {"type": "turn_end", "message": {**message, **nested}, "toolResults": []}
+    if place == "agent-end-messages":
+        return {"type": "agent_end", "messages": [{**message, **nested}]}
+    return {"type": "custom_metrics", "payload": nested}  # a fact that passes through
+
+
+_CARRIED_PLACE_DRAWS = st.sampled_from(CARRIED_PLACES)
+_DROPPED_PLACE_DRAWS = st.sampled_from(DROPPED_PLACES)
+_NUMBER_KEYS = st.sampled_from(("seed", "tokens", "0", "n"))
+_NUMBER_TEXTS = st.sampled_from(("ok", "Hel", ""))
+_MOSTLY_OVER = st.sampled_from((False, True, True, True))
+_NUMBER_UNITS = st.sampled_from(("x", "ok\n", "\U0001f600", "\x00"))
+_OVER_BY = st.integers(1, 50)
+
+
+@cache
+def _edge_numbers() -> st.SearchStrategy[int | float]:
+    return st.one_of(
+        st.sampled_from([n for n in UNFAITHFUL_NUMBERS if isinstance(n, int)]),
+        st.sampled_from((float("inf"), float("-inf"))),
+        st.sampled_from(FAITHFUL_EDGE_NUMBERS),
+        st.integers(MAX_SAFE_INTEGER - 2, MAX_SAFE_INTEGER + 2))
+
+
+@st.composite
+def number_events(draw: st.DrawFn, *, carried: bool, max_bytes: int | None = None) -> Event:
+    """Events holding a number at the edge of what a line carries (wire.md §7), in a member the
+    projection carries (``carried``) or in one it drops. Overflowing numbers, integers past
+    2^53 - 1 and numbers a line does carry are drawn about equally often. With ``max_bytes``,
+    a ``tool_execution_update`` is over that bound three times in four (its text a repeated unit):
+    the number is judged in the whole event, before the backstop drops ``args`` (§7)."""
+    max_bytes = _bound(max_bytes)
+    number = draw(_edge_numbers())
+    place = draw(_CARRIED_PLACE_DRAWS if carried else _DROPPED_PLACE_DRAWS)
+    key = draw(_NUMBER_KEYS)
+    event = _place_number(place, key, number, draw(_NUMBER_TEXTS))
+    if max_bytes is not None and event["type"] == "tool_execution_update" and draw(
+            _MOSTLY_OVER):
+        unit = draw(_NUMBER_UNITS)
+        event["partialResult"]["content"][0]["text"] = unit * (
+            max_bytes // _escaped_size(unit) + draw(_OVER_BY))
+    return event
+
+
+def max_bytes_values(capabilities: Capabilities) -> st.SearchStrategy[int]:
+    """``maxBytes``: mostly small (``MIN_MAX_BYTES``…20000, fast), the default 262144 about one
+    time in ten; always the default when the implementation declared ``variableMaxBytes:
+    false``."""
+    if not capabilities.variable_max_bytes:
+        return st.just(DEFAULT_MAX_BYTES)
+    # Both choices are always drawn, so the shrinker can turn the default into a small bound
+    # without shifting every later choice.
+    return st.tuples(st.integers(MIN_MAX_BYTES, 20000), st.integers(0, 9)).map(
+        lambda drawn: DEFAULT_MAX_BYTES if drawn[1] == 9 else drawn[0]
+    )
+
+
+def classify_inputs(capabilities: Capabilities) -> st.SearchStrategy[OpInput]:
+    """``classify`` op inputs: ``{"event": …}`` for every known type and, about half of the
+    time, an unknown one (:func:`unknown_types`: the near misses are where a classification
+    by case, trimming, suffix or prefix parts from the exact names of §3)."""
+    del capabilities  # classification does not depend on any capability
+    return _classify_inputs()
+
+
+def classify_families(capabilities: Capabilities) -> tuple[Family, ...]:
+    """The kinds of ``classify`` input a run covers, one per answer class (wire.md §3): facts of
+    every known type and unknown types, and frames (``message_update`` of every kind, erroneous
+    ones included, and ``tool_execution_update``), so that every run, on every seed and
+    budget, asks both."""
+    del capabilities
+    return (
+        Family("facts", 2, _classify_facts()),
+        Family("frames", 1, st.builds(_event_input, st.one_of(
+            assistant_message_events(), _with_extras(_small_tool_execution_updates())))),
+    )
+
+
+def _event_input(event: Event) -> OpInput:
+    return {"event": event}
+
+
+@st.composite
+def _classify_facts(draw: st.DrawFn) -> OpInput:
+    # An explicit choice: st.one_of would flatten the facts' own branches into the choice and
+    # leave an unknown type one in twelve.
+    unknown = draw(BOOLEANS)
+    return {"event": draw(unknown_events() if unknown else _known_facts())}
+
+
+@cache
+def _known_facts() -> st.SearchStrategy[Event]:
+    """Every known type of agent event that is a fact (wire.md §3)."""
+    return st.one_of(
+        _typed("agent_start"),
+        _agent_ends(),
+        _typed("turn_start"),
+        _turn_ends(),
+        _with_extras(_typed("message_start", message=messages())),
+        _with_extras(_typed("message_end", message=messages())),
+        _with_extras(_typed(
+            "tool_execution_start", toolCallId=tool_ids(), toolName=tool_ids(prefix=""),
+            args=agent_json_objects(),
+        )),
+        _with_extras(_typed(
+            "tool_execution_end", toolCallId=tool_ids(), toolName=tool_ids(prefix=""),
+            result=partial_results(), isError=st.booleans(),
+        )),
+    )
+
+
+@st.composite
+def _classify_inputs(draw: st.DrawFn) -> OpInput:
+    # An explicit choice: st.one_of would flatten agent_events' own branches into the choice
+    # and leave an unknown type one in twelve.
+    unknown = draw(BOOLEANS)
+    return {"event": draw(unknown_events() if unknown else agent_events())}
+
+
+def _project(
+    capabilities: Capabilities, events: st.SearchStrategy[Event],
+    include: st.SearchStrategy[bool],
+) -> st.SearchStrategy[OpInput]:
+    """``{"event", "includeLiveEvents", "maxBytes"}`` with the event drawn for the bound (a
+    strategy built with ``max_bytes=CURRENT_BOUND`` is drawn for the drawn ``maxBytes``)."""
+    bounds = max_bytes_values(capabilities)
+
+    @st.composite
+    def inputs(draw: st.DrawFn) -> OpInput:
+        max_bytes = draw(bounds)
+        with _for_bound(max_bytes):
+            event = draw(events)
+        # maxBytes stays an int: the checks' view of a request (explain.project_view) judges
+        # nothing when it is a double such as 4096.0, which §1 makes the same integer.
+        return {"event": event, "includeLiveEvents": draw(include), "maxBytes": max_bytes}
+    return inputs()
+
+
+@st.composite
+def _edge_inputs(draw: st.DrawFn) -> OpInput:
+    max_bytes, event = draw(edge_updates())
+    return {"event": event, "includeLiveEvents": True, "maxBytes": max_bytes}
+
+
+_MOSTLY = st.sampled_from((True, True, True, False))
+
+
+def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
+    """The kinds of ``project`` input a run covers, and each one's share of the budget.
+
+    In order (a failure shrinks within the first family that shows it, so the simplest come
+    first): any small agent event; ``message_update`` of every type; frames not opted into
+    (§4.1: no line); erroneous ones (§4.5), and toolcall_start past the end of its content, right
+    after a tool call;
+    ``turn_end`` and ``agent_end``; facts dense in awkward values and unknown types; facts over
+    the bound (never bounded, §5.1); ``tool_execution_update`` lines around ``maxBytes`` (see
+    :func:`tool_execution_updates`); lines of exactly ``maxBytes`` and one byte either side, and
+    one or two bytes under it;
+    texts whose cut falls inside astral characters (:func:`cut_updates`); and, when
+    ``maxBytes`` may vary, updates at the smallest bound (:func:`edge_updates`).
+    """
+    bound = CURRENT_BOUND
+    families = [
+        Family("events", 1, _project(capabilities, agent_events(), st.booleans())),
+        Family("message-updates", 1, _project(
+            capabilities,
+            st.one_of(assistant_message_events(),
+                      assistant_message_events(erroneous=False, kind="toolcall_start")),
+            _MOSTLY)),
+        Family("frames-not-opted-in", 1, _project(
+            capabilities, st.one_of(assistant_message_events(),
+                                    _with_extras(_small_tool_execution_updates())),
+            st.just(False))),
+        Family("erroneous", 1, _project(
+            capabilities, assistant_message_events(erroneous=True), _MOSTLY)),
+        Family("past-the-end", 1, _project(
+            capabilities, assistant_message_events(erroneous=True, kind="toolcall_start",
+                                                   mistake="past-a-tool-call"), _MOSTLY)),
+        Family("turn-ends", 1, _project(capabilities, _turn_ends(), st.booleans())),
+        Family("agent-ends", 1, _project(capabilities, _agent_ends(), st.booleans())),
+        Family("facts", 2, _project(
+            capabilities, st.one_of(awkward_facts(), unknown_events()), st.booleans())),
+        Family("facts-over-bound", 1, _project(
+            capabilities, oversized_facts(max_bytes=bound), st.booleans())),
+        Family("near-bound", 3, _project(
+            capabilities, tool_execution_updates(max_bytes=bound), _MOSTLY)),
+        Family("at-bound", 1, _project(
+            capabilities, tool_execution_updates(max_bytes=bound, at_bound=True),
+            st.just(True))),
+        Family("under-bound", 1, _project(
+            capabilities, tool_execution_updates(max_bytes=bound, under_bound=True),
+            st.just(True))),
+        Family("cut", 1, _project(capabilities, cut_updates(max_bytes=bound), st.just(True))),
+        Family("numbers", 2, _project(
+            capabilities, number_events(carried=True, max_bytes=bound), st.just(True))),
+        Family("dropped-numbers", 1, _project(
+            capabilities, number_events(carried=False), st.just(True))),
+    ]
+    if capabilities.variable_max_bytes:
+        families.append(Family("edge", 1, _edge_inputs()))
+    return tuple(replace(family, aims=FAMILY_AIMS[family.name]) for family in families)
+
+
+#: The rules each ``project`` family is built to reach (every family reaches the catch-all
+#: ``project.agrees``; tests/unit/test_where.py holds every rule to at least one family).
+FAMILY_AIMS: dict[str, tuple[str, ...]] = {
+    "events": ("classify.kind", "project.frame-opt-in", "project.fact-passthrough"),
+    "message-updates": ("project.message-update", "project.frame-opt-in"),
+    "frames-not-opted-in": ("project.frame-opt-in",),
+    "erroneous": ("project.erroneous",),
+    "past-the-end": ("project.erroneous",),
+    "turn-ends": ("project.turn-end",),
+    "agent-ends": ("project.agent-end",),
+    "facts": ("project.fact-passthrough", "canon.utf8", "canon.bytes"),
+    "facts-over-bound": ("bound.only-updates",),
+    "near-bound": ("bound.fits", "bound.only-when-over", "bound.shape", "bound.text", "bound.tail",
+                   "bound.converges"),
+    "at-bound": ("bound.fits", "bound.only-when-over", "bound.tail"),
+    "under-bound": ("bound.only-when-over", "canon.bytes"),
+    "cut": ("bound.tail", "bound.text", "canon.utf8"),
+    "numbers": ("project.numbers", "project.erroneous"),
+    "dropped-numbers": ("project.numbers", "project.agrees"),
+    "edge": ("bound.ids", "bound.converges", "bound.fits"),
+}
+
+
+def project_inputs(capabilities: Capabilities) -> st.SearchStrategy[OpInput]:
+    """``project`` op inputs: ``{"event", "includeLiveEvents", "maxBytes"}``, drawn from every
+    family of :func:`project_families` (the engine searches each family on its own)."""
+    return st.one_of([family.strategy for family in project_families(capabilities)])
+
+
