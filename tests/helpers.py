@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import functools
+import os
 import signal
 import subprocess
-from collections.abc import Mapping
+import time
+import uuid
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +27,76 @@ def sigint_as_at_a_terminal() -> None:
     at a terminal. A test session started in the background (``&`` in a script, ``nohup``) has
     SIGINT ignored, every child inherits that, and Python then never raises KeyboardInterrupt."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+#: The environment variable every process of a test's run inherits, naming that run.
+RUN_MARK = "EVENTPROOF_TEST_RUN"
+
+
+def survivors(marker: str) -> list[str]:
+    """Live (non-zombie) processes, other than this one, whose environment names the run
+    ``marker`` (:data:`RUN_MARK`): every process a run starts inherits it."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        if int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != "Z" and f"{RUN_MARK}={marker}".encode() in environ:
+            found.append(entry.name)
+    return found
+
+
+def wait_for(ready: Path, process: subprocess.Popen[str], seconds: float = 120.0) -> None:
+    """Wait until ``ready`` exists (the run is under way), failing if the run ended first."""
+    deadline = time.monotonic() + seconds
+    while not ready.exists():
+        if process.poll() is not None:
+            _, stderr = process.communicate()
+            raise AssertionError(f"the run ended before it was under way: {stderr}")
+        assert time.monotonic() < deadline, f"{ready} never appeared"
+        time.sleep(0.02)
+
+
+def run_marked(command: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
+               send: signal.Signals | None = None, ready: Path | None = None,
+               to_group: bool = False, settle: float = 3.0) -> tuple[int, str, str, float]:
+    """Run ``command`` from the checkout; return its exit code, stdout, stderr and seconds, and
+    assert that no process it started is still alive ``settle`` seconds after it ended.
+
+    With ``send``, that signal is sent once the file ``ready`` exists (the program under test
+    creates it when the run is under way: an event, not a guess of how long starting takes), to
+    the command alone or (``to_group``) to its whole process group, as a cancelled CI job's
+    runner may; the seconds then count from the signal."""
+    marker = uuid.uuid4().hex
+    started = time.monotonic()
+    process = subprocess.Popen(
+        list(command), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        start_new_session=to_group,
+        env={**os.environ, "COLUMNS": "1000", **(env or {}), RUN_MARK: marker},
+        preexec_fn=None if send is None else sigint_as_at_a_terminal)
+    if send is not None:
+        assert ready is not None
+        wait_for(ready, process)
+        started = time.monotonic()
+        if to_group:
+            os.killpg(process.pid, send)
+        else:
+            process.send_signal(send)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        stdout, stderr = process.communicate()
+    seconds = time.monotonic() - started
+    deadline = time.monotonic() + settle
+    while (left := survivors(marker)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left, f"processes of the run survived it: {left}"
+    return process.returncode, stdout, stderr, seconds
 
 
 #: Test modules whose tests share one costly setup (a module fixture or a cache): a port's build,

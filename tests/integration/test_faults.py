@@ -16,20 +16,18 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from eventproof.conformance._adapters import Crashed, SubprocessAdapter, TimedOut
-from helpers import sigint_as_at_a_terminal
+from helpers import run_marked
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 ROOT = Path(__file__).resolve().parents[2]
 BASH = str(PROGRAMS / "faulty.sh")
 NODE = f"node {PROGRAMS / 'faulty.mjs'}"
-MARK = "EVENTPROOF_FAULT_RUN"
 #: Starting Python and the harness, and stopping a program, on a slow shared machine.
 SLACK = 8.0
 
@@ -45,24 +43,6 @@ def _refuse_constant(name: str) -> Any:
 def strict_json(text: str) -> Any:
     """Parse as strict JSON: NaN, Infinity and -Infinity are refused."""
     return json.loads(text, parse_constant=_refuse_constant)
-
-
-def survivors(marker: str) -> list[str]:
-    """Live (non-zombie) processes whose environment holds ``marker``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        alive = stat.rsplit(")", 1)[1].split()[0] != "Z"
-        if alive and f"{MARK}={marker}".encode() in environ.split(b"\0"):
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
-            found.append(f"{entry.name}: {command!r}")
-    return found
 
 
 @dataclass
@@ -85,51 +65,18 @@ def run(tmp_path: Path, impl: str, *args: str, bound: float, env: dict[str, str]
     creates it when the run is under way: an event, not a guess of how long starting takes),
     to the harness alone or (``to_group``) to its whole process group, as a cancelled CI job's
     runner may; ``bound`` then counts from the signal."""
-    marker = uuid.uuid4().hex
     report_path = tmp_path / "report.json"
     state = tmp_path / "state"
     command = [sys.executable, "-m", "eventproof.conformance", "run", "--impl", impl,
                "--deterministic", "--no-progress", "--json", str(report_path),
                "--state-dir", str(state), *args]
-    started = time.monotonic()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, cwd=ROOT, start_new_session=to_group,
-                               env={**os.environ, "COLUMNS": "1000", **(env or {}), MARK: marker},
-                               preexec_fn=None if send is None else sigint_as_at_a_terminal)
-    if send is not None:
-        assert ready is not None
-        wait_for(ready, process)
-        started = time.monotonic()
-        if to_group:
-            os.killpg(process.pid, send)
-        else:
-            process.send_signal(send)
-    try:
-        stdout, stderr = process.communicate(timeout=bound + 30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        stdout, stderr = process.communicate()
-    seconds = time.monotonic() - started
+    code, stdout, stderr, seconds = run_marked(command, timeout=bound + 30, env=env, send=send,
+                                               ready=ready, to_group=to_group, settle=2.0)
     assert seconds <= bound, f"the run took {seconds:.1f} s, over its bound of {bound} s"
-    deadline = time.monotonic() + 2.0
-    while (left := survivors(marker)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not left, f"processes of the run survived it: {left}"
     assert "Traceback" not in stderr, stderr
     report = strict_json(report_path.read_text()) if report_path.exists() else None
     cases = [strict_json(path.read_text()) for path in sorted(state.glob("failures/*/*.json"))]
-    return Run(process.returncode, stdout, stderr, seconds, report, cases)
-
-
-def wait_for(ready: Path, process: subprocess.Popen[str], seconds: float = 120.0) -> None:
-    """Wait until ``ready`` exists (the run is under way), failing if the run ended first."""
-    deadline = time.monotonic() + seconds
-    while not ready.exists():
-        if process.poll() is not None:
-            _, stderr = process.communicate()
-            raise AssertionError(f"the run ended before it was under way: {stderr}")
-        assert time.monotonic() < deadline, f"{ready} never appeared"
-        time.sleep(0.02)
+    return Run(code, stdout, stderr, seconds, report, cases)
 
 
 def outcomes(result: Run) -> dict[str, str]:

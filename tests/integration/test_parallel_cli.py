@@ -4,19 +4,15 @@ reported as one process reports them, --max-time and Ctrl-C honoured, nothing le
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import signal
-import subprocess
 import sys
-import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import sigint_as_at_a_terminal, without_duration
+from helpers import run_marked, without_duration
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULTY = "python:tests.integration.programs.misbehaving_impl"
@@ -24,21 +20,6 @@ FAULT_PROGRAM = (f"{shlex.quote(sys.executable)} "
                  f"{Path(__file__).resolve().parent / 'programs' / 'fault_program.py'}")
 #: Starting Python, the harness and its workers on a slow shared machine.
 SLACK = 15.0
-MARK = "EVENTPROOF_PARALLEL_RUN"
-
-
-def survivors(marker: str) -> list[str]:
-    """Live processes whose environment holds ``marker`` (every process a run starts does)."""
-    found = []
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            environ = (entry / "environ").read_bytes().split(b"\0")
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z" and f"{MARK}={marker}".encode() in environ:
-            found.append(entry.name)
-    return found
 
 
 @dataclass
@@ -59,44 +40,11 @@ def run(tmp_path: Path, *args: str, send: signal.Signals | None = None,
     command = [sys.executable, "-m", "eventproof.conformance", "run", "--deterministic",
                "--no-progress", "--json", str(report_path), "--state-dir",
                str(tmp_path / "state"), *args]
-    marker = uuid.uuid4().hex
-    started = time.monotonic()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, cwd=ROOT, start_new_session=to_group,
-                               env={**os.environ, "COLUMNS": "1000", MARK: marker},
-                               preexec_fn=None if send is None else sigint_as_at_a_terminal)
-    if send is not None:
-        assert ready is not None
-        wait_for(ready, process)
-        started = time.monotonic()
-        if to_group:
-            os.killpg(process.pid, send)
-        else:
-            process.send_signal(send)
-    try:
-        _, stderr = process.communicate(timeout=240)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        _, stderr = process.communicate()
-    seconds = time.monotonic() - started
-    deadline = time.monotonic() + 3.0
-    while (left := survivors(marker)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not left, f"processes of the run survived it: {left}"
+    code, _, stderr, seconds = run_marked(command, timeout=240, send=send, ready=ready,
+                                          to_group=to_group)
     report = json.loads(report_path.read_text()) if report_path.exists() else None
     assert "Traceback" not in stderr, stderr
-    return Run(process.returncode, stderr, seconds, report)
-
-
-def wait_for(ready: Path, process: subprocess.Popen[str], seconds: float = 120.0) -> None:
-    """Wait until ``ready`` exists (the run is under way), failing if the run ended first."""
-    deadline = time.monotonic() + seconds
-    while not ready.exists():
-        if process.poll() is not None:
-            _, stderr = process.communicate()
-            raise AssertionError(f"the run ended before it was under way: {stderr}")
-        assert time.monotonic() < deadline, f"{ready} never appeared"
-        time.sleep(0.02)
+    return Run(code, stderr, seconds, report)
 
 
 def outcomes(result: Run) -> dict[str, str]:
