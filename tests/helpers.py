@@ -29,6 +29,17 @@ def sigint_as_at_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def strings(value: Any) -> list[str]:
+    """Every string in a JSON value, member names included."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for name, each in value.items() for text in [name, *strings(each)]]
+    if isinstance(value, list):
+        return [text for each in value for text in strings(each)]
+    return []
+
+
 #: The environment variable every process of a test's run inherits, naming that run.
 RUN_MARK = "EVENTPROOF_TEST_RUN"
 

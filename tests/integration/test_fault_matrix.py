@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 from eventproof.conformance._clip import STDERR_CHARACTERS
 from eventproof.conformance._schemas import schema_issues
+from helpers import strings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_faults import PROGRAMS, Run, run
@@ -67,16 +68,6 @@ faults = st.one_of(
     st.builds(Fault, st.just("signal"), st.just("-"), st.integers(1, 3),
               sent=st.sampled_from([signal.SIGINT, signal.SIGTERM])),
 )
-
-
-def strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [text for name, each in value.items() for text in [name, *strings(each)]]
-    if isinstance(value, list):
-        return [text for each in value for text in strings(each)]
-    return []
 
 
 def without_inputs(value: Any) -> Any:

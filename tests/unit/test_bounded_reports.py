@@ -35,6 +35,7 @@ from eventproof.conformance._reports import (
 )
 from eventproof.conformance._results import Counterexample, RuleResult, RunReport
 from eventproof.conformance._schemas import schema_issues
+from helpers import strings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
@@ -55,17 +56,6 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(huge_texts(), inner, max_size=4),
     max_leaves=8,
 )
-
-
-def strings(value: Any) -> list[str]:
-    """Every string in a JSON value, member names included."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [text for name, each in value.items() for text in [name, *strings(each)]]
-    if isinstance(value, list):
-        return [text for each in value for text in strings(each)]
-    return []
 
 
 def characters(value: Any) -> int:
