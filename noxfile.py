@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import sysconfig
 from pathlib import Path
 
 import nox
@@ -111,6 +112,12 @@ def build(session: nox.Session) -> None:
         with session.chdir(workdir):
             eventproof = str(bin_dir / "eventproof")
             session.run(eventproof, "--version", external=True)
+            if shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0]):
+                # With a C compiler at hand the compiled walks must have been built.
+                session.run(str(bin_dir / "python"), "-c",
+                            "from eventproof.reference import _canonical; "
+                            "assert _canonical.COMPILED, 'the compiled walks were not built'",
+                            external=True)
             session.run(eventproof, "rules", external=True)
             session.run(eventproof, "vectors", external=True)
             session.run(eventproof, "run", "--examples", "quick", "--deterministic",

@@ -16,8 +16,9 @@ handed to orjson pre-formatted (the comment above :func:`_native_float` proves w
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import ModuleType
 from typing import Any
 
@@ -536,7 +537,7 @@ _dumps: Any = getattr(_orjson, "dumps", None)
 JSONEncodeError: type[Exception] = getattr(_orjson, "JSONEncodeError", _NeverRaised)
 
 
-def _plain_tree(value: Any) -> bool:
+def _plain_tree_py(value: Any) -> bool:
     """True when ``value`` is a dict or list that orjson writes canonically, integers aside
     (see the comment above). May raise RecursionError on deep nesting."""
     if type(value) is dict:
@@ -547,7 +548,7 @@ def _plain_tree(value: Any) -> bool:
             if kind is str or kind is int or kind is bool or item is None:
                 continue
             if kind is dict or kind is list:
-                if not _plain_tree(item):
+                if not _plain_tree_py(item):
                     return False
             elif kind is float:
                 magnitude = abs(item)  # _native_float, inlined
@@ -563,7 +564,7 @@ def _plain_tree(value: Any) -> bool:
             if kind is str or kind is int or kind is bool or item is None:
                 continue
             if kind is dict or kind is list:
-                if not _plain_tree(item):
+                if not _plain_tree_py(item):
                     return False
             elif kind is not float or not _native_float(item):
                 return False
@@ -571,9 +572,9 @@ def _plain_tree(value: Any) -> bool:
     return False
 
 
-def _plain_tree_code_points(value: Any) -> int:
+def _plain_tree_code_points_py(value: Any) -> int:
     """The code points of every string and member name of ``value`` when
-    :func:`_plain_tree` accepts it, else -1 (the same walk, counting as it goes). May raise
+    :func:`_plain_tree_py` accepts it, else -1 (the same walk, counting as it goes). May raise
     RecursionError on deep nesting."""
     total = 0
     if type(value) is dict:
@@ -587,7 +588,7 @@ def _plain_tree_code_points(value: Any) -> int:
             elif kind is int or kind is bool or item is None:
                 continue
             elif kind is dict or kind is list:
-                inner = _plain_tree_code_points(item)
+                inner = _plain_tree_code_points_py(item)
                 if inner < 0:
                     return -1
                 total += inner
@@ -602,7 +603,7 @@ def _plain_tree_code_points(value: Any) -> int:
             elif kind is int or kind is bool or item is None:
                 continue
             elif kind is dict or kind is list:
-                inner = _plain_tree_code_points(item)
+                inner = _plain_tree_code_points_py(item)
                 if inner < 0:
                     return -1
                 total += inner
@@ -610,6 +611,31 @@ def _plain_tree_code_points(value: Any) -> int:
                 return -1
         return total
     return -1
+
+
+# The same two walks compiled (reference/_speedups.c), when the package was built with a C
+# compiler: a walk in Python costs more than orjson's whole serialization of a small event, and
+# the compiled one a fraction of it. They answer exactly what the Python ones answer (a
+# differential property test holds them equal), apart from nesting deeper than Python recurses,
+# which the compiled walk declines (False, -1) where the Python one raises RecursionError, and
+# every caller treats both alike. EVENTPROOF_NO_EXTENSIONS=1 in the environment keeps the
+# Python walks (as when no compiler was at hand).
+
+def _compiled_walks() -> tuple[Callable[[Any], bool], Callable[[Any], int]] | None:
+    """The compiled walks, unless switched off or not built."""
+    if os.environ.get("EVENTPROOF_NO_EXTENSIONS", "") not in ("", "0"):
+        return None
+    try:
+        from . import _speedups
+    except ImportError:  # built without a C compiler: the Python walks answer the same
+        return None
+    return _speedups.plain_tree, _speedups.plain_tree_code_points
+
+
+_WALKS = _compiled_walks()
+#: Whether the compiled walks are in use.
+COMPILED = _WALKS is not None
+_plain_tree, _plain_tree_code_points = _WALKS or (_plain_tree_py, _plain_tree_code_points_py)
 
 
 def canonical_bytes(value: Any) -> bytes:

@@ -35,6 +35,8 @@ from ._errors import InvalidInput
 
 #: The ephemeral types (wire.md §3); everything else is durable.
 FRAME_TYPES = frozenset({"message_update", "tool_execution_update"})
+#: The event types §4 does not write as they are: the frames, and the facts it projects.
+_RESHAPED = FRAME_TYPES | {"turn_end", "agent_end"}
 
 _EVENT = "$.event"
 _MESSAGE = f"{_EVENT}.message"
@@ -350,6 +352,15 @@ def project_event(
             and type(fit_strategy) is str and fit_strategy in FIT_STRATEGIES):
         kind = event.get("type")
         if type(kind) is str:
+            if _PLAIN_SHORTCUT and kind not in _RESHAPED:
+                # §4.2, the commonest event: a fact written as it is. _project's own shortcut,
+                # without the call (a call is a good part of a small event's cost).
+                try:
+                    if _plain_tree(event):
+                        line: bytes = _dumps(event, None, _STRICT_INTEGER)
+                        return line
+                except (RecursionError, JSONEncodeError):
+                    pass  # deep nesting, a lone surrogate or a big integer: _project decides
             return _project(event, kind, include_live_events, max_bytes, fit_strategy, stats)
     if not isinstance(include_live_events, bool):
         raise InvalidInput(value=include_live_events, path="$.includeLiveEvents",
@@ -382,7 +393,7 @@ def _project(event: Mapping[str, Any], kind: str, include_live_events: bool, max
     if _PLAIN_SHORTCUT:
         try:
             if _plain_tree(projected):
-                line: bytes = _dumps(projected, option=_STRICT_INTEGER)
+                line: bytes = _dumps(projected, None, _STRICT_INTEGER)
                 return line
         except (RecursionError, JSONEncodeError):
             pass  # deep nesting, a lone surrogate or a big integer: canonical_bytes decides
@@ -403,7 +414,7 @@ def _project_update(event: Mapping[str, Any], max_bytes: int, fit_strategy: str,
             within = False
         if within:
             try:
-                line: bytes = _dumps(event, option=_STRICT_INTEGER)
+                line: bytes = _dumps(event, None, _STRICT_INTEGER)
             except JSONEncodeError:  # a lone surrogate or a big integer: canonical_bytes decides
                 line = _serialize(event, kind)
             if len(line) > max_bytes:

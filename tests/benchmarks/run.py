@@ -459,8 +459,12 @@ def _machine() -> str:
         pass
     import os
 
+    from eventproof.reference import _canonical
+
+    walks = "compiled" if _canonical.COMPILED else "Python (no compiled walks)"
     return (f"{cpu}, {os.cpu_count()} logical CPUs, {platform.python_implementation()} "
-            f"{platform.python_version()}, orjson {orjson.__version__}")
+            f"{platform.python_version()}, orjson {orjson.__version__}, plain-tree walks: "
+            f"{walks}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
