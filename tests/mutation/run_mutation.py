@@ -49,6 +49,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+# The mutants are of the Python code: the compiled plain-tree walks (reference/_speedups.c)
+# would answer in place of the mutated Python walks, and the mutants copy has none built.
+os.environ["EVENTPROOF_NO_EXTENSIONS"] = "1"
+
 from eventproof.conformance._model import FIT_STRATEGIES
 
 HERE = Path(__file__).resolve().parent
@@ -679,7 +683,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="checks run at once (default: the number of CPUs)")
     parser.add_argument("--wall-limit", type=float, default=120.0,
                         help="seconds one mutant's whole check may take (then: timeout)")
-    parser.add_argument("--request-timeout", type=float, default=2.0,
+    parser.add_argument("--request-timeout", type=float, default=10.0,
                         help="seconds one request may take inside the check")
     parser.add_argument("--workdir", type=Path,
                         default=Path(tempfile.gettempdir()) / "eventproof-mutation")
