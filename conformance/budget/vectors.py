@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from eventproof.reference import canonical_bytes, live_roster
+from eventproof.reference._canonical import MAX_SAFE_INTEGER
 
 from .._model import VectorSource
 
@@ -37,7 +38,7 @@ def _roster(*records: JSON, max_bytes: int = 49152) -> JSON:
 
 def _roster_size(records: tuple[JSON, ...]) -> int:
     """The size of the serialized live array of ``records`` (budget.md §6.2)."""
-    return len(canonical_bytes(live_roster(list(records), max_bytes=2**62)["results"]))
+    return len(canonical_bytes(live_roster(list(records), max_bytes=MAX_SAFE_INTEGER)["results"]))
 
 
 #: The example of spec/budget.md §5.7.

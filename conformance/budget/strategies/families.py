@@ -196,7 +196,7 @@ def _roster(records: list[Record], max_bytes: int) -> OpInput:
 
 def _prefix_sizes(records: list[Record]) -> list[int]:
     """The size of the serialized live array for every prefix length (budget.md §6.2)."""
-    full = live_roster(records, max_bytes=2**62)["results"]
+    full = live_roster(records, max_bytes=MAX_SAFE_INTEGER)["results"]
     sizes = [2]
     for i, live in enumerate(full):
         sizes.append(sizes[-1] + len(canonical_bytes(live)) + (1 if i else 0))
