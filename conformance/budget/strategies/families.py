@@ -484,7 +484,8 @@ def lane_families(capabilities: Capabilities) -> tuple[Family, ...]:
 
 #: States a change may carry besides its usual snapshot: any JSON value (budget.md §8.1),
 #: those a truthiness test mistakes for "no state" included.
-_ODD_STATES = st.sampled_from((None, False, 0, "", (), "{}", 0.5, "done")).map(
+_ODD_STATES: st.SearchStrategy[Any] = st.sampled_from(
+    (None, False, 0, "", (), "{}", 0.5, "done")).map(
     lambda state: [] if state == () else {} if state == "{}" else state)
 
 
@@ -543,8 +544,8 @@ def _window_end(changes: list[Record], interval: int) -> int:
     last = changes[-1]["at"]
     after = publish_schedule([*changes, {"at": last + interval + 1, "kind": "return"}],
                              interval_ms=interval)["publishes"]
-    waiting = [publish["at"] for publish in after if publish["at"] > last]
-    return waiting[0] if waiting else after[-1]["at"] + interval
+    waiting = [int(publish["at"]) for publish in after if publish["at"] > last]
+    return waiting[0] if waiting else int(after[-1]["at"]) + interval
 
 
 @st.composite
@@ -560,8 +561,10 @@ def window_edges(draw: st.DrawFn) -> OpInput:
         if changes:
             end = _window_end(changes, interval)
             place = draw(sampled(("end", "before", "after", "inside", "inside", "same")))
-            at = {"end": end, "before": end - 1, "after": end + 1, "same": at}.get(place) \
-                if place != "inside" else draw(integers(at, end - 1))
+            if place == "inside":
+                at = draw(integers(at, end - 1))
+            elif place != "same":
+                at = {"end": end, "before": end - 1, "after": end + 1}[place]
         kind = draw(sampled(("update", "status")))
         changes.append({"at": at, "kind": kind,
                         "state": _state(draw, {"seq": seq, "kind": kind})})

@@ -199,8 +199,7 @@ def costing(target: int, unit: str, pad_first: bool) -> str:
     or between two)."""
     if target <= 0:
         return ""
-    each = cost(well_formed(unit))
-    count, pad = divmod(target, each)
+    count, pad = divmod(target, int(cost(well_formed(unit))))
     return "a" * pad + unit * count if pad_first else unit * count + "a" * pad
 
 
