@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
+from itertools import pairwise
 from typing import Any
 
 from eventproof.reference import (
@@ -311,11 +312,18 @@ def _prefix_sizes(records: list[Record]) -> list[int]:
 
 @st.composite
 def exact_fit_rosters(draw: st.DrawFn) -> OpInput:
-    """A bound exactly at a prefix's size, or one byte either side."""
+    """A bound exactly at a prefix's size, or one byte either side; or one that leaves room
+    after the prefix for a later, smaller record but not for the next one (the roster stops at
+    the first record that does not fit, budget.md §6.2)."""
     records = draw(batches(min_size=1, max_size=8, max_bytes=400))
     sizes = _prefix_sizes(records)
-    target = sizes[draw(integers(0, len(records)))]
-    return _roster(records, max(2, target + draw(sampled((0, 0, -1, 1)))))
+    k = draw(integers(0, len(records)))
+    if k + 2 <= len(records) and draw(BOOLEANS):
+        grows = [after - before for before, after in pairwise(sizes)]
+        later = min(grows[k + 1:])
+        if later < grows[k]:
+            return _roster(records, sizes[k] + later)
+    return _roster(records, max(2, sizes[k] + draw(sampled((0, 0, -1, 1)))))
 
 
 @st.composite
@@ -356,10 +364,14 @@ def live_edge_rosters(draw: st.DrawFn) -> OpInput:
     return _roster(records, max(2, target + draw(sampled((0, -1, 1)))))
 
 
+#: A roster's bound: any size, the edges of integer widths, or the smallest two (2 is "[]").
+_ROSTER_BOUNDS = st.one_of(wide(2, 3000), wide(2, 3000), wide(2, 3000), st.sampled_from((2, 3)))
+
+
 def roster_families(capabilities: Capabilities) -> tuple[Family, ...]:
     del capabilities
     return _spelled("roster", (
-        Family("small", 3, st.builds(_roster, batches(), wide(2, 3000))),
+        Family("small", 3, st.builds(_roster, batches(), _ROSTER_BOUNDS)),
         Family("exact-fit", 2, exact_fit_rosters(), aims=("roster.prefix", "roster.bounded",
                                                           "roster.count")),
         Family("large", 1, large_rosters(), aims=("roster.bounded", "roster.count",
