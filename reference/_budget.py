@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._backstop import ID_CLIP_CODE_POINTS, clip_id
-from ._canonical import canonical_bytes, escaped_cost, escaped_size, well_formed
+from ._canonical import MAX_SAFE_INTEGER, canonical_bytes, escaped_cost, escaped_size, well_formed
 from ._errors import InvalidInput
 
 #: The shared budget of a call's final details, in bytes (budget.md §5.1).
@@ -82,12 +82,21 @@ def cut(value: str, allowance: int, side: str) -> str:
 
 
 def _integer(value: Any, path: str, minimum: int, what: str) -> int:
+    """An integer of the input, ``4096.0`` being ``4096`` (budget.md §1), between ``minimum`` and
+    2^53 - 1 (the largest integer every JSON reader holds exactly, budget.md §1)."""
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise InvalidInput(
             value=value, path=path, reason=f"is not an integer >= {minimum} ({what})",
             fix=f"Send an integer of at least {minimum}, as the operation's schema requires.",
+        )
+    if value > MAX_SAFE_INTEGER:
+        raise InvalidInput(
+            value=value, path=path,
+            reason=f"is beyond 2^53-1 ({what}): a JSON reader built on doubles cannot hold it "
+                   "exactly (budget.md §1)",
+            fix=f"Send an integer of at most {MAX_SAFE_INTEGER} (2^53-1).",
         )
     return value
 
@@ -266,6 +275,11 @@ def merge_lane(updates: Any) -> dict[str, Any]:
     for i, update in enumerate(_list(updates, "$.updates", "roster updates")):
         results, omitted = _roster(update, f"$.updates[{i}]")
         total = len(results) + omitted  # §7.2: the update's own total is the real task count
+        if total > MAX_SAFE_INTEGER:
+            raise InvalidInput(
+                value=omitted, path=f"$.updates[{i}].omittedResults",
+                reason=f"with {len(results)} records makes a total beyond 2^53-1 (budget.md §7.2)",
+                fix=f"Send an omittedResults of at most {MAX_SAFE_INTEGER - len(results)}.")
         merged = (list(results) + merged[len(results):])[:total]  # §7.1
         state: dict[str, Any] = {"total": total, "results": merged}
         if total > len(merged):

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from eventproof.reference import canonical_bytes, live_roster
+from eventproof.reference._canonical import MAX_SAFE_INTEGER
 
 from .._model import VectorSource
 
@@ -37,7 +38,7 @@ def _roster(*records: JSON, max_bytes: int = 49152) -> JSON:
 
 def _roster_size(records: tuple[JSON, ...]) -> int:
     """The size of the serialized live array of ``records`` (budget.md §6.2)."""
-    return len(canonical_bytes(live_roster(list(records), max_bytes=2**62)["results"]))
+    return len(canonical_bytes(live_roster(list(records), max_bytes=MAX_SAFE_INTEGER)["results"]))
 
 
 #: The example of spec/budget.md §5.7.
@@ -226,6 +227,14 @@ def details_sources() -> Iterator[VectorSource]:
                        "whole and nothing is truncated",
                        _details(_record(0, output="done"),
                                 _record(1, "failed", errorMessage="Error: boom", stderr="trace")))
+    yield VectorSource(rule, "largest-budget", "a budget of 2^53 - 1 bytes, the largest integer "
+                       "(budget.md §1), keeps every field whole; held in 32 bits it is -1",
+                       _details(_record(0, output="a" * 3000), _record(1, output="b" * 3000),
+                                shared=MAX_SAFE_INTEGER, output=MAX_SAFE_INTEGER))
+    yield VectorSource(rule, "integers-as-doubles", "the example of budget.md §5.7 with its "
+                       "budget and floors written 300.0, 64.0, 128.0, 64.0: the same integers",
+                       {**_EXAMPLE, "sharedBytes": 300.0, "taskFloorBytes": 64.0,
+                        "outputFloorBytes": 128.0, "diagnosticFloorBytes": 64.0})
 
 
 # -- budget.md §6 --------------------------------------------------------------------------------
@@ -298,6 +307,11 @@ def roster_sources() -> Iterator[VectorSource]:
                        "and lone surrogates",
                        _roster(_record(0, task="\ud800\"\\\n" * 30, output="\U0001f600\x07" * 40),
                                max_bytes=1000))
+    yield VectorSource(rule, "largest-bound", "a bound of 2^53 - 1 bytes (budget.md §1) keeps "
+                       "every record", _roster(*_LIVE, max_bytes=MAX_SAFE_INTEGER))
+    yield VectorSource(rule, "bound-as-double", "a bound written as an integral double, exactly "
+                       "the size of two live records", _roster(
+                           *_LIVE, max_bytes=float(_roster_size(_LIVE[:2]))))
 
 
 # -- budget.md §7 --------------------------------------------------------------------------------
@@ -357,6 +371,16 @@ def lane_sources() -> Iterator[VectorSource]:
                        _lane({"results": []}))
     yield VectorSource(rule, "all-omitted", "a roster that shows nothing of 3 tasks",
                        _lane({"results": [], "omittedResults": 3}, _update(0, 1)))
+    yield VectorSource(rule, "largest-total", "a total of 2^53 - 1 tasks (budget.md §1), counted "
+                       "exactly after a merge", _lane(
+                           _update(2, 2), {"results": [_live(0)],
+                                           "omittedResults": MAX_SAFE_INTEGER - 1}))
+    yield VectorSource(rule, "count-as-double", "omittedResults written 2.0 is the count 2",
+                       _lane({"results": [_live(0)], "omittedResults": 2.0}))
+    yield VectorSource(rule, "records-with-output", "merged records keep their output as sent",
+                       _lane({"results": [{**_live(i), "output": f"working {i}"}
+                                          for i in range(3)]},
+                             {"results": [{**_live(0, "completed"), "output": "done 0"}]}))
 
 
 # -- budget.md §8 --------------------------------------------------------------------------------
@@ -439,3 +463,17 @@ def publish_sources() -> Iterator[VectorSource]:
                        _publish({"at": 5, "kind": "update", "state": None},
                                 {"at": 7, "kind": "status", "state": [1, "two", {"3": 4.5}]},
                                 {"at": 200, "kind": "update", "state": "done"}, _return(201)))
+    yield VectorSource(rule, "falsy-states", "null, 0, false and \"\" are states like any other: "
+                       "the newest is published", _publish(
+                           {"at": 0, "kind": "update", "state": {"seq": 0}},
+                           {"at": 10, "kind": "update", "state": 0},
+                           {"at": 100, "kind": "status", "state": False},
+                           {"at": 150, "kind": "update", "state": ""}, _return(160)))
+    yield VectorSource(rule, "largest-time", "times up to 2^53 - 1 ms (budget.md §1), echoed "
+                       "exactly", _publish(
+                           _change(MAX_SAFE_INTEGER - 150, 0), _change(MAX_SAFE_INTEGER - 120, 1),
+                           _return(MAX_SAFE_INTEGER), interval=100))
+    yield VectorSource(rule, "numbers-as-doubles", "an interval and times written as integral "
+                       "doubles: the same integers", _publish(
+                           {**_change(0, 0), "at": 0.0}, {**_change(40, 1), "at": 40.0},
+                           {"at": 100.0, "kind": "return"}, interval=100.0))

@@ -16,9 +16,9 @@ const (
 	liveTaskBytes   = 64  // the live record's task head (budget.md §6.1)
 	liveOutputBytes = 128 // the live record's output tail
 	identityClip    = 256 // code points of id and agent (budget.md §3.2)
-	// budgetCeiling caps the integers of a budget request: every count and size past it is as
-	// good as unbounded, and the arithmetic stays exact in an int64 (and in a double).
-	budgetCeiling = 1 << 53
+	// budgetMaxInteger is the largest integer of a budget request (budget.md §1): the largest a
+	// double holds exactly, so the arithmetic stays exact in an int64 and in a double.
+	budgetMaxInteger = 1<<53 - 1
 )
 
 var taskStatuses = []string{"pending", "running", "completed", "failed", "cancelled"}
@@ -81,8 +81,10 @@ func budgetInteger(value any, path string, minimum int64, what string) (int64, e
 	if math.IsInf(f, 0) || math.IsNaN(f) || f != math.Trunc(f) || f < float64(minimum) {
 		return 0, refuse
 	}
-	if f > budgetCeiling {
-		return budgetCeiling, nil
+	if f > budgetMaxInteger {
+		return 0, &InvalidInput{Value: value, Path: path,
+			Reason: fmt.Sprintf("is beyond 2^53-1 (%s): a JSON reader built on doubles cannot hold it exactly (budget.md §1)", what),
+			Fix:    fmt.Sprintf("Send an integer of at most %d (2^53-1).", int64(budgetMaxInteger))}
 	}
 	return int64(f), nil
 }
@@ -329,6 +331,12 @@ func mergeLane(request *Object) (any, error) {
 			}
 		}
 		total := int64(len(results)) + omitted
+		if total > budgetMaxInteger {
+			count, _ := update.Get("omittedResults")
+			return nil, &InvalidInput{Value: count, Path: path + ".omittedResults",
+				Reason: fmt.Sprintf("with %d records makes a total beyond 2^53-1 (budget.md §7.2)", len(results)),
+				Fix:    fmt.Sprintf("Send an omittedResults of at most %d.", int64(budgetMaxInteger)-int64(len(results)))}
+		}
 		next := append([]any{}, results...)
 		if len(merged) > len(results) {
 			next = append(next, merged[len(results):]...)

@@ -55,6 +55,10 @@ function integer(value, path, minimum, what) {
   if (typeof value !== "number" || !Number.isInteger(value) || value < minimum) {
     throw new InvalidInput({ value, path, reason: `is not an integer >= ${minimum} (${what})`, fix: `Send an integer of at least ${minimum}, as the operation's schema requires.` });
   }
+  // budget.md §1: at most 2^53 - 1, the largest integer a double holds exactly.
+  if (value > Number.MAX_SAFE_INTEGER) {
+    throw new InvalidInput({ value, path, reason: `is beyond 2^53-1 (${what}): a JSON reader built on doubles cannot hold it exactly (budget.md §1)`, fix: `Send an integer of at most ${Number.MAX_SAFE_INTEGER} (2^53-1).` });
+  }
   return value;
 }
 
@@ -183,6 +187,9 @@ export function mergeLane(request) {
     results.forEach((item, j) => object(item, `${path}.results[${j}]`, "a live record"));
     const omitted = has(update, "omittedResults") ? integer(update.omittedResults, `${path}.omittedResults`, 1, "a count that is absent at zero (budget.md §6.3)") : 0;
     const total = results.length + omitted;
+    if (total > Number.MAX_SAFE_INTEGER) {
+      throw new InvalidInput({ value: omitted, path: `${path}.omittedResults`, reason: `with ${results.length} records makes a total beyond 2^53-1 (budget.md §7.2)`, fix: `Send an omittedResults of at most ${Number.MAX_SAFE_INTEGER - results.length}.` });
+    }
     merged = [...results, ...merged.slice(results.length)];
     merged = merged.slice(0, total); // capped at the update's total (budget.md §7.1)
     const state = { total, results: merged };

@@ -157,7 +157,7 @@ class BudgetPipeline(Miniature):
         return (results + merged[len(results):])[:total]
 
     def lane_state(self, update: dict[str, Any], merged: list[Any]) -> dict[str, Any]:
-        total = len(update["results"]) + update.get("omittedResults", 0)
+        total = len(update["results"]) + int(update.get("omittedResults", 0))
         state: dict[str, Any] = {"total": total, "results": merged}
         if total > len(merged):
             state["omittedResults"] = total - len(merged)
@@ -167,7 +167,7 @@ class BudgetPipeline(Miniature):
         merged: list[Any] = []
         states = []
         for update in input["updates"]:
-            total = len(update["results"]) + update.get("omittedResults", 0)
+            total = len(update["results"]) + int(update.get("omittedResults", 0))
             merged = self.merge(merged, list(update["results"]), total)
             states.append(self.lane_state(update, merged))
         return {"states": states}

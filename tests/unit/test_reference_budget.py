@@ -285,6 +285,16 @@ def test_a_waiting_state_is_published_at_the_window_end_before_the_return() -> N
     ("publish", {"events": [{"at": 0, "kind": "tick", "state": 1}]}, "$.events[0].kind"),
     ("publish", {"events": [{"at": 0, "kind": "update", "state": 1}]}, "$.events"),
     ("publish", {"events": [[]]}, "$.events[0]"),
+    # §1: integers are at most 2^53 - 1, and so is a lane update's total.
+    ("details", {"records": [], "diagnosticFloorBytes": 2**53}, "$.diagnosticFloorBytes"),
+    ("roster", {"records": [], "maxBytes": 2**64}, "$.maxBytes"),
+    ("lane", {"updates": [{"results": [], "omittedResults": 2**53}]},
+     "$.updates[0].omittedResults"),
+    ("lane", {"updates": [{"results": [{}, {}], "omittedResults": 2**53 - 2}]},
+     "$.updates[0].omittedResults"),
+    ("publish", {"intervalMs": float(2**60), "events": [{"at": 0, "kind": "return"}]},
+     "$.intervalMs"),
+    ("publish", {"events": [{"at": 2**53, "kind": "return"}]}, "$.events[0].at"),
 ])
 def test_invalid_input_is_refused_naming_the_path(op: str, op_input: dict[str, Any],
                                                    path: str) -> None:

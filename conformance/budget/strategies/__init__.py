@@ -4,7 +4,11 @@ The inputs aim at what broke the seed's bounds: batches at the scale it measured
 tasks, 300 KB answers, output of control characters that cost six bytes each, chains whose task
 splices the previous answer), budgets exhausted early, and the edges (a shared budget and floors
 of 0 or 1, so that an allowance is exactly 0 or 1; a roster that fits exactly; merges that recover
-the whole roster; an empty lane; changes exactly one window apart).
+the whole roster; an empty lane; changes exactly one window apart), and every threshold the spec
+states: fields costing their allowance, one byte less or more, at each floor, share and claim
+order; live records at their head and tail; identities at the clip; events at the end of the
+window the events before them left open; integers up to the largest (2^53 - 1) and written as
+integral doubles.
 
 Big strings repeat a short drawn unit, and big batches repeat a few drawn records under fresh
 ids: drawing 300 KB of characters, or 1,000 records one by one, would spend the example budget on
@@ -25,12 +29,18 @@ from .families import (  # noqa: F401 - the profile's strategies, by name
     _details,
     _empty_roster,
     _failures,
+    _late,
     _live,
     _prefix_sizes,
     _roster,
+    _shifted,
+    _spelled,
     _spenders,
+    _state,
     _update,
+    _window_end,
     aligned,
+    budget_edge_details,
     bursts,
     cut_details,
     details_families,
@@ -43,6 +53,7 @@ from .families import (  # noqa: F401 - the profile's strategies, by name
     lane_families,
     large_lanes,
     large_rosters,
+    live_edge_rosters,
     publish_families,
     random_lanes,
     recovering_lanes,
@@ -53,27 +64,43 @@ from .families import (  # noqa: F401 - the profile's strategies, by name
     small_floor,
     spread_details,
     timelines,
+    window_edges,
 )
 from .values import (  # noqa: F401 - the profile's strategies, by name
     _AGENTS,
+    _CLIP_EDGE,
+    _CLIP_EDGE_CHARS,
     _EXTRA_NAMES,
     _EXTRA_VALUES,
+    _NAMES,
     _PRESENT,
     AWKWARD,
+    CLIP,
+    EDGE_UNITS,
     EXTRA_MEMBERS,
+    MAX_INTEGER,
     STATUSES,
     UNITS,
+    WIDE_INTEGERS,
     OpInput,
     Record,
     _batches,
+    _clip_edge,
+    _integer_slots,
     _permutations,
     _picks,
     _repeat,
+    _spelled_as_doubles,
     _task_records,
+    _wide,
     batches,
+    clip_edge,
+    costing,
     heavy_text,
     ids,
     repeated,
     short_text,
+    spelled_as_doubles,
     task_records,
+    wide,
 )

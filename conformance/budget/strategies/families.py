@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
+from itertools import pairwise
 from typing import Any
 
 from eventproof.reference import (
@@ -15,18 +16,38 @@ from eventproof.reference import (
     DEFAULT_TASK_FLOOR_BYTES,
     canonical_bytes,
     live_roster,
+    publish_schedule,
+)
+from eventproof.reference._budget import (
+    CLAIM_ORDER,
+    FAILED_CLAIM_ORDER,
+    FLOOR_OF,
+    LIVE_OUTPUT_BYTES,
+    LIVE_TASK_BYTES,
+    SIDES,
+    cost,
+    cut,
 )
 from hypothesis import strategies as st
 
 from ..._model import Capabilities, Family
 from ..._reused import BOOLEANS, integers, sampled
 from .values import (
+    _AGENTS,
+    EDGE_UNITS,
+    MAX_INTEGER,
     STATUSES,
+    WIDE_INTEGERS,
     OpInput,
     Record,
     _permutations,
     batches,
+    clip_edge,
+    costing,
+    ids,
+    spelled_as_doubles,
     task_records,
+    wide,
 )
 
 # -- details --------------------------------------------------------------------------------------
@@ -43,12 +64,14 @@ def _defaults(records: list[Record]) -> OpInput:
                     DEFAULT_OUTPUT_FLOOR_BYTES, DEFAULT_DIAGNOSTIC_FLOOR_BYTES)
 
 
-small_floor = st.one_of(st.integers(0, 200), st.sampled_from((0, 1, 6, 64, 128)))
+small_floor = st.one_of(st.integers(0, 200), st.sampled_from((0, 1, 6, 64, 128)),
+                        st.sampled_from(WIDE_INTEGERS))
 
 
 def small_details() -> st.SearchStrategy[OpInput]:
-    return st.builds(_details, batches(), st.integers(0, 3000), small_floor, small_floor,
-                     small_floor)
+    """Any batch, with budgets and floors from 0 to the largest integer (budget.md §1): a budget
+    of 2^53 - 1 keeps everything whole, where one held in 32 bits keeps nothing."""
+    return st.builds(_details, batches(), wide(0, 3000), small_floor, small_floor, small_floor)
 
 
 def edge_details() -> st.SearchStrategy[OpInput]:
@@ -84,7 +107,7 @@ def failure_details(draw: st.DrawFn) -> OpInput:
     failures = draw(_failures())
     pool = spenders + failures
     records = [pool[i] for i in draw(_permutations(len(pool)))]
-    return _details(records, draw(integers(0, 2000)), DEFAULT_TASK_FLOOR_BYTES,
+    return _details(records, draw(wide(0, 2000)), DEFAULT_TASK_FLOOR_BYTES,
                     DEFAULT_OUTPUT_FLOOR_BYTES, draw(sampled((64, 16, 200))))
 
 
@@ -161,15 +184,96 @@ def cut_details(draw: st.DrawFn) -> OpInput:
     return _details(records, draw(integers(0, 400)), draw(floor), draw(floor), draw(floor))
 
 
+@st.composite
+def budget_edge_details(draw: st.DrawFn) -> OpInput:
+    """Every field at an edge of what it is given (budget.md §4-5): each claims, in its record's
+    claim order, an allowance made of what its floor has left and what its record's fair share
+    has left, and costs exactly that, one byte less, one byte more, much less or much more. So
+    a field sits at its floor (when the share is spent), a record's demand at its share, the
+    first field of a claim order at the share the next one needs, and a cut one byte into a
+    multi-byte character or an escape."""
+    n = draw(integers(1, 10))
+    floors = draw(sampled(("host", "small", "small", "small", "zero")))
+    if floors == "host":
+        floor = {"task": DEFAULT_TASK_FLOOR_BYTES, "output": DEFAULT_OUTPUT_FLOOR_BYTES,
+                 "diagnostics": DEFAULT_DIAGNOSTIC_FLOOR_BYTES}
+    elif floors == "small":
+        floor = {group: draw(integers(1, 12)) for group in ("task", "output", "diagnostics")}
+    else:
+        floor = {"task": 0, "output": 0, "diagnostics": 0}
+    # No budget, a few bytes, or a few bytes per record (so that each record's share is not 0).
+    per_record = n * draw(integers(1, 40)) + draw(integers(0, n - 1))
+    shared = draw(sampled((0, draw(integers(1, 400)), per_record, per_record)))
+    remaining = shared
+    records = []
+    for i in range(n):
+        share = remaining // (n - i)
+        status = draw(sampled(("completed", "failed", "failed", "running", "cancelled")))
+        record: Record = {"id": draw(ids()) if draw(BOOLEANS) else f"call_{i}",
+                          "agent": draw(_AGENTS), "status": status}
+        present = {"task"} | {name for name in ("output", "errorMessage", "stderr")
+                              if draw(integers(0, 3))}
+        left, pool = dict(floor), share
+        order = tuple(name for name in (FAILED_CLAIM_ORDER if status == "failed" else
+                                        CLAIM_ORDER) if name in present)
+        # The first record, and every other one time in two, has one field carrying its whole
+        # demand beyond its floors, at its share or one byte either side: the fields before it
+        # stay within their floors, those after it sit at their floor's edges (the share is
+        # spent, or has a byte left). Otherwise every field sits at an edge of its own
+        # allowance, or well inside or beyond it.
+        carrier = draw(sampled(order)) if i == 0 or draw(BOOLEANS) else None
+        for position, name in enumerate(order):
+            group = FLOOR_OF[name]
+            allowance = left[group] + pool
+            if carrier is None and name == "stderr" and "errorMessage" in order[:position]:
+                # at the edge of what errorMessage left of the floor they share, or beyond
+                offset = draw(sampled(("floor", "floor", -1, 0, 1, "more")))
+            elif carrier is None:  # the first at the share's edge, then one that needs it
+                offset = draw(sampled((-1, 0, 1) if position == 0 else
+                                      (-1, 0, 1, "less", "more", "more", "floor")))
+            elif carrier in order[position + 1:]:
+                offset = "floor"
+            elif carrier in order[:position] and pool:
+                offset = "within"
+            else:
+                offset = draw(sampled((-1, 0, 1)))
+            if offset == "floor":  # at its floor's edge (a carrier after it claims the rest)
+                target = left[group] + draw(sampled((-1, 0, 1, -left[group])))
+            elif offset == "within":  # the share has a byte left: take none of it
+                target = left[group] - draw(sampled((0, 1, left[group])))
+            elif offset == "less":
+                target = draw(integers(0, max(0, allowance - 2)))
+            elif offset == "more":
+                target = allowance + draw(integers(2, 300))
+            else:
+                target = allowance + offset
+            text = costing(target, draw(sampled(EDGE_UNITS)), draw(BOOLEANS))
+            spent = cost(cut(text, allowance, SIDES[name]))
+            from_floor = min(spent, left[group])
+            left[group] -= from_floor
+            pool -= spent - from_floor
+            record[name] = text
+        remaining -= share - pool
+        records.append(record)
+    return _details(records, shared, floor["task"], floor["output"], floor["diagnostics"])
+
+
 def spread_details() -> st.SearchStrategy[OpInput]:
     """Records full of members that must never be published, and ids over the clip."""
     return st.builds(_defaults, st.lists(task_records(extras=True), min_size=1, max_size=4))
 
 
+def _spelled(op: str, families: tuple[Family, ...]) -> tuple[Family, ...]:
+    """Every family's inputs, some with integers written as integral doubles (budget.md §1)."""
+    return tuple(Family(family.name, family.weight,
+                        spelled_as_doubles(family.strategy, op), family.aims)
+                 for family in families)
+
+
 def details_families(capabilities: Capabilities) -> tuple[Family, ...]:
     del capabilities
-    return (
-        Family("small", 3, small_details()),
+    return _spelled("details", (
+        Family("small", 2, small_details()),
         Family("edges", 2, edge_details(), aims=(
             "details.rejected", "details.cut", "details.bounded", "details.task",
             "details.output", "details.reason")),
@@ -180,11 +284,14 @@ def details_families(capabilities: Capabilities) -> tuple[Family, ...]:
             "details.bounded", "details.claim-order")),
         Family("failures", 2, failure_details(), aims=(
             "details.reason", "details.claim-order", "details.fair-share")),
+        Family("budget-edges", 4, budget_edge_details(), aims=(
+            "details.cut", "details.rejected", "details.task", "details.output",
+            "details.reason", "details.fair-share", "details.claim-order", "details.bounded")),
         Family("seed-scale", 1, seed_scale_details(), aims=(
             "details.bounded", "details.fair-share", "details.output", "details.task",
             "details.rejected")),
         Family("spread", 1, spread_details(), aims=("details.allowlist", "details.identity")),
-    )
+    ))
 
 
 # -- roster -------------------------------------------------------------------------------------
@@ -196,7 +303,7 @@ def _roster(records: list[Record], max_bytes: int) -> OpInput:
 
 def _prefix_sizes(records: list[Record]) -> list[int]:
     """The size of the serialized live array for every prefix length (budget.md §6.2)."""
-    full = live_roster(records, max_bytes=2**62)["results"]
+    full = live_roster(records, max_bytes=MAX_INTEGER)["results"]
     sizes = [2]
     for i, live in enumerate(full):
         sizes.append(sizes[-1] + len(canonical_bytes(live)) + (1 if i else 0))
@@ -205,11 +312,18 @@ def _prefix_sizes(records: list[Record]) -> list[int]:
 
 @st.composite
 def exact_fit_rosters(draw: st.DrawFn) -> OpInput:
-    """A bound exactly at a prefix's size, or one byte either side."""
+    """A bound exactly at a prefix's size, or one byte either side; or one that leaves room
+    after the prefix for a later, smaller record but not for the next one (the roster stops at
+    the first record that does not fit, budget.md §6.2)."""
     records = draw(batches(min_size=1, max_size=8, max_bytes=400))
     sizes = _prefix_sizes(records)
-    target = sizes[draw(integers(0, len(records)))]
-    return _roster(records, max(2, target + draw(sampled((0, 0, -1, 1)))))
+    k = draw(integers(0, len(records)))
+    if k + 2 <= len(records) and draw(BOOLEANS):
+        grows = [after - before for before, after in pairwise(sizes)]
+        later = min(grows[k + 1:])
+        if later < grows[k]:
+            return _roster(records, sizes[k] + later)
+    return _roster(records, max(2, sizes[k] + draw(sampled((0, 0, -1, 1)))))
 
 
 @st.composite
@@ -220,29 +334,67 @@ def large_rosters(draw: st.DrawFn) -> OpInput:
     records = [{"id": f"task-{i:04d}", "agent": "worker",
                 "status": STATUSES[i % len(STATUSES)], "task": f"Step {i}", "output": output}
                for i in range(n)]
-    return _roster(records, draw(sampled((DEFAULT_ROSTER_BYTES, 4096, 30000))))
+    return _roster(records, draw(sampled((DEFAULT_ROSTER_BYTES, 4096, 30000, MAX_INTEGER))))
+
+
+_LIVE_IDS = st.one_of(clip_edge(), ids())
+
+
+@st.composite
+def live_edge_rosters(draw: st.DrawFn) -> OpInput:
+    """Live records at their edges (budget.md §6.1): a task costing the live task head (64
+    bytes), one byte less or more, an output at the live output tail (128 bytes) the same way,
+    ids and agents at the 256-code-point clip; under a bound at a prefix's size, one byte either
+    side, or the largest integer (budget.md §1)."""
+    records = []
+    for i in range(draw(integers(1, 6))):
+        record: Record = {
+            "id": draw(_LIVE_IDS) if draw(BOOLEANS) else f"task-{i}",
+            "agent": draw(_AGENTS), "status": draw(sampled(STATUSES)),
+            "task": costing(LIVE_TASK_BYTES + draw(sampled((-1, 0, 1))),
+                            draw(sampled(EDGE_UNITS)), draw(BOOLEANS))}
+        if draw(integers(0, 2)):
+            record["output"] = costing(LIVE_OUTPUT_BYTES + draw(sampled((-1, 0, 1))),
+                                       draw(sampled(EDGE_UNITS)), draw(BOOLEANS))
+        records.append(record)
+    if draw(integers(0, 3)) == 0:
+        return _roster(records, draw(sampled(WIDE_INTEGERS)))
+    sizes = _prefix_sizes(records)
+    target = sizes[len(records) if draw(BOOLEANS) else draw(integers(0, len(records)))]
+    return _roster(records, max(2, target + draw(sampled((0, -1, 1)))))
+
+
+#: A roster's bound: any size, the edges of integer widths, or the smallest two (2 is "[]").
+_ROSTER_BOUNDS = st.one_of(wide(2, 3000), wide(2, 3000), wide(2, 3000), st.sampled_from((2, 3)))
 
 
 def roster_families(capabilities: Capabilities) -> tuple[Family, ...]:
     del capabilities
-    return (
-        Family("small", 3, st.builds(_roster, batches(), st.integers(2, 3000))),
+    return _spelled("roster", (
+        Family("small", 3, st.builds(_roster, batches(), _ROSTER_BOUNDS)),
         Family("exact-fit", 2, exact_fit_rosters(), aims=("roster.prefix", "roster.bounded",
                                                           "roster.count")),
         Family("large", 1, large_rosters(), aims=("roster.bounded", "roster.count",
                                                   "roster.prefix")),
+        Family("live-edges", 2, live_edge_rosters(), aims=(
+            "roster.allowlist", "roster.prefix", "roster.bounded")),
         Family("spread", 1, st.builds(_roster, st.lists(task_records(extras=True), min_size=1,
                                                          max_size=4),
                                       st.just(DEFAULT_ROSTER_BYTES)),
                aims=("roster.allowlist",)),
-    )
+    ))
 
 
 # -- lane ---------------------------------------------------------------------------------------
 
 
-def _live(i: int, status: str = "running") -> Record:
-    return {"id": f"task-{i:03d}", "agent": "worker", "status": status, "task": f"Step {i}"}
+def _live(i: int, status: str = "running", progress: str | None = None) -> Record:
+    """A live record; with ``progress``, its output tail (present when the task reported
+    output, budget.md §6.1), which differs from one update to the next."""
+    record = {"id": f"task-{i:03d}", "agent": "worker", "status": status, "task": f"Step {i}"}
+    if progress is not None:
+        record["output"] = f"{progress} {i}"
+    return record
 
 
 def _update(records: list[Record], shown: int) -> Record:
@@ -252,15 +404,25 @@ def _update(records: list[Record], shown: int) -> Record:
     return update
 
 
+#: What a live record's output says after each update: absent, or progress that moves on.
+_PROGRESS = (None, None, "working on", "done with", "\x1b[0m\u00e9\U0001f600")
+
+
 @st.composite
 def random_lanes(draw: st.DrawFn) -> OpInput:
-    """Any short sequence of rosters, of varying totals."""
+    """Any short sequence of rosters, of varying totals, their records with or without output;
+    now and then a total at the edge of an integer width, up to the largest (budget.md §1)."""
     updates = []
-    for _ in range(draw(integers(0, 5))):
+    for step in range(draw(integers(0, 5))):
         total = draw(integers(0, 6))
         status = draw(sampled(STATUSES))
-        updates.append(_update([_live(i, status) for i in range(total)],
-                               draw(integers(0, total))))
+        progress = draw(sampled(_PROGRESS))
+        records = [_live(i, status, progress and f"{progress} {step}") for i in range(total)]
+        update = _update(records, draw(integers(0, total)))
+        if draw(integers(0, 3)) == 0:  # a batch too large to show: the count carries it
+            total = draw(sampled((MAX_INTEGER, MAX_INTEGER - 1, MAX_INTEGER - 1, *WIDE_INTEGERS)))
+            update["omittedResults"] = total - len(update["results"])
+        updates.append(update)
     return {"updates": updates}
 
 
@@ -269,10 +431,11 @@ def recovering_lanes(draw: st.DrawFn) -> OpInput:
     """One batch published as prefixes: merges that recover the whole roster, then shrink."""
     total = draw(integers(1, 8))
     updates = []
+    progress = draw(sampled(_PROGRESS))
     for step in range(draw(integers(1, 6))):
         status = STATUSES[step % len(STATUSES)]
-        updates.append(_update([_live(i, status) for i in range(total)],
-                               draw(integers(0, total))))
+        updates.append(_update([_live(i, status, progress and f"{progress} {step}")
+                                for i in range(total)], draw(integers(0, total))))
     if draw(BOOLEANS):  # the seed's case: complete, then "1 record + 2 omitted"
         updates = [_update([_live(i) for i in range(total)], total),
                    _update([_live(i, "completed") for i in range(total)], 1), *updates]
@@ -318,17 +481,50 @@ def empty_lanes() -> st.SearchStrategy[OpInput]:
 
 def lane_families(capabilities: Capabilities) -> tuple[Family, ...]:
     del capabilities
-    return (
+    return _spelled("lane", (
         Family("random", 3, random_lanes()),
         Family("recovering", 3, recovering_lanes(), aims=("lane.count", "lane.total",
                                                           "lane.merge")),
         Family("reused", 2, reused_lanes(), aims=("lane.merge", "lane.count")),
         Family("empty", 1, empty_lanes()),
         Family("large", 1, large_lanes(), aims=("lane.total", "lane.count")),
-    )
+    ))
 
 
 # -- publish -----------------------------------------------------------------------------------
+
+
+#: States a change may carry besides its usual snapshot: any JSON value (budget.md §8.1),
+#: those a truthiness test mistakes for "no state" included.
+_ODD_STATES: st.SearchStrategy[Any] = st.sampled_from(
+    (None, False, 0, "", (), "{}", 0.5, "done")).map(
+    lambda state: [] if state == () else {} if state == "{}" else state)
+
+
+def _state(draw: st.DrawFn, usual: Any) -> Any:
+    return usual if draw(integers(0, 5)) else draw(_ODD_STATES)
+
+
+def _late(draw: st.DrawFn, events: list[Record], at: int, interval: int) -> None:
+    """Late callbacks after the return: at its very instant, just after, or a window later."""
+    span = min(interval, 1000)
+    for seq in range(draw(integers(1, 3))):
+        at += draw(st.one_of(sampled((0, 0, 1, span)), integers(0, span)))
+        kind = draw(sampled(("status", "update")))
+        events.append({"at": at, "kind": kind, "state": _state(draw, {"late": seq})})
+
+
+def _shifted(draw: st.DrawFn, events: list[Record]) -> list[Record]:
+    """Now and then the same timeline late on the clock (budget.md §1): its last event at the
+    largest time, or an event exactly at the edge of a 32-bit integer."""
+    where = draw(integers(0, 7))
+    if where > 2 or not events:
+        return events
+    if where == 0:
+        shift = MAX_INTEGER - events[-1]["at"]
+    else:
+        shift = (2**31 if where == 1 else 2**32) - events[draw(integers(0, len(events) - 1))]["at"]
+    return [{**event, "at": event["at"] + shift} for event in events]
 
 
 @st.composite
@@ -336,20 +532,65 @@ def timelines(draw: st.DrawFn, *, window: int | None = None, gaps: Any = None,
               late: bool | None = None) -> OpInput:
     """Changes at increasing times, one return, and maybe late callbacks after it."""
     interval = window if window is not None else draw(
-        sampled((DEFAULT_INTERVAL_MS, DEFAULT_INTERVAL_MS, 1, 50)))
-    gap = gaps if gaps is not None else integers(0, 2 * interval + 10)
+        sampled((DEFAULT_INTERVAL_MS, DEFAULT_INTERVAL_MS, 1, 50, 2**31, MAX_INTEGER - 1,
+                 MAX_INTEGER)))
+    span = min(interval, 1000)  # a window of 2^53 - 1 ms is never waited out
+    gap = gaps if gaps is not None else st.one_of(
+        integers(0, 2 * span + 10), integers(0, 2 * span + 10), sampled((0, span)))
     events: list[Record] = []
     at = draw(integers(0, 20))
     for seq in range(draw(integers(0, 12))):
         at += draw(gap)
         kind = draw(sampled(("update", "status", "status")))
-        events.append({"at": at, "kind": kind, "state": {"seq": seq, "kind": kind}})
+        events.append({"at": at, "kind": kind, "state": _state(draw, {"seq": seq, "kind": kind})})
     at += draw(gap)
     events.append({"at": at, "kind": "return"})
     if late if late is not None else draw(BOOLEANS):
-        for seq in range(draw(integers(1, 3))):
-            at += draw(integers(0, interval))
-            events.append({"at": at, "kind": "status", "state": {"late": seq}})
+        _late(draw, events, at, interval)
+    return {"intervalMs": interval, "events": _shifted(draw, events)}
+
+
+def _window_end(changes: list[Record], interval: int) -> int:
+    """Where the window after the last publish ends, once ``changes`` are in: the reference's
+    pending publish if one waits, else its last publish plus the interval (budget.md §8.2)."""
+    last = changes[-1]["at"]
+    after = publish_schedule([*changes, {"at": last + interval + 1, "kind": "return"}],
+                             interval_ms=interval)["publishes"]
+    waiting = [int(publish["at"]) for publish in after if publish["at"] > last]
+    return waiting[0] if waiting else int(after[-1]["at"]) + interval
+
+
+@st.composite
+def window_edges(draw: st.DrawFn) -> OpInput:
+    """Every event placed against the window the changes before it left open (budget.md §8.2,
+    §8.3): exactly at its end, a millisecond either side, inside it, or at the instant of the
+    change before; the return the same way, and late callbacks at its instant. So a change
+    arrives exactly when a pending state is due, and the return exactly when a window ends."""
+    interval = draw(sampled((DEFAULT_INTERVAL_MS, 10, 5, 2)))
+    changes: list[Record] = []
+    at = draw(integers(0, 20))
+    for seq in range(draw(integers(2, 10))):
+        if changes:
+            end = _window_end(changes, interval)
+            place = draw(sampled(("end", "before", "after", "inside", "inside", "same")))
+            if place == "inside":
+                at = draw(integers(at, end - 1))
+            elif place != "same":
+                at = {"end": end, "before": end - 1, "after": end + 1}[place]
+        kind = draw(sampled(("update", "status")))
+        changes.append({"at": at, "kind": kind,
+                        "state": _state(draw, {"seq": seq, "kind": kind})})
+    end = _window_end(changes, interval)
+    if end - 1 > at and draw(integers(0, 3)) < 3:  # one more change inside the window: it waits
+        at = draw(integers(at, end - 1))
+        changes.append({"at": at, "kind": "update", "state": _state(draw, {"seq": "last"})})
+        end = _window_end(changes, interval)
+        at = draw(sampled((end - 1, end, end + 1)))
+    else:
+        at = draw(sampled((end, end - 1, end + 1, at)))
+    events = [*changes, {"at": at, "kind": "return"}]
+    if draw(BOOLEANS):
+        _late(draw, events, at, interval)
     return {"intervalMs": interval, "events": events}
 
 
@@ -382,12 +623,14 @@ def aligned(draw: st.DrawFn) -> OpInput:
 
 def publish_families(capabilities: Capabilities) -> tuple[Family, ...]:
     del capabilities
-    return (
-        Family("random", 3, timelines()),
+    return _spelled("publish", (
+        Family("random", 2, timelines()),
         Family("bursts", 2, bursts(), aims=("publish.window", "publish.terminal")),
-        Family("aligned", 2, aligned(), aims=("publish.window", "publish.latest")),
+        Family("aligned", 1, aligned(), aims=("publish.window", "publish.latest")),
+        Family("window-edges", 3, window_edges(), aims=(
+            "publish.window", "publish.latest", "publish.terminal", "publish.after-return")),
         Family("late", 2, timelines(late=True), aims=("publish.after-return",)),
-    )
+    ))
 
 
 FAMILIES: dict[str, Callable[[Capabilities], tuple[Family, ...]]] = {

@@ -73,6 +73,15 @@ function integer(value: Json | undefined, path: string, minimum: number, what: s
       fix: `Send an integer of at least ${minimum}, as the operation's schema requires.`,
     });
   }
+  // budget.md §1: at most 2^53 - 1, the largest integer a double holds exactly.
+  if (value > Number.MAX_SAFE_INTEGER) {
+    throw new InvalidInput({
+      value,
+      path,
+      reason: `is beyond 2^53-1 (${what}): a JSON reader built on doubles cannot hold it exactly (budget.md §1)`,
+      fix: `Send an integer of at most ${Number.MAX_SAFE_INTEGER} (2^53-1).`,
+    });
+  }
   return value;
 }
 
@@ -223,6 +232,14 @@ export function mergeLane(request: JsonObject): Json {
       ? integer(member(update, "omittedResults"), `${path}.omittedResults`, 1, "a count that is absent at zero (budget.md §6.3)")
       : 0;
     const total = results.length + omitted;
+    if (total > Number.MAX_SAFE_INTEGER) {
+      throw new InvalidInput({
+        value: omitted,
+        path: `${path}.omittedResults`,
+        reason: `with ${results.length} records makes a total beyond 2^53-1 (budget.md §7.2)`,
+        fix: `Send an omittedResults of at most ${Number.MAX_SAFE_INTEGER - results.length}.`,
+      });
+    }
     // budget.md §7.1: the update's records replace the lane's by index; the lane is capped at
     // the update's total. §7.2: the count comes from the update, never from what is shown.
     merged = [...results, ...merged.slice(results.length)].slice(0, total);
