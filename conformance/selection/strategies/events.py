@@ -322,15 +322,19 @@ _LOG_FORMS = st.builds(
 _FAR_TURN_FORMS = ("huge", "beyond")
 
 
-def _numbered(draw: st.DrawFn, drafts: list[Event], *, far_turns: bool = False) -> list[Event]:
+def _numbered(draw: st.DrawFn, drafts: list[Event], *, far_turns: bool = False,
+              turns_as_built: bool = False) -> list[Event]:
     """Give a log its envelope: seq in log order, times, ids, sometimes extra members, and one
     :class:`LogForm` for its numbers, sources and splices (with ``far_turns``, turn numbers
-    beyond 2^53 - 1 that a double-based reader merges)."""
+    beyond 2^53 - 1 that a double-based reader merges; with ``turns_as_built``, the turn numbers
+    of the drafts, which chose them)."""
     first = draw(_FIRST_SEQS)
     extra = draw(_ENVELOPE_EXTRA_DRAWS)
     form = draw(_LOG_FORMS)
     if far_turns:
         form = replace(form, turns=draw(sampled(_FAR_TURN_FORMS)))
+    elif turns_as_built:
+        form = replace(form, turns="as-built")
     return [_with_envelope(event, first + i, extra, form) for i, event in enumerate(drafts)]
 
 
