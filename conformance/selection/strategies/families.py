@@ -425,7 +425,7 @@ def _outputs(draw: st.DrawFn) -> dict[str, Any]:
 _DECIDING_ENDS: tuple[str, ...] = ("blocked", "error", "aborted", "interrupted", "paused")
 #: The numbers of a turn whose claim decides: 0 (falsy), -1 (a "no turn" sentinel), the largest
 #: integer a double holds and one beyond it, a far negative (selection.md §2.4: any integer).
-_CLAIMED_TURNS: tuple[int, ...] = (0, -1, -1, 0, 2**53 - 1, 2**53 + 1, -(2**53) - 1)
+_CLAIMED_TURNS: tuple[int, ...] = (0, -1, -1, -1, 0, 2**53 - 1, 2**53 + 1, -(2**53) - 1)
 #: Present three times in four, and present in the simplest draw: a part that makes the case.
 _PRESENT = st.sampled_from((True, True, True, False))
 #: The inbox lists a claim may come from: the target does not decide a claim (§5.1 step 3).
@@ -659,13 +659,19 @@ def _settled_as(path: str, reason: str, output: bool, diagnostic: bool
         before = [event for turn in range(1, 1 + draw(integers(0, 1)))
                   for event in _unstepped_turn(draw, turn, claim=False)]
         turn = len(before) // 2 + 1
+        if kind is not None and draw(_PRESENT):
+            # Input cancelled before the end: the end reports it, and clears the drop (§5.1).
+            before.insert(0, _cancellation(False))
         events = [_turn_start(turn)] if draw(BOOLEANS) else []
         events.append(_step_start(turn))
         if draw(BOOLEANS):
             events.append(_in_turn(_chunk({"type": "text-delta", "index": 0,
                                            "text": draw(text_pieces())}), turn, 0))
         if output:
-            block = {"type": "text", "text": draw(text_pieces()) or "done"}
+            # A failed run's answer may hold no text: then its tool result has no partial line.
+            answer = draw(sampled(("text", "reasoning") if reason == "completed" else
+                                  ("reasoning", "text")))
+            block = {"type": answer, "text": draw(text_pieces()) or "done"}
             events.append(_in_turn(_message([block]), turn, 0))
         else:
             events = [event for event in events if event["type"] not in _OUTPUT_EVENTS]
@@ -674,6 +680,9 @@ def _settled_as(path: str, reason: str, output: bool, diagnostic: bool
         if kind is not None:
             events.append(_turn_end(turn, kind))
         if how == "dropped":
+            events.append(_cancellation(False))
+        elif (path == "one-shot" or kind not in ("completed", None)) and draw(_PRESENT):
+            # Input cancelled after the end: read only after a clean end, continuable (§5.3).
             events.append(_cancellation(False))
         elif path == "continuable" and draw(BOOLEANS):
             events.append(_insertion())
@@ -685,7 +694,7 @@ def _settled_as(path: str, reason: str, output: bool, diagnostic: bool
             request["mode"] = "one-shot"
         # Cancelled only where the flag gives the reason: aborted, or completed (which it
         # leaves completed).
-        request["cancelled"] = how == "cancelled" or (reason == "completed" and draw(BOOLEANS))
+        request["cancelled"] = how == "cancelled" or (reason == "completed" and draw(_PRESENT))
         if diagnostic:
             request["diagnostic"] = draw(st.one_of(st.just(""), text_pieces()))
         return request
