@@ -44,6 +44,7 @@ from .values import (
     _text_blocks,
     _tool_call_blocks,
     _tool_result_blocks,
+    chunks,
     content_blocks,
     text_pieces,
     usages,
@@ -186,7 +187,7 @@ def _request(draw: st.DrawFn, drafts: list[Event], *, thinned: bool = True,
     if thinned:
         drafts = [event for event in drafts if draw(_KEEP)]
     events = written(draw, _numbered(draw, drafts, far_turns=far_turns, turns_as_built=numbered),
-                     turns=not (far_turns or numbered))
+                     relabel=not (far_turns or numbered))
     mode = draw(modes)
     # Drawn on both paths, so that the shrinker can move a counterexample from one path to the
     # other without the draws after it changing meaning.
@@ -477,8 +478,10 @@ def _unmarking_events(draw: st.DrawFn, turn: int) -> list[Event]:
         _insertion_of(draw(_TARGETS), draw(sampled((1, 5, 2)))),
         _replacement(draw(sampled(EDGE_REMOVALS[1:])), 1),
         _user_message(draw(_some(_text_blocks(), 1, 1))),
+        _chunk(draw(_any_chunks())),
     ]
-    return [_in_turn(event, turn, 0) for event in candidates if draw(_PRESENT)]
+    step = draw(sampled(_DECOY_STEPS))
+    return [_in_turn(event, turn, step) for event in candidates if draw(_PRESENT)]
 
 
 @st.composite
@@ -488,11 +491,27 @@ def _unmarked_turns(draw: st.DrawFn) -> dict[str, Any]:
     completed: they account for no work, and the completed turn stays the end (§5.1)."""
     first = draw(integers(1, 2))
     events = _completed_turn(draw, first)
-    for turn in range(first + 1, first + 1 + draw(integers(1, 2))):
+    numbers = draw(_decoy_turns())
+    for turn in numbers[:draw(integers(1, 2))]:
         events += [*([_turn_start(turn)] if draw(_PRESENT) else []),
                    *_unmarking_events(draw, turn),
                    _turn_end(turn, draw(sampled(_DECIDING_ENDS)))]
-    return _request(draw, events, thinned=False)
+    return _request(draw, events, thinned=False, numbered=True)
+
+
+#: The numbers of turns without a mark, and of their steps (any integers, §2.4).
+_DECOY_TURNS: tuple[int, ...] = (3, 0, -1, 2**53 - 1, 2**53 + 1, -(2**53) - 1, 4)
+_DECOY_STEPS: tuple[int, ...] = (0, -1, 2**53 - 1, 2**53 + 1, 1)
+
+
+@cache
+def _any_chunks() -> st.SearchStrategy[dict[str, Any]]:
+    return chunks()
+
+
+@cache
+def _decoy_turns() -> st.SearchStrategy[list[int]]:
+    return st.permutations(_DECOY_TURNS)
 
 
 def _written_as(event: Event, double: bool) -> Event:
