@@ -426,7 +426,9 @@ def _outputs(draw: st.DrawFn) -> dict[str, Any]:
 _DECIDING_ENDS: tuple[str, ...] = ("blocked", "error", "aborted", "interrupted", "paused")
 #: The numbers of a turn whose claim decides: 0 (falsy), -1 (a "no turn" sentinel), the largest
 #: integer a double holds and one beyond it, a far negative (selection.md §2.4: any integer).
-_CLAIMED_TURNS: tuple[int, ...] = (0, -1, -1, -1, 0, 2**53 - 1, 2**53 + 1, -(2**53) - 1)
+_CLAIMED_TURNS: tuple[int, ...] = (0, -1, 0, 2**53 - 1, 2**53 + 1, -(2**53) - 1)
+#: The same, negative first (a "no turn" sentinel of -1, §2.4: any integer).
+_NEGATIVE_CLAIMED_TURNS: tuple[int, ...] = (-1, 0, -1, -2, -(2**53) - 1, 2**53 + 1)
 #: Present three times in four, and present in the simplest draw: a part that makes the case.
 _PRESENT = st.sampled_from((True, True, True, False))
 #: The inbox lists a claim may come from: the target does not decide a claim (§5.1 step 3).
@@ -496,7 +498,7 @@ def _unmarked_turns(draw: st.DrawFn) -> dict[str, Any]:
         events += [*([_turn_start(turn)] if draw(_PRESENT) else []),
                    *_unmarking_events(draw, turn),
                    _turn_end(turn, draw(sampled(_DECIDING_ENDS)))]
-    return _request(draw, events, thinned=False, numbered=True)
+    return _request(draw, events, thinned=False, numbered=True, modes=_CONTINUABLE_FIRST)
 
 
 #: The numbers of turns without a mark, and of their steps (any integers, §2.4).
@@ -523,13 +525,13 @@ def _written_as(event: Event, double: bool) -> Event:
 
 
 @st.composite
-def _hidden_claims(draw: st.DrawFn) -> dict[str, Any]:
+def _hidden_claims(draw: st.DrawFn, numbers: tuple[int, ...] = _CLAIMED_TURNS) -> dict[str, Any]:
     """A completed turn, then a turn whose only mark is a claim, ending other than completed
     (it accounts, §5.1): numbered 0, -1 or at the edges of a double, its turn/start and turn/end
     writing the number differently (1.0 and 1 are one turn, §1), the claim from either list
     (the target does not matter), maybe another turn opened before its turn/end (the turn/end
     looks up its own number) or its turn/start repeated (a turn/start clears no mark)."""
-    turn = draw(sampled(_CLAIMED_TURNS))
+    turn = draw(sampled(numbers))
     double = draw(BOOLEANS)
     events = _completed_turn(draw, 1 if turn != 1 else 2)
     events.append(_written_as(_turn_start(turn), double))
@@ -637,6 +639,7 @@ SETTLE_FAMILY_AIMS: dict[str, tuple[str, ...]] = {
                 "settle.one-shot-reason", "settle.cancelled"),
     "unmarked-turns": ("settle.accounting-turn", "settle.dropped-unrun"),
     "hidden-claims": ("settle.accounting-turn",),
+    "hidden-negative-claims": ("settle.accounting-turn",),
     "hidden-steps": ("settle.accounting-turn",),
     "repeated-turn-ends": ("settle.accounting-turn",),
     "drops-after-the-end": ("settle.dropped-unrun", "settle.continuable-reason",
@@ -652,7 +655,7 @@ SETTLE_CLASS_ENDS: dict[tuple[str, str], tuple[str | None, ...]] = {
     ("one-shot", "max-tokens"): ("max-tokens",),
     ("one-shot", "aborted"): ("aborted", "cancelled"),
     ("one-shot", "refusal"): ("blocked",),
-    ("one-shot", "error"): ("error", "interrupted", None, "paused"),
+    ("one-shot", "error"): ("interrupted", "error", None, "paused"),
     ("continuable", "completed"): ("completed", None),
     ("continuable", "max-tokens"): ("max-tokens",),
     ("continuable", "aborted"): ("aborted", "interrupted", "dropped"),
@@ -752,7 +755,8 @@ def settle_families(capabilities: Capabilities | None = None) -> tuple[Family, .
         ("outputs", 2, _outputs()),
         ("repeated-turn-ends", 1, _repeated_turn_ends()),
         ("unmarked-turns", 2, _unmarked_turns()),
-        ("hidden-claims", 2, _hidden_claims()),
+        ("hidden-claims", 1, _hidden_claims()),
+        ("hidden-negative-claims", 1, _hidden_claims(_NEGATIVE_CLAIMED_TURNS)),
         ("hidden-steps", 2, _hidden_steps()),
         ("drops-after-the-end", 2, _drops_after_the_end()),
         # After the simpler families: a counterexample is shrunk in the first family showing it.
