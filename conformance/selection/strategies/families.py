@@ -182,11 +182,12 @@ def _request(draw: st.DrawFn, drafts: list[Event], *, thinned: bool = True,
     event gone now and then is one more irregular log), and event by event while shrinking, so
     a counterexample sheds the scaffolding its family built around the events that matter.
     The log is written any way that keeps its meaning (:func:`.settle_forms.written`); with
-    ``numbered`` (or ``far_turns``) its turn numbers are the family's own and stay as they are.
+    ``numbered`` (or ``far_turns``) its turn numbers (and with ``numbered`` its removed counts)
+    are the family's own and keep their values.
     """
     if thinned:
         drafts = [event for event in drafts if draw(_KEEP)]
-    events = written(draw, _numbered(draw, drafts, far_turns=far_turns, turns_as_built=numbered),
+    events = written(draw, _numbered(draw, drafts, far_turns=far_turns, as_built=numbered),
                      relabel=not (far_turns or numbered))
     mode = draw(modes)
     # Drawn on both paths, so that the shrinker can move a counterexample from one path to the
@@ -618,7 +619,7 @@ def _drops_after_the_end(draw: st.DrawFn) -> dict[str, Any]:
                    _turn_end(turn, "completed" if claim else draw(_reason_kinds()))]
     if draw(BOOLEANS):
         events.append(_replacement(draw(sampled(EDGE_REMOVALS[1:])), 1))
-    return _request(draw, events, thinned=False, modes=_CONTINUABLE_FIRST)
+    return _request(draw, events, thinned=False, numbered=True, modes=_CONTINUABLE_FIRST)
 
 
 #: The rules each settle family is built to reach (every family reaches the catch-all
