@@ -187,13 +187,14 @@ def _request(draw: st.DrawFn, drafts: list[Event], *, thinned: bool = True,
     """
     if thinned:
         drafts = [event for event in drafts if draw(_KEEP)]
-    events = written(draw, _numbered(draw, drafts, far_turns=far_turns, as_built=numbered),
-                     relabel=not (far_turns or numbered))
+    events = _numbered(draw, drafts, far_turns=far_turns, as_built=numbered)
     mode = draw(modes)
     # Drawn on both paths, so that the shrinker can move a counterexample from one path to the
     # other without the draws after it changing meaning.
     cancelled = draw(_CANCELLED)
     diagnostic = draw(_diagnostics())
+    # Last: how many draws writing takes depends on the log's length.
+    written(draw, events, relabel=not (far_turns or numbered))
     if mode == "continuable":
         return {"events": events, "mode": "continuable"}
     request: dict[str, Any] = {"events": events}
@@ -672,6 +673,11 @@ def _settled_as(path: str, reason: str, output: bool, diagnostic: bool
     shot, with or without a diagnostic), by construction: one stepped turn ending with a kind
     that maps to ``reason``, maybe after other turns that end before a step."""
 
+
+    # A clean continuable ending is where a drop the end cleared would show: there the
+    # simplest draw has one.
+    early_drops = _PRESENT if (path, reason) == ("continuable", "completed") else BOOLEANS
+
     @st.composite
     def requests(draw: st.DrawFn) -> dict[str, Any]:
         how = draw(sampled(SETTLE_CLASS_ENDS[path, reason]))
@@ -682,7 +688,7 @@ def _settled_as(path: str, reason: str, output: bool, diagnostic: bool
         before = [event for turn in range(1, 1 + draw(integers(0, 1)))
                   for event in _unstepped_turn(draw, turn, claim=False)]
         turn = len(before) // 2 + 1
-        if kind is not None and draw(_PRESENT):
+        if kind is not None and draw(early_drops):
             # Input cancelled before the end: the end reports it, and clears the drop (§5.1).
             before.insert(0, _cancellation(False))
         events = [_turn_start(turn)] if draw(BOOLEANS) else []
@@ -709,17 +715,19 @@ def _settled_as(path: str, reason: str, output: bool, diagnostic: bool
             events.append(_cancellation(False))
         elif path == "continuable" and draw(BOOLEANS):
             events.append(_insertion())
-        request: dict[str, Any] = {"events": written(draw, _numbered(draw, before + events))}
+        request: dict[str, Any] = {"events": _numbered(draw, before + events)}
         if path == "continuable":
             request["mode"] = "continuable"
-            return request
-        if draw(BOOLEANS):
-            request["mode"] = "one-shot"
-        # Cancelled only where the flag gives the reason: aborted, or completed (which it
-        # leaves completed).
-        request["cancelled"] = how == "cancelled" or (reason == "completed" and draw(_PRESENT))
-        if diagnostic:
-            request["diagnostic"] = draw(st.one_of(st.just(""), text_pieces()))
+        else:
+            if draw(BOOLEANS):
+                request["mode"] = "one-shot"
+            # Cancelled only where the flag gives the reason: aborted, or completed (which it
+            # leaves completed).
+            request["cancelled"] = how == "cancelled" or (
+                reason == "completed" and draw(_PRESENT))
+            if diagnostic:
+                request["diagnostic"] = draw(st.one_of(st.just(""), text_pieces()))
+        written(draw, request["events"])  # last: its draws depend on the log's length
         return request
 
     return requests()
@@ -754,17 +762,29 @@ def settle_families(capabilities: Capabilities | None = None) -> tuple[Family, .
         ("path-differences", 2, _path_differences()),
         ("agent-loop-runs", 1, _agent_loop_runs()),
         ("outputs", 2, _outputs()),
+        # After the simpler families: a counterexample is shrunk in the first family showing it.
+        ("far-turns", 1, _far_irregular_turns()),
+        # Searched last (_LAST_FAMILIES): their logs keep the parts that decide (present in
+        # their simplest draw), so a counterexample of theirs is a few events longer.
         ("repeated-turn-ends", 1, _repeated_turn_ends()),
-        ("unmarked-turns", 2, _unmarked_turns()),
         ("hidden-claims", 1, _hidden_claims()),
         ("hidden-negative-claims", 1, _hidden_claims(_NEGATIVE_CLAIMED_TURNS)),
         ("hidden-steps", 2, _hidden_steps()),
         ("drops-after-the-end", 2, _drops_after_the_end()),
-        # After the simpler families: a counterexample is shrunk in the first family showing it.
-        ("far-turns", 1, _far_irregular_turns()),
+        ("unmarked-turns", 2, _unmarked_turns()),
     )
-    return tuple(Family(name, weight, strategy, SETTLE_FAMILY_AIMS[name])
-                 for name, weight, strategy in strategies) + _settle_class_families()
+    families = tuple(Family(name, weight, strategy, SETTLE_FAMILY_AIMS[name])
+                     for name, weight, strategy in strategies)
+    # The families whose logs keep the parts that decide go last: a counterexample is shrunk in
+    # the first family showing it, and theirs are a few events longer.
+    return (tuple(family for family in families if family.name not in _LAST_FAMILIES)
+            + _settle_class_families()
+            + tuple(family for family in families if family.name in _LAST_FAMILIES))
+
+
+#: The settle families searched after the answer-class families.
+_LAST_FAMILIES = ("repeated-turn-ends", "hidden-claims", "hidden-negative-claims", "hidden-steps",
+                  "drops-after-the-end", "unmarked-turns")
 
 
 def settle_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[dict[str, Any]]:
