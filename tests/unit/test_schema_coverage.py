@@ -119,6 +119,9 @@ class Walk:
         schemas = [(u, p, schema) for u, p, schema in schemas if isinstance(schema, dict)]
         named = {name for _, _, schema in schemas for name in schema.get("properties", {})}
         required = {name for _, _, schema in schemas for name in schema.get("required", ())}
+        # A member a schema forbids here (``not`` of its being required) is never drawn: a
+        # continuable settle carries no ``cancelled``.
+        required |= {name for _, _, schema in schemas for name in _forbidden(schema)}
         closed = any(schema.get("additionalProperties") is False
                      or schema.get("unevaluatedProperties") is False for _, _, schema in schemas)
         for u, p, schema in schemas:
@@ -190,6 +193,17 @@ class Walk:
     def gaps(self) -> set[tuple[str, str]]:
         return {(place, fact) for place, facts in self.possible.items()
                 for fact in facts - self.seen[place]}
+
+
+def _forbidden(schema: dict[str, Any]) -> set[str]:
+    """The members ``schema`` forbids with ``not`` (``{"not": {"required": [...]}}``, or an
+    ``anyOf`` of such): whether they are present is no shape to draw."""
+    banned = schema.get("not")
+    if not isinstance(banned, dict):
+        return set()
+    branches = banned.get("anyOf", [banned])
+    return {name for branch in branches if isinstance(branch, dict)
+            for name in branch.get("required", ())}
 
 
 def _escape(name: str) -> str:

@@ -283,7 +283,8 @@ class LogForm:
     envelope: str = "in-order"
     source: Mapping[str, Any] = field(default_factory=dict)
     start: int = 0
-    removed: int = 1
+    #: None: every removal keeps the count it was built with.
+    removed: int | None = 1
 
     def apply(self, event: Event, seq: int) -> None:
         data = event["data"]
@@ -310,7 +311,7 @@ class LogForm:
             message["source"] = {**message["source"], **self.source}
         if event["type"] == "agent/inbox/spliced":
             data["start"] = self.start
-            if "removedCount" in data:
+            if "removedCount" in data and self.removed is not None:
                 data["removedCount"] = self.removed
 
 
@@ -322,15 +323,19 @@ _LOG_FORMS = st.builds(
 _FAR_TURN_FORMS = ("huge", "beyond")
 
 
-def _numbered(draw: st.DrawFn, drafts: list[Event], *, far_turns: bool = False) -> list[Event]:
+def _numbered(draw: st.DrawFn, drafts: list[Event], *, far_turns: bool = False,
+              as_built: bool = False) -> list[Event]:
     """Give a log its envelope: seq in log order, times, ids, sometimes extra members, and one
     :class:`LogForm` for its numbers, sources and splices (with ``far_turns``, turn numbers
-    beyond 2^53 - 1 that a double-based reader merges)."""
+    beyond 2^53 - 1 that a double-based reader merges; with ``as_built``, the turn numbers and
+    removed counts of the drafts, which chose them)."""
     first = draw(_FIRST_SEQS)
     extra = draw(_ENVELOPE_EXTRA_DRAWS)
     form = draw(_LOG_FORMS)
     if far_turns:
         form = replace(form, turns=draw(sampled(_FAR_TURN_FORMS)))
+    elif as_built:
+        form = replace(form, turns="as-built", removed=None)
     return [_with_envelope(event, first + i, extra, form) for i, event in enumerate(drafts)]
 
 

@@ -22,8 +22,11 @@ from .events import (
     _reason_kinds,
     _step_end,
     _step_start,
+    _tool_call,
+    _tool_result,
     _turn_end,
     _turn_start,
+    _user_message,
 )
 from .logs import (
     _competing_outputs,
@@ -32,12 +35,16 @@ from .logs import (
     _log_drafts,
     session_logs,
 )
+from .settle_forms import EDGE_REMOVALS, written
 from .values import (
     Block,
     Event,
     _maybe,
     _some,
     _text_blocks,
+    _tool_call_blocks,
+    _tool_result_blocks,
+    chunks,
     content_blocks,
     text_pieces,
     usages,
@@ -168,21 +175,26 @@ _CANCELLED = st.sampled_from((False, True, False))
 
 def _request(draw: st.DrawFn, drafts: list[Event], *, thinned: bool = True,
              modes: st.SearchStrategy[str | None] = _MODES,
-             far_turns: bool = False) -> dict[str, Any]:
+             far_turns: bool = False, numbered: bool = False) -> dict[str, Any]:
     """A settle request over ``drafts``: one-shot (``mode`` absent or explicit) or continuable.
 
     When ``thinned``, each event is kept unless its own draw says no: rarely while generating (an
     event gone now and then is one more irregular log), and event by event while shrinking, so
     a counterexample sheds the scaffolding its family built around the events that matter.
+    The log is written any way that keeps its meaning (:func:`.settle_forms.written`); with
+    ``numbered`` (or ``far_turns``) its turn numbers (and with ``numbered`` its removed counts)
+    are the family's own and keep their values.
     """
     if thinned:
         drafts = [event for event in drafts if draw(_KEEP)]
-    events = _numbered(draw, drafts, far_turns=far_turns)
+    events = _numbered(draw, drafts, far_turns=far_turns, as_built=numbered)
     mode = draw(modes)
     # Drawn on both paths, so that the shrinker can move a counterexample from one path to the
     # other without the draws after it changing meaning.
     cancelled = draw(_CANCELLED)
     diagnostic = draw(_diagnostics())
+    # Last: how many draws writing takes depends on the log's length.
+    written(draw, events, relabel=not (far_turns or numbered))
     if mode == "continuable":
         return {"events": events, "mode": "continuable"}
     request: dict[str, Any] = {"events": events}
@@ -404,6 +416,213 @@ def _outputs(draw: st.DrawFn) -> dict[str, Any]:
     return _request(draw, drafts)
 
 
+# -- turns whose accounting is the answer (§5.1) ---------------------------------------------------
+# Each of these logs has a completed turn that ran a step (the end, unless a later turn accounts
+# for work), then a turn that ends otherwise: whether that later turn accounts for work is the
+# stop reason, on both paths, cancelled or not. The later turn is built either with the events a
+# step or a claim brings but no mark (it accounts for nothing), or with one mark written the ways
+# a reader may miss it (it accounts). Their simplest draw (the first of every search) is itself
+# such a turn, and the parts that make it one are present unless drawn away.
+
+#: Ends of the decided turn: on both paths each settles otherwise than the completed turn before.
+_DECIDING_ENDS: tuple[str, ...] = ("blocked", "error", "aborted", "interrupted", "paused")
+#: The numbers of a turn whose claim decides: 0 (falsy), -1 (a "no turn" sentinel), the largest
+#: integer a double holds and one beyond it, a far negative (selection.md §2.4: any integer).
+_CLAIMED_TURNS: tuple[int, ...] = (0, -1, 0, 2**53 - 1, 2**53 + 1, -(2**53) - 1)
+#: The same, negative first (a "no turn" sentinel of -1, §2.4: any integer).
+_NEGATIVE_CLAIMED_TURNS: tuple[int, ...] = (-1, 0, -1, -2, -(2**53) - 1, 2**53 + 1)
+#: Present three times in four, and present in the simplest draw: a part that makes the case.
+_PRESENT = st.sampled_from((True, True, True, False))
+#: The inbox lists a claim may come from: the target does not decide a claim (§5.1 step 3).
+_TARGETS = st.sampled_from(("next-step", "next-turn"))
+
+
+def _completed_turn(draw: st.DrawFn, turn: int, *, claimed: bool | None = None) -> list[Event]:
+    """A turn that runs one step and ends completed: the end, unless a later turn accounts."""
+    claim = draw(BOOLEANS) if claimed is None else claimed
+    return [_turn_start(turn), *([_claim(draw(_TARGETS))] if claim else []),
+            *_model_step(draw, turn, 0), _turn_end(turn, "completed")]
+
+
+def _replacement(removed: int | float, inserted: int) -> Event:
+    """A canceled removal of ``removed`` messages with ``inserted`` put in their place."""
+    event = _cancellation(True)
+    event["data"]["removedCount"] = removed
+    event["data"]["inserted"] = [
+        {"id": "", "role": "user", "content": [{"type": "text", "text": f"retry {n}"}],
+         "source": {"kind": "user"}} for n in range(inserted)]
+    return event
+
+
+def _insertion_of(target: str, count: int) -> Event:
+    """New pending input of ``count`` messages on the ``target`` list: no removal."""
+    event = _insertion()
+    event["data"]["target"] = target
+    event["data"]["inserted"] = event["data"]["inserted"] * count
+    return event
+
+
+@cache
+def _long_content() -> st.SearchStrategy[list[Block]]:
+    return st.lists(content_blocks(("text", "reasoning", "tool-call")), min_size=5, max_size=6)
+
+
+def _unmarking_events(draw: st.DrawFn, turn: int) -> list[Event]:
+    """The events of a turn that ran a step, but not its step/start: none marks the turn (§5.1:
+    only a step/start marks a step, only a removal without outcome claims, every other event
+    changes nothing). A tool call, a message (long or short), a streamed chunk, a tool result, a
+    step end, an insertion (of one message or many, on either list), a replacement that removes
+    more than it inserts, a user message: each present unless drawn away."""
+    candidates: list[Event] = [
+        _tool_call(draw(_tool_call_blocks())),
+        _message(draw(st.one_of(_answers(), _long_content()))),
+        _chunk({"type": "text-delta", "index": 0, "text": draw(text_pieces())}),
+        _tool_result(draw(_tool_result_blocks())),
+        _step_end(0),
+        _insertion_of(draw(_TARGETS), draw(sampled((1, 5, 2)))),
+        _replacement(draw(sampled(EDGE_REMOVALS[1:])), 1),
+        _user_message(draw(_some(_text_blocks(), 1, 1))),
+        _chunk(draw(_any_chunks())),
+    ]
+    step = draw(sampled(_DECOY_STEPS))
+    return [_in_turn(event, turn, step) for event in candidates if draw(_PRESENT)]
+
+
+@st.composite
+def _unmarked_turns(draw: st.DrawFn) -> dict[str, Any]:
+    """A completed turn, then turns that carry what a step or a claim brings (tool calls,
+    messages, chunks, results, insertions, replacements) but no mark, ending other than
+    completed: they account for no work, and the completed turn stays the end (§5.1)."""
+    first = draw(integers(1, 2))
+    events = _completed_turn(draw, first)
+    numbers = draw(_decoy_turns())
+    for turn in numbers[:draw(integers(1, 2))]:
+        events += [*([_turn_start(turn)] if draw(_PRESENT) else []),
+                   *_unmarking_events(draw, turn),
+                   _turn_end(turn, draw(sampled(_DECIDING_ENDS)))]
+    return _request(draw, events, thinned=False, numbered=True, modes=_CONTINUABLE_FIRST)
+
+
+#: The numbers of turns without a mark, and of their steps (any integers, §2.4).
+_DECOY_TURNS: tuple[int, ...] = (3, 0, -1, 2**53 - 1, 2**53 + 1, -(2**53) - 1, 4)
+_DECOY_STEPS: tuple[int, ...] = (0, -1, 2**53 - 1, 2**53 + 1, 1)
+
+
+@cache
+def _any_chunks() -> st.SearchStrategy[dict[str, Any]]:
+    return chunks()
+
+
+@cache
+def _decoy_turns() -> st.SearchStrategy[list[int]]:
+    return st.permutations(_DECOY_TURNS)
+
+
+def _written_as(event: Event, double: bool) -> Event:
+    """``event`` with its turn number written as the integral double of the same number when
+    ``double`` (and a double holds it exactly): one turn, another literal (selection.md §1)."""
+    if double and abs(event["data"]["turn"]) <= 2**53:
+        event["data"]["turn"] = float(event["data"]["turn"])
+    return event
+
+
+@st.composite
+def _hidden_claims(draw: st.DrawFn, numbers: tuple[int, ...] = _CLAIMED_TURNS) -> dict[str, Any]:
+    """A completed turn, then a turn whose only mark is a claim, ending other than completed
+    (it accounts, §5.1): numbered 0, -1 or at the edges of a double, its turn/start and turn/end
+    writing the number differently (1.0 and 1 are one turn, §1), the claim from either list
+    (the target does not matter), maybe another turn opened before its turn/end (the turn/end
+    looks up its own number) or its turn/start repeated (a turn/start clears no mark)."""
+    turn = draw(sampled(numbers))
+    double = draw(BOOLEANS)
+    events = _completed_turn(draw, 1 if turn != 1 else 2)
+    events.append(_written_as(_turn_start(turn), double))
+    if draw(BOOLEANS):
+        events += _unmarking_events(draw, turn)[:2]
+    events.append(_claim(draw(_TARGETS)))
+    after = draw(sampled(("nothing", "another turn opens", "its turn/start again")))
+    if after == "another turn opens":
+        events.append(_turn_start(7))
+    elif after == "its turn/start again":
+        events.append(_written_as(_turn_start(turn), double))
+    events.append(_written_as(_turn_end(turn, draw(sampled(_DECIDING_ENDS))), not double))
+    return _request(draw, events, thinned=False, numbered=True)
+
+
+@st.composite
+def _hidden_steps(draw: st.DrawFn) -> dict[str, Any]:
+    """A completed turn, then a turn whose only mark is a step/start that is not where the loop
+    writes one (it accounts, §5.1 step 2): before the turn's turn/start, while another turn is
+    open or none is, written as the other literal of the same number; the turn/end maybe
+    without a turn/start of its own, maybe while another turn is open."""
+    turn = draw(sampled((2, 0, -1, 3)))
+    double = draw(BOOLEANS)
+    events = _completed_turn(draw, 1)
+    where = draw(sampled(("before its turn/start", "inside another turn", "without a turn/start",
+                          "inside its turn")))
+    step = _written_as(_step_start(turn), double)
+    if where == "inside another turn":
+        events += [_turn_start(5), step]
+    elif where != "inside its turn":
+        events.append(step)
+    if where != "without a turn/start":
+        events.append(_written_as(_turn_start(turn), not double))
+    if where == "inside its turn":
+        events.append(step)
+    if draw(BOOLEANS):
+        events.append(_turn_start(6))  # another turn opens before this one ends
+    events.append(_written_as(_turn_end(turn, draw(sampled(_DECIDING_ENDS))), not double))
+    return _request(draw, events, thinned=False, numbered=True)
+
+
+@st.composite
+def _repeated_turn_ends(draw: st.DrawFn) -> dict[str, Any]:
+    """A completed turn that ran a step, claimed or not, then maybe a claim outside any turn and
+    a second turn/end of the same number (maybe after its turn/start again), ending other than
+    completed (§5.1): it accounts exactly when the first turn claimed, its claim left in place
+    by the step mark that turn used; a claim outside any turn claims nothing."""
+    claimed = draw(BOOLEANS)
+    events = _completed_turn(draw, 1, claimed=claimed)
+    if draw(_PRESENT):
+        events.append(_claim(draw(_TARGETS)))
+    if draw(BOOLEANS):
+        events.append(_turn_start(1))
+    events.append(_turn_end(1, draw(sampled(_DECIDING_ENDS))))
+    return _request(draw, events, thinned=False)
+
+
+#: Ends before a late drop: clean (completed, or none) and the failures it must not hide.
+_ENDS_BEFORE_DROPS: tuple[str | None, ...] = (
+    "completed", "error", None, "max-tokens", "completed", "blocked", None, "aborted",
+)
+#: Continuable first: dropped work is read on that path only (§5.3).
+_CONTINUABLE_FIRST = st.sampled_from(("continuable", None, "continuable", "one-shot"))
+
+
+@st.composite
+def _drops_after_the_end(draw: st.DrawFn) -> dict[str, Any]:
+    """A turn that ran a step and ended (or did not), then input cancelled unrun, then turns
+    that account for no work (unstepped, unclaimed or claimed and completed) and replacements
+    that remove more than they insert (§5.1 settle.dropped-unrun, §5.3): the drop stands until
+    a turn/end accounts for work, the replacements drop nothing, and a failure recorded before
+    the drop wins over it on the continuable path; the one-shot path never reads it."""
+    kind = draw(sampled(_ENDS_BEFORE_DROPS))
+    events = [_turn_start(1), _step_start(1)]
+    if draw(BOOLEANS):
+        events.append(_in_turn(_message([{"type": "text", "text": "partial"}]), 1))
+    if kind is not None:
+        events.append(_turn_end(1, kind))
+    if draw(_PRESENT):
+        events.append(_cancellation(False))
+    for turn in range(2, 2 + draw(integers(1, 2))):
+        claim = draw(BOOLEANS)
+        events += [_turn_start(turn), *([_claim(draw(_TARGETS))] if claim else []),
+                   _turn_end(turn, "completed" if claim else draw(_reason_kinds()))]
+    if draw(BOOLEANS):
+        events.append(_replacement(draw(sampled(EDGE_REMOVALS[1:])), 1))
+    return _request(draw, events, thinned=False, numbered=True, modes=_CONTINUABLE_FIRST)
+
+
 #: The rules each settle family is built to reach (every family reaches the catch-all
 #: ``settle.agrees``; tests/unit/test_where.py holds every rule to at least one family).
 SETTLE_FAMILY_AIMS: dict[str, tuple[str, ...]] = {
@@ -420,6 +639,13 @@ SETTLE_FAMILY_AIMS: dict[str, tuple[str, ...]] = {
     "agent-loop-runs": (),
     "outputs": ("settle.output", "settle.last-assistant", "settle.tool-result",
                 "settle.one-shot-reason", "settle.cancelled"),
+    "unmarked-turns": ("settle.accounting-turn", "settle.dropped-unrun"),
+    "hidden-claims": ("settle.accounting-turn",),
+    "hidden-negative-claims": ("settle.accounting-turn",),
+    "hidden-steps": ("settle.accounting-turn",),
+    "repeated-turn-ends": ("settle.accounting-turn",),
+    "drops-after-the-end": ("settle.dropped-unrun", "settle.continuable-reason",
+                            "settle.one-shot-reason"),
 }
 
 
@@ -431,7 +657,7 @@ SETTLE_CLASS_ENDS: dict[tuple[str, str], tuple[str | None, ...]] = {
     ("one-shot", "max-tokens"): ("max-tokens",),
     ("one-shot", "aborted"): ("aborted", "cancelled"),
     ("one-shot", "refusal"): ("blocked",),
-    ("one-shot", "error"): ("error", "interrupted", None, "paused"),
+    ("one-shot", "error"): ("interrupted", "error", None, "paused"),
     ("continuable", "completed"): ("completed", None),
     ("continuable", "max-tokens"): ("max-tokens",),
     ("continuable", "aborted"): ("aborted", "interrupted", "dropped"),
@@ -447,6 +673,11 @@ def _settled_as(path: str, reason: str, output: bool, diagnostic: bool
     shot, with or without a diagnostic), by construction: one stepped turn ending with a kind
     that maps to ``reason``, maybe after other turns that end before a step."""
 
+
+    # A clean continuable ending is where a drop the end cleared would show: there the
+    # simplest draw has one.
+    early_drops = _PRESENT if (path, reason) == ("continuable", "completed") else BOOLEANS
+
     @st.composite
     def requests(draw: st.DrawFn) -> dict[str, Any]:
         how = draw(sampled(SETTLE_CLASS_ENDS[path, reason]))
@@ -457,13 +688,19 @@ def _settled_as(path: str, reason: str, output: bool, diagnostic: bool
         before = [event for turn in range(1, 1 + draw(integers(0, 1)))
                   for event in _unstepped_turn(draw, turn, claim=False)]
         turn = len(before) // 2 + 1
+        if kind is not None and draw(early_drops):
+            # Input cancelled before the end: the end reports it, and clears the drop (§5.1).
+            before.insert(0, _cancellation(False))
         events = [_turn_start(turn)] if draw(BOOLEANS) else []
         events.append(_step_start(turn))
         if draw(BOOLEANS):
             events.append(_in_turn(_chunk({"type": "text-delta", "index": 0,
                                            "text": draw(text_pieces())}), turn, 0))
         if output:
-            block = {"type": "text", "text": draw(text_pieces()) or "done"}
+            # A failed run's answer may hold no text: then its tool result has no partial line.
+            answer = draw(sampled(("text", "reasoning") if reason == "completed" else
+                                  ("reasoning", "text")))
+            block = {"type": answer, "text": draw(text_pieces()) or "done"}
             events.append(_in_turn(_message([block]), turn, 0))
         else:
             events = [event for event in events if event["type"] not in _OUTPUT_EVENTS]
@@ -473,19 +710,24 @@ def _settled_as(path: str, reason: str, output: bool, diagnostic: bool
             events.append(_turn_end(turn, kind))
         if how == "dropped":
             events.append(_cancellation(False))
+        elif (path == "one-shot" or kind not in ("completed", None)) and draw(_PRESENT):
+            # Input cancelled after the end: read only after a clean end, continuable (§5.3).
+            events.append(_cancellation(False))
         elif path == "continuable" and draw(BOOLEANS):
             events.append(_insertion())
         request: dict[str, Any] = {"events": _numbered(draw, before + events)}
         if path == "continuable":
             request["mode"] = "continuable"
-            return request
-        if draw(BOOLEANS):
-            request["mode"] = "one-shot"
-        # Cancelled only where the flag gives the reason: aborted, or completed (which it
-        # leaves completed).
-        request["cancelled"] = how == "cancelled" or (reason == "completed" and draw(BOOLEANS))
-        if diagnostic:
-            request["diagnostic"] = draw(st.one_of(st.just(""), text_pieces()))
+        else:
+            if draw(BOOLEANS):
+                request["mode"] = "one-shot"
+            # Cancelled only where the flag gives the reason: aborted, or completed (which it
+            # leaves completed).
+            request["cancelled"] = how == "cancelled" or (
+                reason == "completed" and draw(_PRESENT))
+            if diagnostic:
+                request["diagnostic"] = draw(st.one_of(st.just(""), text_pieces()))
+        written(draw, request["events"])  # last: its draws depend on the log's length
         return request
 
     return requests()
@@ -514,17 +756,35 @@ def settle_families(capabilities: Capabilities | None = None) -> tuple[Family, .
     family per answer class (:func:`_settle_class_families`)."""
     strategies: tuple[tuple[str, int, st.SearchStrategy[dict[str, Any]]], ...] = (
         ("irregular-turns", 2, _irregular_turns()),
-        ("stepped-then-unstepped", 2, _stepped_then_unstepped()),
-        ("claimed-unstepped", 2, _claimed_unstepped()),
-        ("cancelled-work", 2, _cancelled_work()),
+        ("stepped-then-unstepped", 1, _stepped_then_unstepped()),
+        ("claimed-unstepped", 1, _claimed_unstepped()),
+        ("cancelled-work", 1, _cancelled_work()),
         ("path-differences", 2, _path_differences()),
         ("agent-loop-runs", 1, _agent_loop_runs()),
         ("outputs", 2, _outputs()),
         # After the simpler families: a counterexample is shrunk in the first family showing it.
-        ("far-turns", 2, _far_irregular_turns()),
+        ("far-turns", 1, _far_irregular_turns()),
+        # Searched last (_LAST_FAMILIES): their logs keep the parts that decide (present in
+        # their simplest draw), so a counterexample of theirs is a few events longer.
+        ("repeated-turn-ends", 1, _repeated_turn_ends()),
+        ("hidden-claims", 1, _hidden_claims()),
+        ("hidden-negative-claims", 1, _hidden_claims(_NEGATIVE_CLAIMED_TURNS)),
+        ("hidden-steps", 2, _hidden_steps()),
+        ("drops-after-the-end", 2, _drops_after_the_end()),
+        ("unmarked-turns", 2, _unmarked_turns()),
     )
-    return tuple(Family(name, weight, strategy, SETTLE_FAMILY_AIMS[name])
-                 for name, weight, strategy in strategies) + _settle_class_families()
+    families = tuple(Family(name, weight, strategy, SETTLE_FAMILY_AIMS[name])
+                     for name, weight, strategy in strategies)
+    # The families whose logs keep the parts that decide go last: a counterexample is shrunk in
+    # the first family showing it, and theirs are a few events longer.
+    return (tuple(family for family in families if family.name not in _LAST_FAMILIES)
+            + _settle_class_families()
+            + tuple(family for family in families if family.name in _LAST_FAMILIES))
+
+
+#: The settle families searched after the answer-class families.
+_LAST_FAMILIES = ("repeated-turn-ends", "hidden-claims", "hidden-negative-claims", "hidden-steps",
+                  "drops-after-the-end", "unmarked-turns")
 
 
 def settle_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[dict[str, Any]]:
