@@ -19,11 +19,13 @@ from .events import (
     _likely,
     _message,
     _numbered,
+    _open_chunk,
     _reason_kinds,
     _step_end,
     _step_start,
     _turn_end,
     _turn_start,
+    edge_index,
 )
 from .logs import (
     _competing_outputs,
@@ -58,7 +60,8 @@ def _streamed_text_logs(draw: st.DrawFn) -> dict[str, Any]:
     drafts = draw(_fallback_material())
     text = draw(text_pieces()) or "partial answer"
     drafts.insert(draw(integers(0, len(drafts))),
-                  _chunk({"type": "text-delta", "index": 0, "text": text}))
+                  _open_chunk(draw, {"type": "text-delta", "index": edge_index(draw),
+                                     "text": text}))
     return {"events": _numbered(draw, drafts)}
 
 

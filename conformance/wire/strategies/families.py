@@ -25,6 +25,8 @@ from .events import (
     awkward_facts,
     cut_updates,
     edge_updates,
+    frame_near_miss_types,
+    message_facts,
     messages,
     oversized_facts,
     partial_results,
@@ -94,7 +96,8 @@ def _place_number(place: str, key: str, number: Any, text: str) -> Event:
 
 _CARRIED_PLACE_DRAWS = st.sampled_from(CARRIED_PLACES)
 _DROPPED_PLACE_DRAWS = st.sampled_from(DROPPED_PLACES)
-_NUMBER_KEYS = st.sampled_from(("seed", "tokens", "0", "n"))
+#: ``contentIndex``: in an assistant event the number is the index (past 2^53 - 1: refused).
+_NUMBER_KEYS = st.sampled_from(("seed", "tokens", "0", "n", "contentIndex"))
 _NUMBER_TEXTS = st.sampled_from(("ok", "Hel", ""))
 _MOSTLY_OVER = st.sampled_from((False, True, True, True))
 _NUMBER_UNITS = st.sampled_from(("x", "ok\n", "\U0001f600", "\x00"))
@@ -161,7 +164,20 @@ def classify_families(capabilities: Capabilities) -> tuple[Family, ...]:
         Family("facts", 2, _classify_facts()),
         Family("frames", 1, st.builds(_event_input, st.one_of(
             assistant_message_events(), _with_extras(_small_tool_execution_updates())))),
+        Family("near-misses", 1, st.builds(_event_input, frame_look_alikes())),
     )
+
+
+@st.composite
+def frame_look_alikes(draw: st.DrawFn) -> Event:
+    """Facts that look like frames: a frame's members under a type that is not a frame's own
+    (wire.md §3: a type is a frame by its whole, exact name): another case or white space,
+    another subject with a frame's suffix (``status_update``), a frame's name with a suffix or
+    a prefix. The body is a frame's, so neither the shape nor a part of the name tells them
+    apart."""
+    body = draw(st.one_of(assistant_message_events(erroneous=False),
+                          _small_tool_execution_updates()))
+    return {**body, "type": draw(frame_near_miss_types())}
 
 
 def _event_input(event: Event) -> OpInput:
@@ -205,29 +221,54 @@ def _classify_inputs(draw: st.DrawFn) -> OpInput:
     return {"event": draw(unknown_events() if unknown else agent_events())}
 
 
+#: ``maxBytes`` far above any line (the schema bounds it only below): the largest integer a
+#: double holds exactly, and beyond it (a port reading it as a double or a 32-bit integer reads
+#: another bound, or refuses it). Drawn only with events not sized to the bound.
+HUGE_MAX_BYTES = (MAX_SAFE_INTEGER, MAX_SAFE_INTEGER + 1, 2**63, 2**64 + 1)
+#: How ``maxBytes`` is written: as drawn (an integer), as the same integer written as a double
+#: (``4096.0``, §1), or, for events not sized to it, one of :data:`HUGE_MAX_BYTES`.
+_BOUND_SPELLINGS = st.sampled_from(("int", "int", "double", "int", "huge", "double"))
+_HUGE_BOUNDS = st.sampled_from(HUGE_MAX_BYTES)
+
+
+def _spelled(draw: st.DrawFn, max_bytes: int, *, sized: bool) -> int | float:
+    """``max_bytes`` as a request writes it (see :data:`_BOUND_SPELLINGS`); ``sized``: the
+    event was drawn for this bound, which a huge one would not be."""
+    spelling = draw(_BOUND_SPELLINGS)
+    if spelling == "double":
+        return float(max_bytes)
+    if spelling == "huge" and not sized:
+        return draw(_HUGE_BOUNDS)
+    return max_bytes
+
+
 def _project(
     capabilities: Capabilities, events: st.SearchStrategy[Event],
-    include: st.SearchStrategy[bool],
+    include: st.SearchStrategy[bool], *, sized: bool = False,
 ) -> st.SearchStrategy[OpInput]:
     """``{"event", "includeLiveEvents", "maxBytes"}`` with the event drawn for the bound (a
-    strategy built with ``max_bytes=CURRENT_BOUND`` is drawn for the drawn ``maxBytes``)."""
+    strategy built with ``max_bytes=CURRENT_BOUND`` is drawn for the drawn ``maxBytes``; such a
+    family is ``sized``). When ``maxBytes`` may vary it is written in every spelling §1 and the
+    schema allow (an integral double, far beyond any line: :func:`_spelled`)."""
     bounds = max_bytes_values(capabilities)
+    variable = capabilities.variable_max_bytes
 
     @st.composite
     def inputs(draw: st.DrawFn) -> OpInput:
         max_bytes = draw(bounds)
         with _for_bound(max_bytes):
             event = draw(events)
-        # maxBytes stays an int: the checks' view of a request (explain.project_view) judges
-        # nothing when it is a double such as 4096.0, which §1 makes the same integer.
-        return {"event": event, "includeLiveEvents": draw(include), "maxBytes": max_bytes}
+        include_live = draw(include)
+        written = _spelled(draw, max_bytes, sized=sized) if variable else max_bytes
+        return {"event": event, "includeLiveEvents": include_live, "maxBytes": written}
     return inputs()
 
 
 @st.composite
 def _edge_inputs(draw: st.DrawFn) -> OpInput:
     max_bytes, event = draw(edge_updates())
-    return {"event": event, "includeLiveEvents": True, "maxBytes": max_bytes}
+    return {"event": event, "includeLiveEvents": True,
+            "maxBytes": _spelled(draw, max_bytes, sized=True)}
 
 
 _MOSTLY = st.sampled_from((True, True, True, False))
@@ -250,10 +291,12 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
     bound = CURRENT_BOUND
     families = [
         Family("events", 1, _project(capabilities, agent_events(), st.booleans())),
-        Family("message-updates", 1, _project(
+        Family("message-updates", 2, _project(
             capabilities,
             st.one_of(assistant_message_events(),
-                      assistant_message_events(erroneous=False, kind="toolcall_start")),
+                      assistant_message_events(erroneous=False, kind="toolcall_start"),
+                      assistant_message_events(erroneous=False, kind="citation_delta"),
+                      assistant_message_events(erroneous=False, kind="server_tool")),
             _MOSTLY)),
         Family("frames-not-opted-in", 1, _project(
             capabilities, st.one_of(assistant_message_events(),
@@ -267,20 +310,23 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
         Family("turn-ends", 1, _project(capabilities, _turn_ends(), st.booleans())),
         Family("agent-ends", 1, _project(capabilities, _agent_ends(), st.booleans())),
         Family("facts", 2, _project(
-            capabilities, st.one_of(awkward_facts(), unknown_events()), st.booleans())),
+            capabilities, st.one_of(awkward_facts(), unknown_events(), message_facts()),
+            st.booleans())),
         Family("facts-over-bound", 1, _project(
-            capabilities, oversized_facts(max_bytes=bound), st.booleans())),
+            capabilities, oversized_facts(max_bytes=bound), st.booleans(), sized=True)),
         Family("near-bound", 3, _project(
-            capabilities, tool_execution_updates(max_bytes=bound), _MOSTLY)),
+            capabilities, tool_execution_updates(max_bytes=bound), _MOSTLY, sized=True)),
         Family("at-bound", 1, _project(
             capabilities, tool_execution_updates(max_bytes=bound, at_bound=True),
-            st.just(True))),
+            st.just(True), sized=True)),
         Family("under-bound", 1, _project(
             capabilities, tool_execution_updates(max_bytes=bound, under_bound=True),
-            st.just(True))),
-        Family("cut", 1, _project(capabilities, cut_updates(max_bytes=bound), st.just(True))),
+            st.just(True), sized=True)),
+        Family("cut", 1, _project(capabilities, cut_updates(max_bytes=bound), st.just(True),
+                                  sized=True)),
         Family("numbers", 2, _project(
-            capabilities, number_events(carried=True, max_bytes=bound), st.just(True))),
+            capabilities, number_events(carried=True, max_bytes=bound), st.just(True),
+            sized=True)),
         Family("dropped-numbers", 1, _project(
             capabilities, number_events(carried=False), st.just(True))),
     ]
