@@ -129,6 +129,20 @@ def fold_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[d
     return st.fixed_dictionaries({"pushes": _pushes()})
 
 
+def _as_pushes(log: dict[str, Any]) -> dict[str, Any]:
+    return {"pushes": [{"event": event} for event in log["events"]]}
+
+
+def fold_families(capabilities: Capabilities | None = None) -> tuple[Family, ...]:
+    """The kinds of ``fold`` input a run covers: pushes of every transport, and logs of
+    streamed text pushed as events, whose delta is indexed at an edge (0, ``1.0``, 2^53 - 1,
+    beyond) and sometimes carries members of its own: the chunk reaches the fold whole."""
+    return (
+        Family("pushes", 3, fold_inputs(capabilities)),
+        Family("streamed-events", 1, _streamed_text_logs().map(_as_pushes)),
+    )
+
+
 # -- settle inputs (selection.md §5, §7) -----------------------------------------------------------
 # The settle families: each generates the logs one wrong reading of §5 gets wrong, in both modes.
 

@@ -100,28 +100,36 @@ def _block_extras() -> st.SearchStrategy[dict[str, Any]]:
                            st.sampled_from(_BLOCK_EXTRA_VALUES), min_size=1, max_size=2)
 
 
-@cache
-def _maybe_block_extras() -> st.SearchStrategy[dict[str, Any]]:
+@st.composite
+def _maybe_block_extras(draw: st.DrawFn) -> dict[str, Any]:
     """Members of a block's own, two times in three (none the third)."""
-    return st.tuples(_ONE_IN_3, _block_extras()).map(lambda drawn: drawn[1] if drawn[0] else {})
+    return draw(_block_extras()) if draw(_ONE_IN_3) else {}
 
 
-def _open(strategy: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
+@st.composite
+def _open(draw: st.DrawFn, strategy: st.SearchStrategy[dict[str, Any]]) -> dict[str, Any]:
     """``strategy``'s objects with, one time in three, members their schema does not name after
     their own (an open object, wire.md §2: its own members win)."""
-    return st.tuples(strategy, _ONE_IN_3, _block_extras()).map(
-        lambda drawn: {**drawn[0], **{k: v for k, v in drawn[2].items() if k not in drawn[0]}}
-        if drawn[1] == 0 else drawn[0])
+    value = draw(strategy)
+    if draw(_ONE_IN_3) == 0:
+        value = {**value, **{k: v for k, v in draw(_block_extras()).items() if k not in value}}
+    return value
 
 
 @cache
 def some(element: st.SearchStrategy[Any], max_size: int = 3) -> st.SearchStrategy[list[Any]]:
-    """Lists of ``element``: up to ``max_size`` items, and one time in four 5-6 (a turn that
-    ran several tools, a message of many blocks: a count or an index past a small fixed size)."""
-    short = st.lists(element, max_size=max_size)
-    long = st.lists(element, min_size=5, max_size=6)
-    return st.tuples(_ONE_IN_4, short, long).map(
-        lambda drawn: drawn[2] if drawn[0] == 0 else drawn[1])
+    """Lists of ``element``: one time in four empty, one time in four 5-6 items (a turn that
+    ran several tools, a message of many blocks: a count or an index past a small fixed size),
+    else 1 to ``max_size``."""
+    return _some_of(st.lists(element, min_size=1, max_size=max_size),
+                    st.lists(element, min_size=5, max_size=6))
+
+
+@st.composite
+def _some_of(draw: st.DrawFn, short: st.SearchStrategy[list[Any]],
+             long: st.SearchStrategy[list[Any]]) -> list[Any]:
+    size = draw(_ONE_IN_4)  # shrinks to 0: a short list (its items shrink, then it does)
+    return [] if size == 1 else draw(long if size == 3 else short)
 
 
 @cache
@@ -167,32 +175,38 @@ def agent_assistant_messages(*, usage: bool | None = None) -> st.SearchStrategy[
         required["usage"] = agent_usages()
     elif usage is None:
         optional["usage"] = agent_usages()
-    return st.fixed_dictionaries(required, optional=optional)
+    return _open(st.fixed_dictionaries(required, optional=optional))
 
 
 @cache
 def user_messages() -> st.SearchStrategy[dict[str, Any]]:
     """``{"role": "user", "content": str | [text blocks]}``."""
-    return st.fixed_dictionaries(
+    return _open(st.fixed_dictionaries(
         {"role": st.just("user"),
          "content": st.one_of(awkward_text(), some(text_blocks()))},
         optional={"timestamp": st.integers(0, MAX_SAFE_INTEGER)},
-    )
+    ))
 
 
 @cache
 def tool_result_messages() -> st.SearchStrategy[dict[str, Any]]:
-    """``{"role": "toolResult", "toolCallId", "content"}`` and, each most of the time,
+    """``{"role": "toolResult", "toolCallId", "content"}`` and, each half of the time,
     ``toolName`` and ``isError`` (the schema asks for neither), sometimes members of its own."""
-    flags = st.sampled_from((True, True, False))
-    return _open(st.fixed_dictionaries({
-        "role": st.just("toolResult"),
-        "toolCallId": tool_ids(),
-        "toolName": st.tuples(flags, st.text(max_size=8)),
-        "content": some(text_blocks()),
-        "isError": st.tuples(flags, st.booleans()),
-    }).map(lambda message: {k: v[1] if isinstance(v, tuple) else v
-                            for k, v in message.items() if not isinstance(v, tuple) or v[0]}))
+    return _open(_tool_result_messages())
+
+
+@st.composite
+def _tool_result_messages(draw: st.DrawFn) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "toolResult", "toolCallId": draw(tool_ids())}
+    if draw(BOOLEANS):
+        message["toolName"] = draw(_TOOL_NAMES)
+    message["content"] = draw(some(text_blocks()))
+    if draw(BOOLEANS):
+        message["isError"] = draw(BOOLEANS)
+    return message
+
+
+_TOOL_NAMES = st.text(max_size=8)
 
 
 @cache
@@ -283,9 +297,17 @@ def _extra_members() -> st.SearchStrategy[dict[str, Any]]:
     three they hold names that collide once well-formed, with different values."""
     names = st.one_of(st.sampled_from((*INTEGER_LIKE_KEYS, "extra", "meta", "x\u2028y")),
                       st.sampled_from(COLLIDING_NAMES))
-    return st.tuples(st.dictionaries(names, json_values(max_leaves=4), min_size=1, max_size=3),
-                     _ONE_IN_3, _COLLIDING_MEMBER_DRAWS).map(
-        lambda drawn: {**drawn[0], **dict(drawn[2])} if drawn[1] == 0 else drawn[0])
+    return _with_colliding(st.dictionaries(names, json_values(max_leaves=4), min_size=1,
+                                           max_size=3))
+
+
+@st.composite
+def _with_colliding(draw: st.DrawFn, members: st.SearchStrategy[dict[str, Any]]
+                    ) -> dict[str, Any]:
+    drawn = draw(members)
+    if draw(_ONE_IN_3) == 0:
+        drawn = {**drawn, **dict(draw(_COLLIDING_MEMBER_DRAWS))}
+    return drawn
 
 
 def _with_extras(event: st.SearchStrategy[Event], *, always: bool = False
@@ -404,7 +426,8 @@ def assistant_message_events(
         ame["contentIndex"] = float(ame["contentIndex"])
     if kind in ("done", "error"):
         # The final events carry the finished message under their own name, not a snapshot.
-        ame["reason"] = "stop" if kind == "done" else draw(_ERROR_REASONS)
+        if draw(_ONE_IN_4):  # reason is optional (assistant-message-event.json)
+            ame["reason"] = "stop" if kind == "done" else draw(_ERROR_REASONS)
         ame["message" if kind == "done" else "error"] = partial
     else:
         ame["partial"] = partial
@@ -601,7 +624,7 @@ def message_facts() -> st.SearchStrategy[Event]:
         min_size=1, max_size=3)
     message = st.fixed_dictionaries({"role": st.just("assistant"), "content": blocks},
                                      optional={"usage": agent_usages()})
-    return _typed_one_of(("message_start", "message_end"), message=message)
+    return _with_extras(_typed_one_of(("message_start", "message_end"), message=message))
 
 
 def _typed_one_of(names: tuple[str, ...], **members: st.SearchStrategy[Any]

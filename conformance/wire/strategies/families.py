@@ -274,6 +274,20 @@ def _edge_inputs(draw: st.DrawFn) -> OpInput:
 _MOSTLY = st.sampled_from((True, True, True, False))
 
 
+#: "message" first: the simplest fact drawn is a message whose blocks have members of their own.
+_FACT_KINDS = st.sampled_from(("message", "awkward", "unknown", "message"))
+
+
+@st.composite
+def _facts(draw: st.DrawFn) -> Event:
+    """Facts dense in awkward values, of unknown types, and messages whose blocks carry members
+    of their own (half of the time). An explicit choice: st.one_of would flatten the branches of
+    each into one choice."""
+    kind = draw(_FACT_KINDS)
+    return draw(awkward_facts() if kind == "awkward" else unknown_events() if kind == "unknown"
+                else message_facts())
+
+
 def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
     """The kinds of ``project`` input a run covers, and each one's share of the budget.
 
@@ -310,7 +324,7 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
         Family("turn-ends", 1, _project(capabilities, _turn_ends(), st.booleans())),
         Family("agent-ends", 1, _project(capabilities, _agent_ends(), st.booleans())),
         Family("facts", 2, _project(
-            capabilities, st.one_of(awkward_facts(), unknown_events(), message_facts()),
+            capabilities, _facts(),
             st.booleans())),
         Family("facts-over-bound", 1, _project(
             capabilities, oversized_facts(max_bytes=bound), st.booleans(), sized=True)),
