@@ -143,6 +143,7 @@ from .families import (  # noqa: F401 - the profile's strategies, by name
     _classify_inputs,
     _edge_inputs,
     _edge_numbers,
+    _ends,
     _event_input,
     _facts,
     _known_facts,

@@ -275,6 +275,12 @@ _MOSTLY = st.sampled_from((True, True, True, False))
 
 
 #: "message" first: the simplest fact drawn is a message whose blocks have members of their own.
+@st.composite
+def _ends(draw: st.DrawFn) -> Event:
+    """``turn_end`` and ``agent_end`` (§4.4), each half of the time (an explicit choice)."""
+    return draw(_agent_ends() if draw(BOOLEANS) else _turn_ends())
+
+
 _FACT_KINDS = st.sampled_from(("message", "awkward", "unknown", "message"))
 
 
@@ -295,10 +301,10 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
     first): any small agent event; ``message_update`` of every type; frames not opted into
     (§4.1: no line); erroneous ones (§4.5), and toolcall_start past the end of its content, right
     after a tool call;
-    ``turn_end`` and ``agent_end``; facts dense in awkward values and unknown types; facts over
-    the bound (never bounded, §5.1); ``tool_execution_update`` lines around ``maxBytes`` (see
-    :func:`tool_execution_updates`); lines of exactly ``maxBytes`` and one byte either side, and
-    one or two bytes under it;
+    ``turn_end`` and ``agent_end`` (one family); facts dense in awkward values and unknown
+    types; facts over the bound (never bounded, §5.1); ``tool_execution_update`` lines around
+    ``maxBytes`` (see :func:`tool_execution_updates`); lines of exactly ``maxBytes`` and one
+    byte either side, and one byte over it or one or two under it;
     texts whose cut falls inside astral characters (:func:`cut_updates`); and, when
     ``maxBytes`` may vary, updates at the smallest bound (:func:`edge_updates`).
     """
@@ -321,8 +327,7 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
         Family("past-the-end", 1, _project(
             capabilities, assistant_message_events(erroneous=True, kind="toolcall_start",
                                                    mistake="past-a-tool-call"), _MOSTLY)),
-        Family("turn-ends", 1, _project(capabilities, _turn_ends(), st.booleans())),
-        Family("agent-ends", 1, _project(capabilities, _agent_ends(), st.booleans())),
+        Family("ends", 2, _project(capabilities, _ends(), st.booleans())),
         Family("facts", 2, _project(
             capabilities, _facts(),
             st.booleans())),
@@ -357,8 +362,7 @@ FAMILY_AIMS: dict[str, tuple[str, ...]] = {
     "frames-not-opted-in": ("project.frame-opt-in",),
     "erroneous": ("project.erroneous",),
     "past-the-end": ("project.erroneous",),
-    "turn-ends": ("project.turn-end",),
-    "agent-ends": ("project.agent-end",),
+    "ends": ("project.turn-end", "project.agent-end"),
     "facts": ("project.fact-passthrough", "canon.utf8", "canon.bytes"),
     "facts-over-bound": ("bound.only-updates",),
     "near-bound": ("bound.fits", "bound.only-when-over", "bound.shape", "bound.text", "bound.tail",
@@ -374,7 +378,11 @@ FAMILY_AIMS: dict[str, tuple[str, ...]] = {
 
 def project_inputs(capabilities: Capabilities) -> st.SearchStrategy[OpInput]:
     """``project`` op inputs: ``{"event", "includeLiveEvents", "maxBytes"}``, drawn from every
-    family of :func:`project_families` (the engine searches each family on its own)."""
-    return st.one_of([family.strategy for family in project_families(capabilities)])
+    family of :func:`project_families` as often as its weight says (the engine searches each
+    family on its own, with that share of the budget). An explicit choice of family: st.one_of
+    would flatten the families' own branches."""
+    families = project_families(capabilities)
+    weighted = tuple(i for i, family in enumerate(families) for _ in range(family.weight))
+    return st.sampled_from(weighted).flatmap(lambda i: families[i].strategy)
 
 
