@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from eventproof.reference import fold_results, select_output, settle_run
 
-from .._model import Deferred, Operation, Profile, Rule, RuleGroup, one_family, reference_answer
+from .._model import Deferred, Operation, Profile, Rule, RuleGroup, reference_answer
 from .checks import fold, select, settle
 from .rules import CLASSES, RULES
 from .vectors import fold_sources, select_sources, settle_sources
@@ -36,7 +36,7 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         name="fold", profile="selection", rules=_rules("fold"),
-        families=one_family(fold_inputs), inputs=fold_inputs,
+        families=_strategies("fold_families"), inputs=fold_inputs,
         reference=reference_answer("fold", fold_results),
         checks=(fold.check_fold_shape, fold.check_fold_prefix),
         observer=_strategies("observe_fold"), agreement_rule="fold.prefix",

@@ -125,7 +125,7 @@ def test_every_scoped_rule_meets_inputs_it_applies_to_and_inputs_it_does_not(
     scoped_rules = [rule for rule in op.rules if rule.applies is not None]
     seen: dict[str, set[bool]] = {rule.id: set() for rule in scoped_rules}
 
-    @settings(max_examples=60, database=None, derandomize=True, deadline=None,
+    @settings(max_examples=200, database=None, derandomize=True, deadline=None,
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
     @given(_answers(op))
     def collect(answer: tuple[Any, Any]) -> None:

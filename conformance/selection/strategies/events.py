@@ -363,15 +363,57 @@ def _likely(draw: st.DrawFn) -> bool:
     return draw(integers(0, 3)) > 0
 
 
+#: How a step numbers its blocks' chunks (selection.md §2.3 bounds ``index`` only below, and §1
+#: compares numbers exactly): from 0; ending at 2^53 - 1; beyond it (2^53 + i: a reader of
+#: doubles makes two blocks one); from 0 written as integral doubles (``1.0``).
+INDEX_SPELLINGS = ("zero", "double", "max-safe", "zero", "beyond", "double")
+_INDEX_SPELLING_DRAWS = st.sampled_from(INDEX_SPELLINGS)
+#: Members a chunk carries beyond those the schema names (a provider's log probabilities,
+#: metadata): a chunk is an open object (§2.1).
+_CHUNK_EXTRAS: tuple[dict[str, Any], ...] = (
+    {}, {}, {}, {"logprobs": None}, {"providerMetadata": {"id": "x", "10": 2**53 + 1}},
+    {"0": 1.0},
+)
+_CHUNK_EXTRA_DRAWS = st.sampled_from(_CHUNK_EXTRAS)
+
+
+def _indexes(draw: st.DrawFn, count: int) -> list[int | float]:
+    """``count`` block indexes of one step, spelled as :data:`INDEX_SPELLINGS` says."""
+    spelling = draw(_INDEX_SPELLING_DRAWS)
+    if spelling == "max-safe":
+        return [2**53 - count + i for i in range(count)]
+    if spelling == "beyond":
+        return [2**53 + i for i in range(count)]
+    if spelling == "double":
+        return [float(i) for i in range(count)]
+    return list(range(count))
+
+
+#: One streamed delta's ``index``: 0 and each edge of :data:`INDEX_SPELLINGS`.
+EDGE_INDEXES: tuple[int | float, ...] = (0, 0.0, 2**53 - 1, 0, 2**53 + 1, 1.0)
+_EDGE_INDEX_DRAWS = st.sampled_from(EDGE_INDEXES)
+
+
+def edge_index(draw: st.DrawFn) -> int | float:
+    """An ``index`` for a lone delta: 0, or one of the edges (see :data:`EDGE_INDEXES`)."""
+    return draw(_EDGE_INDEX_DRAWS)
+
+
+def _open_chunk(draw: st.DrawFn, chunk: dict[str, Any]) -> Event:
+    """``chunk`` as an event, sometimes with members of its own after the named ones."""
+    return _chunk({**chunk, **_copied(draw(_CHUNK_EXTRA_DRAWS))})
+
+
 def _streamed_block(
-    draw: st.DrawFn, kind: str, index: int, framed: bool,
+    draw: st.DrawFn, kind: str, index: int | float, framed: bool,
 ) -> tuple[Block, list[Event]]:
     """A block and the chunks that stream it: deltas, inside block-start/block-end if framed."""
     if kind in ("text", "reasoning"):
         pieces = draw(_some(text_pieces(), 1, 3))
         block: Block = {"type": kind, "text": "".join(pieces)}
         delta = "text-delta" if kind == "text" else "reasoning-delta"
-        deltas = [_chunk({"type": delta, "index": index, "text": piece}) for piece in pieces]
+        deltas = [_open_chunk(draw, {"type": delta, "index": index, "text": piece})
+                  for piece in pieces]
     else:
         block = draw(_tool_call_blocks())
         encoded = block["arguments"]
@@ -383,8 +425,8 @@ def _streamed_block(
         ]
     if not framed:
         return block, deltas
-    start = _chunk({"type": "block-start", "index": index, "blockType": kind})
-    end = _chunk({"type": "block-end", "index": index, "block": block})
+    start = _open_chunk(draw, {"type": "block-start", "index": index, "blockType": kind})
+    end = _open_chunk(draw, {"type": "block-end", "index": index, "block": block})
     return block, [start, *deltas, end]
 
 
@@ -412,7 +454,7 @@ def _step(draw: st.DrawFn, kinds: Sequence[str], ending: str) -> list[Event]:
     framed_blocks = _likely(draw)
     blocks: list[Block] = []
     streams: list[list[Event]] = []
-    for index, kind in enumerate(kinds):
+    for index, kind in zip(_indexes(draw, len(kinds)), kinds, strict=True):
         block, stream = _streamed_block(draw, kind, index, framed_blocks)
         blocks.append(block)
         streams.append(stream)

@@ -19,6 +19,7 @@ from .events import (
     _likely,
     _message,
     _numbered,
+    _open_chunk,
     _reason_kinds,
     _step_end,
     _step_start,
@@ -27,6 +28,7 @@ from .events import (
     _turn_end,
     _turn_start,
     _user_message,
+    edge_index,
 )
 from .logs import (
     _competing_outputs,
@@ -65,7 +67,8 @@ def _streamed_text_logs(draw: st.DrawFn) -> dict[str, Any]:
     drafts = draw(_fallback_material())
     text = draw(text_pieces()) or "partial answer"
     drafts.insert(draw(integers(0, len(drafts))),
-                  _chunk({"type": "text-delta", "index": 0, "text": text}))
+                  _open_chunk(draw, {"type": "text-delta", "index": edge_index(draw),
+                                     "text": text}))
     return {"events": _numbered(draw, drafts)}
 
 
@@ -131,6 +134,20 @@ def _pushes(draw: st.DrawFn) -> list[dict[str, Any]]:
 def fold_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[dict[str, Any]]:
     """Inputs of the ``fold`` operation: ``{"pushes": [{"event": …} | {"text": …}]}``."""
     return st.fixed_dictionaries({"pushes": _pushes()})
+
+
+def _as_pushes(log: dict[str, Any]) -> dict[str, Any]:
+    return {"pushes": [{"event": event} for event in log["events"]]}
+
+
+def fold_families(capabilities: Capabilities | None = None) -> tuple[Family, ...]:
+    """The kinds of ``fold`` input a run covers: pushes of every transport, and logs of
+    streamed text pushed as events, whose delta is indexed at an edge (0, ``1.0``, 2^53 - 1,
+    beyond) and sometimes carries members of its own: the chunk reaches the fold whole."""
+    return (
+        Family("pushes", 3, fold_inputs(capabilities)),
+        Family("streamed-events", 1, _streamed_text_logs().map(_as_pushes)),
+    )
 
 
 # -- settle inputs (selection.md §5, §7) -----------------------------------------------------------

@@ -252,7 +252,7 @@ def _answer_with_many_blocks(draw: st.DrawFn) -> list[Event]:
     """
     text = _text_blocks()
     others = content_blocks(("reasoning", "image", "tool-call", "unknown"))
-    blocks = draw(_some(_either(text, others), 1, 2))
+    blocks = draw(_some(_either(text, others), 1, 4))  # with the two texts: up to six
     blocks = [draw(text), *blocks, draw(text)] if _likely(draw) else blocks
     answer = [_message(blocks, usage=draw(_maybe(usages())))]
     later = _maybe_step(draw, _kinds("text", "tool-call"), ("cut", "empty-message", "interrupted"))

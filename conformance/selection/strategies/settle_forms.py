@@ -54,7 +54,7 @@ EDGE_COUNTS: tuple[int | float, ...] = (0, 1, 812, MAX_SAFE_INTEGER, 2**53 + 1, 
 EDGE_STARTS: tuple[int | float, ...] = (0, 3, MAX_SAFE_INTEGER, 2**53 + 1, 2.0)
 EDGE_REMOVALS: tuple[int | float, ...] = (1, 2, MAX_SAFE_INTEGER, 2**53 + 1, 3.0)
 #: Chunk indexes (never read, §3.3) at their edges.
-EDGE_INDEXES: tuple[int | float, ...] = (0, MAX_SAFE_INTEGER, 2**53 + 1, 1.0, 2)
+EDGE_CHUNK_INDEXES: tuple[int | float, ...] = (0, MAX_SAFE_INTEGER, 2**53 + 1, 1.0, 2)
 _PRESENCE = (True, False)
 _MUTATION_COUNTS = (1, 0, 5)
 #: The member no schema names, as producers add them (§2.1).
@@ -150,7 +150,7 @@ def _wide_failure(cycle: _Cycle, failure: dict[str, Any]) -> dict[str, Any]:
 
 def _widen_chunk(cycle: _Cycle, chunk: dict[str, Any]) -> None:
     if "index" in chunk and _is_number(chunk["index"]):
-        chunk["index"] = cycle.pick(EDGE_INDEXES)
+        chunk["index"] = cycle.pick(EDGE_CHUNK_INDEXES)
     if isinstance(chunk.get("usage"), dict):
         chunk["usage"] = _wide_usage(cycle)
     reason = chunk.get("reason")

@@ -244,6 +244,18 @@ def _content_blocks(kinds: tuple[str, ...]) -> st.SearchStrategy[Block]:
 
 # -- chunks (selection.md §2.3) --------------------------------------------------------------------
 
+
+@cache
+def failures() -> st.SearchStrategy[dict[str, Any]]:
+    """The facts of a failure: message and code, and each optional member present or absent
+    (an HTTP status, the provider's retry hint, a request id)."""
+    return st.fixed_dictionaries(
+        {"message": st.sampled_from(("stream closed", "rate limited")),
+         "code": st.sampled_from(("ABORTED", "RATE_LIMIT"))},
+        optional={"status": st.sampled_from((429, 500, 0)),
+                  "providerRetryAfterMs": st.sampled_from((0, 1500, 2.5, 2**53 - 1)),
+                  "requestId": st.just("req_01")})
+
 _INDEXES = st.integers(0, 3)
 
 
@@ -266,8 +278,7 @@ def chunks(index: st.SearchStrategy[int] = _INDEXES) -> st.SearchStrategy[dict[s
         st.fixed_dictionaries({"type": st.just("finish"), "reason": st.one_of(
             st.fixed_dictionaries({"kind": st.sampled_from(("stop", "max-tokens", "tool-calls"))}),
             st.fixed_dictionaries({"kind": st.sampled_from(("aborted", "error")),
-                                   "failure": st.just({"message": "stream closed",
-                                                       "code": "ABORTED"})}),
+                                   "failure": failures()}),
         )}),
         # An unknown chunk type that carries text: it never contributes (selection.md §2.3).
         st.fixed_dictionaries({"type": st.sampled_from(("text-replace", "x-vendor-delta")),

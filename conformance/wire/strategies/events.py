@@ -47,6 +47,11 @@ from .values import (
     tool_ids,
 )
 
+_ONE_IN_6 = st.integers(0, 5)
+_ONE_IN_5 = st.integers(0, 4)
+_ONE_IN_4 = st.integers(0, 3)
+_ONE_IN_3 = st.integers(0, 2)
+
 # -- messages --------------------------------------------------------------------------------
 
 
@@ -80,21 +85,68 @@ def _pi_usages() -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
+#: Members a content block or a message carries beyond those the schemas name (providers add
+#: them: a thinking block's signature, cache control, a redaction flag), with integer-like and
+#: colliding names among them: a fact carries them through unchanged (wire.md §2, §4.2).
+_BLOCK_EXTRA_NAMES = ("thinkingSignature", "cache_control", "redacted", "0", "10", "\ud800",
+                      "\u2028", "4294967295")
+_BLOCK_EXTRA_VALUES = ("sig_01", {"type": "ephemeral"}, True, -0.0, 1.0, MAX_SAFE_INTEGER, None,
+                       [], "\udc00")
+
+
+@cache
+def _block_extras() -> st.SearchStrategy[dict[str, Any]]:
+    return st.dictionaries(st.sampled_from(_BLOCK_EXTRA_NAMES),
+                           st.sampled_from(_BLOCK_EXTRA_VALUES), min_size=1, max_size=2)
+
+
+@st.composite
+def _maybe_block_extras(draw: st.DrawFn) -> dict[str, Any]:
+    """Members of a block's own, two times in three (none the third)."""
+    return draw(_block_extras()) if draw(_ONE_IN_3) else {}
+
+
+@st.composite
+def _open(draw: st.DrawFn, strategy: st.SearchStrategy[dict[str, Any]]) -> dict[str, Any]:
+    """``strategy``'s objects with, one time in three, members their schema does not name after
+    their own (an open object, wire.md §2: its own members win)."""
+    value = draw(strategy)
+    if draw(_ONE_IN_3) == 0:
+        value = {**value, **{k: v for k, v in draw(_block_extras()).items() if k not in value}}
+    return value
+
+
+@cache
+def some(element: st.SearchStrategy[Any], max_size: int = 3) -> st.SearchStrategy[list[Any]]:
+    """Lists of ``element``: one time in four empty, one time in four 5-6 items (a turn that
+    ran several tools, a message of many blocks: a count or an index past a small fixed size),
+    else 1 to ``max_size``."""
+    return _some_of(st.lists(element, min_size=1, max_size=max_size),
+                    st.lists(element, min_size=5, max_size=6))
+
+
+@st.composite
+def _some_of(draw: st.DrawFn, short: st.SearchStrategy[list[Any]],
+             long: st.SearchStrategy[list[Any]]) -> list[Any]:
+    size = draw(_ONE_IN_4)  # shrinks to 0: a short list (its items shrink, then it does)
+    return [] if size == 1 else draw(long if size == 3 else short)
+
+
 @cache
 def text_blocks() -> st.SearchStrategy[dict[str, Any]]:
-    """``{"type": "text", "text": …}``."""
-    return st.fixed_dictionaries({"type": st.just("text"), "text": awkward_text()})
+    """``{"type": "text", "text": …}``, sometimes with members of its own."""
+    return _open(st.fixed_dictionaries({"type": st.just("text"), "text": awkward_text()}))
 
 
 @cache
 def tool_call_blocks() -> st.SearchStrategy[dict[str, Any]]:
-    """``{"type": "toolCall", "id", "name", "arguments"}``."""
-    return st.fixed_dictionaries({
+    """``{"type": "toolCall", "id", "name", "arguments"}``, sometimes with members of its own."""
+    return _open(st.fixed_dictionaries({
         "type": st.just("toolCall"),
         "id": tool_ids(),
         "name": tool_ids(prefix=""),
         "arguments": agent_json_objects(),
-    })
+    }))
 
 
 @cache
@@ -102,7 +154,7 @@ def assistant_blocks() -> st.SearchStrategy[dict[str, Any]]:
     """A content block of an assistant message: text, thinking or a tool call."""
     return st.one_of(
         text_blocks(),
-        st.fixed_dictionaries({"type": st.just("thinking"), "thinking": awkward_text()}),
+        _open(st.fixed_dictionaries({"type": st.just("thinking"), "thinking": awkward_text()})),
         tool_call_blocks(),
     )
 
@@ -112,7 +164,7 @@ def agent_assistant_messages(*, usage: bool | None = None) -> st.SearchStrategy[
     """A pi-style assistant message; ``usage`` True/False forces the key in or out."""
     required: dict[str, st.SearchStrategy[Any]] = {
         "role": st.just("assistant"),
-        "content": st.lists(assistant_blocks(), max_size=3),
+        "content": some(assistant_blocks()),
     }
     optional: dict[str, st.SearchStrategy[Any]] = {
         "stopReason": st.sampled_from(("stop", "length", "toolUse", "error", "aborted")),
@@ -123,29 +175,38 @@ def agent_assistant_messages(*, usage: bool | None = None) -> st.SearchStrategy[
         required["usage"] = agent_usages()
     elif usage is None:
         optional["usage"] = agent_usages()
-    return st.fixed_dictionaries(required, optional=optional)
+    return _open(st.fixed_dictionaries(required, optional=optional))
 
 
 @cache
 def user_messages() -> st.SearchStrategy[dict[str, Any]]:
     """``{"role": "user", "content": str | [text blocks]}``."""
-    return st.fixed_dictionaries(
+    return _open(st.fixed_dictionaries(
         {"role": st.just("user"),
-         "content": st.one_of(awkward_text(), st.lists(text_blocks(), max_size=3))},
+         "content": st.one_of(awkward_text(), some(text_blocks()))},
         optional={"timestamp": st.integers(0, MAX_SAFE_INTEGER)},
-    )
+    ))
 
 
 @cache
 def tool_result_messages() -> st.SearchStrategy[dict[str, Any]]:
-    """``{"role": "toolResult", "toolCallId", "toolName", "content", "isError"}``."""
-    return st.fixed_dictionaries({
-        "role": st.just("toolResult"),
-        "toolCallId": tool_ids(),
-        "toolName": st.text(max_size=8),
-        "content": st.lists(text_blocks(), max_size=3),
-        "isError": st.booleans(),
-    })
+    """``{"role": "toolResult", "toolCallId", "content"}`` and, each half of the time,
+    ``toolName`` and ``isError`` (the schema asks for neither), sometimes members of its own."""
+    return _open(_tool_result_messages())
+
+
+@st.composite
+def _tool_result_messages(draw: st.DrawFn) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "toolResult", "toolCallId": draw(tool_ids())}
+    if draw(BOOLEANS):
+        message["toolName"] = draw(_TOOL_NAMES)
+    message["content"] = draw(some(text_blocks()))
+    if draw(BOOLEANS):
+        message["isError"] = draw(BOOLEANS)
+    return message
+
+
+_TOOL_NAMES = st.text(max_size=8)
 
 
 @cache
@@ -196,12 +257,57 @@ def unknown_types() -> st.SearchStrategy[str]:
     ).filter(lambda t: t not in KNOWN_TYPES)
 
 
+#: Members whose names become one name once well-formed, with different values (§6.1: the
+#: first name's position, the last value): a port that keeps the first value, or both members,
+#: writes another fact.
+COLLIDING_MEMBERS: tuple[tuple[tuple[str, Any], ...], ...] = (
+    (("\ud800", 1), ("\udc00", "two")),
+    (("\ufffd", "first"), ("\udbff", "last")),
+    (("\udfff", [1]), ("n", 0), ("\ud800", {"k": None})),
+    (("\udc00", True), ("\ufffd", False)),
+)
+_COLLIDING_MEMBER_DRAWS = st.sampled_from(COLLIDING_MEMBERS)
+
+
+#: Frame types (wire.md §3) and what a look-alike of one changes in it.
+_FRAME_TYPES = ("message_update", "tool_execution_update")
+_FRAME_SUFFIXES = ("_update", "_delta", "_v2", "s", "_end", "update")
+
+
+@cache
+def frame_near_miss_types() -> st.SearchStrategy[str]:
+    """Types that are not frames but share a frame type's end, start or letters: another
+    subject with ``_update`` (``status_update``, ``tool_update``), a frame name with a suffix
+    or another separator, another case, white space, a lone surrogate after it."""
+    return st.one_of(
+        st.tuples(st.sampled_from(_OTHER_SUBJECTS), st.just("_update")).map("".join),
+        st.tuples(st.sampled_from(_FRAME_TYPES), st.sampled_from(_TYPE_VARIANTS)).map(
+            lambda drawn: drawn[1](drawn[0])),
+        st.tuples(st.sampled_from(_FRAME_TYPES), st.sampled_from(_FRAME_SUFFIXES)).map("".join),
+        st.tuples(st.sampled_from(("x_", "pi.", "agent_", "_")), st.sampled_from(_FRAME_TYPES)
+                  ).map("".join),
+        st.sampled_from(("message", "update", "tool_execution", "execution_update",
+                         "messageupdate", "message_updat", "ool_execution_update")),
+    ).filter(lambda t: t not in KNOWN_TYPES)
+
+
 @cache
 def _extra_members() -> st.SearchStrategy[dict[str, Any]]:
-    """Members an event may carry beyond its known keys (forward compatibility, §2)."""
+    """Members an event may carry beyond its known keys (forward compatibility, §2); one time in
+    three they hold names that collide once well-formed, with different values."""
     names = st.one_of(st.sampled_from((*INTEGER_LIKE_KEYS, "extra", "meta", "x\u2028y")),
                       st.sampled_from(COLLIDING_NAMES))
-    return st.dictionaries(names, json_values(max_leaves=4), min_size=1, max_size=3)
+    return _with_colliding(st.dictionaries(names, json_values(max_leaves=4), min_size=1,
+                                           max_size=3))
+
+
+@st.composite
+def _with_colliding(draw: st.DrawFn, members: st.SearchStrategy[dict[str, Any]]
+                    ) -> dict[str, Any]:
+    drawn = draw(members)
+    if draw(_ONE_IN_3) == 0:
+        drawn = {**drawn, **dict(draw(_COLLIDING_MEMBER_DRAWS))}
+    return drawn
 
 
 def _with_extras(event: st.SearchStrategy[Event], *, always: bool = False
@@ -220,14 +326,17 @@ def _typed(name: str, **members: st.SearchStrategy[Any]) -> st.SearchStrategy[Ev
 
 #: Assistant message event types as drawn: toolcall_start, which needs its tool call, is
 #: common, and the most common among erroneous events.
-_MESSAGE_EVENT_KINDS = (*ASSISTANT_EVENT_TYPES, "toolcall_start", "toolcall_start")
+#: Types wire.md §2 does not name are drawn too: a later version's (``citation_delta``,
+#: ``toolcall_progress``, ``server_tool``), projected like the others (§4.3).
+_MESSAGE_EVENT_KINDS = (*ASSISTANT_EVENT_TYPES, "toolcall_start", "toolcall_start",
+                        "citation_delta", "toolcall_progress", "server_tool")
+#: ``contentIndex`` where it is not a small index (the schema bounds it only below): the largest
+#: integer a line carries.
+#: (Beyond it, where a line cannot carry it, is the number family's: ``number_events``.)
+_EDGE_INDEXES = st.just(MAX_SAFE_INTEGER)
 _ERRONEOUS_KINDS = ("toolcall_start",) * 18 + ASSISTANT_EVENT_TYPES
 _ERRONEOUS_KIND_DRAWS = st.sampled_from(_ERRONEOUS_KINDS)
 _MESSAGE_EVENT_KIND_DRAWS = st.sampled_from(_MESSAGE_EVENT_KINDS)
-_ONE_IN_6 = st.integers(0, 5)
-_ONE_IN_5 = st.integers(0, 4)
-_ONE_IN_4 = st.integers(0, 3)
-_ONE_IN_3 = st.integers(0, 2)
 #: How an erroneous toolcall_start is drawn (wire.md §4.5): no block at contentIndex (past the
 #: end, maybe right after a tool call a port that reads the last block would take), a block that
 #: is not a tool call, or a message that is not the assistant's.
@@ -270,13 +379,17 @@ def assistant_message_events(
     if kind is None:
         kind = draw(_ERRONEOUS_KIND_DRAWS if erroneous else _MESSAGE_EVENT_KIND_DRAWS)
     if erroneous is None:
-        erroneous = draw(_ONE_IN_6) == 0
+        erroneous = draw(_ONE_IN_6) == 5  # shrinks to 0: a well-formed event
     partial = draw(agent_assistant_messages())
     content: list[dict[str, Any]] = list(partial["content"])
     ame: dict[str, Any] = {"type": kind}
-    if kind not in ("start", "done", "error"):
+    # contentIndex on every block event, and one time in three on the others (an open object:
+    # a member it does not need is still copied, §4.3); one time in six at an edge.
+    if kind not in ("start", "done", "error") or draw(_ONE_IN_3) == 0:
         ame["contentIndex"] = draw(st.integers(0, max(len(content), 1)))
-    if kind.endswith("_delta"):
+        if draw(_ONE_IN_6) == 0:
+            ame["contentIndex"] = draw(_EDGE_INDEXES)
+    if kind.endswith("_delta") or draw(_ONE_IN_6) == 0:
         ame["delta"] = draw(awkward_text())
     if kind == "text_end":
         ame["content"] = draw(awkward_text())
@@ -296,6 +409,8 @@ def assistant_message_events(
         ame["contentIndex"] = index
         if mistake == "missing-block":
             ame["contentIndex"] = len(content) + draw(_ONE_IN_4)
+            if draw(_ONE_IN_4) == 0:  # far past the end: 2^53 - 1
+                ame["contentIndex"] = draw(_EDGE_INDEXES)
         elif mistake == "past-a-tool-call":
             content.append(draw(tool_call_blocks()))
             ame["contentIndex"] = len(content) + draw(_ONE_IN_4)
@@ -304,13 +419,15 @@ def assistant_message_events(
         else:
             content.insert(index, draw(tool_call_blocks()))
     partial["content"] = content
-    if "contentIndex" in ame and draw(_ONE_IN_3) == 0:
+    if "contentIndex" in ame and ame["contentIndex"] <= MAX_SAFE_INTEGER and draw(
+            _ONE_IN_3) == 0:
         # An integer spelled as a double (§1: the same integer, as JSON Schema's integer type
         # says; what a port reading numbers as doubles, or a Python float, sends).
         ame["contentIndex"] = float(ame["contentIndex"])
     if kind in ("done", "error"):
         # The final events carry the finished message under their own name, not a snapshot.
-        ame["reason"] = "stop" if kind == "done" else draw(_ERROR_REASONS)
+        if draw(_ONE_IN_4):  # reason is optional (assistant-message-event.json)
+            ame["reason"] = "stop" if kind == "done" else draw(_ERROR_REASONS)
         ame["message" if kind == "done" else "error"] = partial
     else:
         ame["partial"] = partial
@@ -324,7 +441,11 @@ def assistant_message_events(
                    **({"usage": draw(agent_usages())} if draw(BOOLEANS) else {})}
         if draw(BOOLEANS):
             message["role"] = draw(_WRONG_ROLES)
-    return {"type": "message_update", "message": message, "assistantMessageEvent": ame}
+    event: Event = {"type": "message_update", "message": message, "assistantMessageEvent": ame}
+    if draw(BOOLEANS):
+        # Members of the event's own (a later version's, §2): the projection drops them (§4.3).
+        event = {**draw(_extra_members()), **event}
+    return event
 
 
 @cache
@@ -334,9 +455,15 @@ def neighbour_blocks() -> st.SearchStrategy[Any]:
     a low surrogate (the other half of a pair cut between two blocks: two U+FFFD, never one
     character), a text block whose ``text`` is not a string, a block of another type (or of
     none) carrying a string ``text`` (it contributes nothing), an image, a non-object."""
+    return st.one_of(*_neighbour_kinds())
+
+
+@cache
+def _neighbour_kinds() -> tuple[st.SearchStrategy[Any], ...]:
+    """The kinds of :func:`neighbour_blocks`, one strategy each."""
     short = st.one_of(st.sampled_from(("", "ok", "\n", "done.\n", "</b>&amp;")),
                       awkward_text(max_pieces=2))
-    return st.one_of(
+    return (
         st.fixed_dictionaries({"type": st.just("text"), "text": short}),
         st.fixed_dictionaries({"type": st.just("text"), "text": st.tuples(
             st.sampled_from(("\ude00", "\udc00", "\udfff")), short).map("".join)}),
@@ -353,6 +480,15 @@ def neighbour_blocks() -> st.SearchStrategy[Any]:
                                    "mimeType": st.just("image/png")}),
             st.sampled_from(("raw", 7, None, ["text"]))),
     )
+
+
+@st.composite
+def every_neighbour_kind(draw: st.DrawFn) -> list[Any]:
+    """One block of each kind of :func:`neighbour_blocks`: every distinction extraction makes
+    (§5.3) is in the one text. The first opens with a low surrogate (after a big block ending
+    in a high one: a pair split between blocks), the others follow in a drawn order."""
+    text, low, *others = [draw(kind) for kind in _neighbour_kinds()]
+    return [low, *draw(st.permutations([text, *others]))]
 
 
 @cache
@@ -393,14 +529,14 @@ def partial_results() -> st.SearchStrategy[Any]:
 @cache
 def _turn_ends() -> st.SearchStrategy[Event]:
     return _with_extras(_typed(
-        "turn_end", message=messages(), toolResults=st.lists(tool_result_messages(), max_size=3)
+        "turn_end", message=messages(), toolResults=some(tool_result_messages())
     ))
 
 
 @cache
 def _agent_ends() -> st.SearchStrategy[Event]:
     return _with_extras(st.fixed_dictionaries(
-        {"type": st.just("agent_end"), "messages": st.lists(messages(), max_size=3)},
+        {"type": st.just("agent_end"), "messages": some(messages())},
         optional={"willRetry": st.booleans()},
     ))
 
@@ -472,11 +608,28 @@ def awkward_facts() -> st.SearchStrategy[Event]:
         st.tuples(unknown_types(), awkward_payloads()).map(
             lambda pair: {**pair[1], "type": pair[0]}),
         st.builds(
-            lambda text, usage: {"type": "message_end", "message": {
-                "role": "assistant", "content": [{"type": "text", "text": text}],
+            lambda text, usage, extras: {"type": "message_end", "message": {
+                "role": "assistant", "content": [{"type": "text", "text": text, **extras}],
                 "usage": usage}},
-            awkward_strings(), awkward_payloads()),
+            awkward_strings(), awkward_payloads(), _maybe_block_extras()),
     )
+
+
+@cache
+def message_facts() -> st.SearchStrategy[Event]:
+    """``message_start`` and ``message_end`` facts whose content blocks all carry members of
+    their own (§2: open objects; §4.2: a fact passes through unchanged, block for block)."""
+    blocks = st.lists(st.tuples(assistant_blocks(), _block_extras()).map(
+        lambda drawn: {**drawn[0], **{k: v for k, v in drawn[1].items() if k not in drawn[0]}}),
+        min_size=1, max_size=3)
+    message = st.fixed_dictionaries({"role": st.just("assistant"), "content": blocks},
+                                     optional={"usage": agent_usages()})
+    return _with_extras(_typed_one_of(("message_start", "message_end"), message=message))
+
+
+def _typed_one_of(names: tuple[str, ...], **members: st.SearchStrategy[Any]
+                  ) -> st.SearchStrategy[Event]:
+    return st.fixed_dictionaries({"type": st.sampled_from(names), **members})
 
 
 # -- updates near the bound ------------------------------------------------------------------
@@ -559,7 +712,7 @@ _HIGH_END_DRAWS = st.sampled_from(_HIGH_ENDS)
 _MOSTLY_DETAILS = st.sampled_from((True, True, False))
 _SMALL_COUNTS = st.integers(0, 20)
 _AT_BOUND_OFFSETS = st.sampled_from((0, 1, -1))
-_UNDER_BOUND_OFFSETS = st.sampled_from((-1, -2, -1))
+_UNDER_BOUND_OFFSETS = st.sampled_from((1, -1, -2))
 _NEAR_OFFSETS = st.integers(-40, 40)
 _TAIL_CUT_OFFSETS = st.integers(1, 40)
 _FAR_FACTORS = st.integers(1, 5)
@@ -587,12 +740,12 @@ def tool_execution_updates(
     Placements: within 40 bytes of ``max_bytes`` either way (exactly at it included), over by
     so much that even the bounded form cannot keep the whole text ("tail-cut"), several times
     over, or small. With ``at_bound``, the line is exactly ``max_bytes`` bytes (it fits and is
-    written whole) or one byte more (it is bounded), or one byte less; with ``under_bound`` as
-    well, one byte less (or two). The big text sits in the
-    shape ``partialResult`` takes (content blocks with ``details``, a bare string, blocks around
-    non-text blocks, a surrogate pair split across two blocks); for shapes without text (null, a
-    number, an array, an object without array ``content``) the bulk goes into ``args``, so the
-    bounded text is empty.
+    written whole) or one byte more (it is bounded), or one byte less; with ``under_bound``,
+    one byte more or one or two less (the simplest draw is the one byte over). The big text
+    sits in the shape ``partialResult`` takes (content blocks with ``details``, a bare string,
+    blocks around non-text blocks, a surrogate pair split across two blocks); for shapes without
+    text (null, a number, an array, an object without array ``content``) the bulk goes into
+    ``args``, so the bounded text is empty.
     """
     max_bytes = _bound(max_bytes)
     event: Event = {"type": "tool_execution_update", "toolCallId": "", "toolName": "", "args": {}}
@@ -608,6 +761,9 @@ def tool_execution_updates(
     event["args"] = dict(draw(_COLLIDING_ARGS))
     if at_bound:
         event["args"]["costEdges"] = COST_EDGES
+        # Every value whose canonical size encoders get wrong at once: each encoding mistake
+        # moves a line of exactly maxBytes (or one byte either side) across the bound.
+        event["args"]["sensitive"] = list(SIZE_SENSITIVE_VALUES)
     shape = draw(_SHAPE_DRAWS)
     unit = draw(_update_units())
     if shape == "string":
@@ -619,7 +775,9 @@ def tool_execution_updates(
         high_end = ""
         if shape == "many-blocks":
             high_end = draw(_HIGH_END_DRAWS)
-            blocks = [*draw(_neighbours(0, 2)), holder, *draw(_neighbours(2, 6))]
+            # Two times in three every kind of neighbour at once, after the big block.
+            after = draw(every_neighbour_kind() if draw(_ONE_IN_3) else _neighbours(2, 6))
+            blocks = [*draw(_neighbours(0, 2)), holder, *after]
         elif shape == "mixed-blocks":
             blocks = [draw(text_blocks()), {"type": "image", "data": "iVBORw0KGgo="},
                       holder, draw(assistant_blocks())]

@@ -25,6 +25,8 @@ from .events import (
     awkward_facts,
     cut_updates,
     edge_updates,
+    frame_near_miss_types,
+    message_facts,
     messages,
     oversized_facts,
     partial_results,
@@ -94,7 +96,8 @@ def _place_number(place: str, key: str, number: Any, text: str) -> Event:
 
 _CARRIED_PLACE_DRAWS = st.sampled_from(CARRIED_PLACES)
 _DROPPED_PLACE_DRAWS = st.sampled_from(DROPPED_PLACES)
-_NUMBER_KEYS = st.sampled_from(("seed", "tokens", "0", "n"))
+#: ``contentIndex``: in an assistant event the number is the index (past 2^53 - 1: refused).
+_NUMBER_KEYS = st.sampled_from(("seed", "tokens", "0", "n", "contentIndex"))
 _NUMBER_TEXTS = st.sampled_from(("ok", "Hel", ""))
 _MOSTLY_OVER = st.sampled_from((False, True, True, True))
 _NUMBER_UNITS = st.sampled_from(("x", "ok\n", "\U0001f600", "\x00"))
@@ -161,7 +164,20 @@ def classify_families(capabilities: Capabilities) -> tuple[Family, ...]:
         Family("facts", 2, _classify_facts()),
         Family("frames", 1, st.builds(_event_input, st.one_of(
             assistant_message_events(), _with_extras(_small_tool_execution_updates())))),
+        Family("near-misses", 1, st.builds(_event_input, frame_look_alikes())),
     )
+
+
+@st.composite
+def frame_look_alikes(draw: st.DrawFn) -> Event:
+    """Facts that look like frames: a frame's members under a type that is not a frame's own
+    (wire.md §3: a type is a frame by its whole, exact name): another case or white space,
+    another subject with a frame's suffix (``status_update``), a frame's name with a suffix or
+    a prefix. The body is a frame's, so neither the shape nor a part of the name tells them
+    apart."""
+    body = draw(st.one_of(assistant_message_events(erroneous=False),
+                          _small_tool_execution_updates()))
+    return {**body, "type": draw(frame_near_miss_types())}
 
 
 def _event_input(event: Event) -> OpInput:
@@ -205,32 +221,77 @@ def _classify_inputs(draw: st.DrawFn) -> OpInput:
     return {"event": draw(unknown_events() if unknown else agent_events())}
 
 
+#: ``maxBytes`` far above any line (the schema bounds it only below): the largest integer a
+#: double holds exactly, and beyond it (a port reading it as a double or a 32-bit integer reads
+#: another bound, or refuses it). Drawn only with events not sized to the bound.
+HUGE_MAX_BYTES = (MAX_SAFE_INTEGER, MAX_SAFE_INTEGER + 1, 2**63, 2**64 + 1)
+#: How ``maxBytes`` is written: as drawn (an integer), as the same integer written as a double
+#: (``4096.0``, §1), or, for events not sized to it, one of :data:`HUGE_MAX_BYTES`.
+_BOUND_SPELLINGS = st.sampled_from(("int", "int", "double", "int", "huge", "double"))
+_HUGE_BOUNDS = st.sampled_from(HUGE_MAX_BYTES)
+
+
+def _spelled(draw: st.DrawFn, max_bytes: int, *, sized: bool) -> int | float:
+    """``max_bytes`` as a request writes it (see :data:`_BOUND_SPELLINGS`); ``sized``: the
+    event was drawn for this bound, which a huge one would not be."""
+    spelling = draw(_BOUND_SPELLINGS)
+    if spelling == "double":
+        return float(max_bytes)
+    if spelling == "huge" and not sized:
+        return draw(_HUGE_BOUNDS)
+    return max_bytes
+
+
 def _project(
     capabilities: Capabilities, events: st.SearchStrategy[Event],
-    include: st.SearchStrategy[bool],
+    include: st.SearchStrategy[bool], *, sized: bool = False,
 ) -> st.SearchStrategy[OpInput]:
     """``{"event", "includeLiveEvents", "maxBytes"}`` with the event drawn for the bound (a
-    strategy built with ``max_bytes=CURRENT_BOUND`` is drawn for the drawn ``maxBytes``)."""
+    strategy built with ``max_bytes=CURRENT_BOUND`` is drawn for the drawn ``maxBytes``; such a
+    family is ``sized``). When ``maxBytes`` may vary it is written in every spelling §1 and the
+    schema allow (an integral double, far beyond any line: :func:`_spelled`)."""
     bounds = max_bytes_values(capabilities)
+    variable = capabilities.variable_max_bytes
 
     @st.composite
     def inputs(draw: st.DrawFn) -> OpInput:
         max_bytes = draw(bounds)
         with _for_bound(max_bytes):
             event = draw(events)
-        # maxBytes stays an int: the checks' view of a request (explain.project_view) judges
-        # nothing when it is a double such as 4096.0, which §1 makes the same integer.
-        return {"event": event, "includeLiveEvents": draw(include), "maxBytes": max_bytes}
+        include_live = draw(include)
+        written = _spelled(draw, max_bytes, sized=sized) if variable else max_bytes
+        return {"event": event, "includeLiveEvents": include_live, "maxBytes": written}
     return inputs()
 
 
 @st.composite
 def _edge_inputs(draw: st.DrawFn) -> OpInput:
     max_bytes, event = draw(edge_updates())
-    return {"event": event, "includeLiveEvents": True, "maxBytes": max_bytes}
+    return {"event": event, "includeLiveEvents": True,
+            "maxBytes": _spelled(draw, max_bytes, sized=True)}
 
 
 _MOSTLY = st.sampled_from((True, True, True, False))
+
+
+#: "message" first: the simplest fact drawn is a message whose blocks have members of their own.
+@st.composite
+def _ends(draw: st.DrawFn) -> Event:
+    """``turn_end`` and ``agent_end`` (§4.4), each half of the time (an explicit choice)."""
+    return draw(_agent_ends() if draw(BOOLEANS) else _turn_ends())
+
+
+_FACT_KINDS = st.sampled_from(("message", "awkward", "unknown", "message"))
+
+
+@st.composite
+def _facts(draw: st.DrawFn) -> Event:
+    """Facts dense in awkward values, of unknown types, and messages whose blocks carry members
+    of their own (half of the time). An explicit choice: st.one_of would flatten the branches of
+    each into one choice."""
+    kind = draw(_FACT_KINDS)
+    return draw(awkward_facts() if kind == "awkward" else unknown_events() if kind == "unknown"
+                else message_facts())
 
 
 def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
@@ -240,20 +301,22 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
     first): any small agent event; ``message_update`` of every type; frames not opted into
     (§4.1: no line); erroneous ones (§4.5), and toolcall_start past the end of its content, right
     after a tool call;
-    ``turn_end`` and ``agent_end``; facts dense in awkward values and unknown types; facts over
-    the bound (never bounded, §5.1); ``tool_execution_update`` lines around ``maxBytes`` (see
-    :func:`tool_execution_updates`); lines of exactly ``maxBytes`` and one byte either side, and
-    one or two bytes under it;
+    ``turn_end`` and ``agent_end`` (one family); facts dense in awkward values and unknown
+    types; facts over the bound (never bounded, §5.1); ``tool_execution_update`` lines around
+    ``maxBytes`` (see :func:`tool_execution_updates`); lines of exactly ``maxBytes`` and one
+    byte either side, and one byte over it or one or two under it;
     texts whose cut falls inside astral characters (:func:`cut_updates`); and, when
     ``maxBytes`` may vary, updates at the smallest bound (:func:`edge_updates`).
     """
     bound = CURRENT_BOUND
     families = [
         Family("events", 1, _project(capabilities, agent_events(), st.booleans())),
-        Family("message-updates", 1, _project(
+        Family("message-updates", 2, _project(
             capabilities,
             st.one_of(assistant_message_events(),
-                      assistant_message_events(erroneous=False, kind="toolcall_start")),
+                      assistant_message_events(erroneous=False, kind="toolcall_start"),
+                      assistant_message_events(erroneous=False, kind="citation_delta"),
+                      assistant_message_events(erroneous=False, kind="server_tool")),
             _MOSTLY)),
         Family("frames-not-opted-in", 1, _project(
             capabilities, st.one_of(assistant_message_events(),
@@ -264,23 +327,25 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
         Family("past-the-end", 1, _project(
             capabilities, assistant_message_events(erroneous=True, kind="toolcall_start",
                                                    mistake="past-a-tool-call"), _MOSTLY)),
-        Family("turn-ends", 1, _project(capabilities, _turn_ends(), st.booleans())),
-        Family("agent-ends", 1, _project(capabilities, _agent_ends(), st.booleans())),
+        Family("ends", 2, _project(capabilities, _ends(), st.booleans())),
         Family("facts", 2, _project(
-            capabilities, st.one_of(awkward_facts(), unknown_events()), st.booleans())),
+            capabilities, _facts(),
+            st.booleans())),
         Family("facts-over-bound", 1, _project(
-            capabilities, oversized_facts(max_bytes=bound), st.booleans())),
+            capabilities, oversized_facts(max_bytes=bound), st.booleans(), sized=True)),
         Family("near-bound", 3, _project(
-            capabilities, tool_execution_updates(max_bytes=bound), _MOSTLY)),
+            capabilities, tool_execution_updates(max_bytes=bound), _MOSTLY, sized=True)),
         Family("at-bound", 1, _project(
             capabilities, tool_execution_updates(max_bytes=bound, at_bound=True),
-            st.just(True))),
+            st.just(True), sized=True)),
         Family("under-bound", 1, _project(
             capabilities, tool_execution_updates(max_bytes=bound, under_bound=True),
-            st.just(True))),
-        Family("cut", 1, _project(capabilities, cut_updates(max_bytes=bound), st.just(True))),
+            st.just(True), sized=True)),
+        Family("cut", 1, _project(capabilities, cut_updates(max_bytes=bound), st.just(True),
+                                  sized=True)),
         Family("numbers", 2, _project(
-            capabilities, number_events(carried=True, max_bytes=bound), st.just(True))),
+            capabilities, number_events(carried=True, max_bytes=bound), st.just(True),
+            sized=True)),
         Family("dropped-numbers", 1, _project(
             capabilities, number_events(carried=False), st.just(True))),
     ]
@@ -297,8 +362,7 @@ FAMILY_AIMS: dict[str, tuple[str, ...]] = {
     "frames-not-opted-in": ("project.frame-opt-in",),
     "erroneous": ("project.erroneous",),
     "past-the-end": ("project.erroneous",),
-    "turn-ends": ("project.turn-end",),
-    "agent-ends": ("project.agent-end",),
+    "ends": ("project.turn-end", "project.agent-end"),
     "facts": ("project.fact-passthrough", "canon.utf8", "canon.bytes"),
     "facts-over-bound": ("bound.only-updates",),
     "near-bound": ("bound.fits", "bound.only-when-over", "bound.shape", "bound.text", "bound.tail",
@@ -314,7 +378,11 @@ FAMILY_AIMS: dict[str, tuple[str, ...]] = {
 
 def project_inputs(capabilities: Capabilities) -> st.SearchStrategy[OpInput]:
     """``project`` op inputs: ``{"event", "includeLiveEvents", "maxBytes"}``, drawn from every
-    family of :func:`project_families` (the engine searches each family on its own)."""
-    return st.one_of([family.strategy for family in project_families(capabilities)])
+    family of :func:`project_families` as often as its weight says (the engine searches each
+    family on its own, with that share of the budget). An explicit choice of family: st.one_of
+    would flatten the families' own branches."""
+    families = project_families(capabilities)
+    weighted = tuple(i for i, family in enumerate(families) for _ in range(family.weight))
+    return st.sampled_from(weighted).flatmap(lambda i: families[i].strategy)
 
 

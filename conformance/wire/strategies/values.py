@@ -62,7 +62,7 @@ PARTIAL_RESULT_SHAPES = (
     "blocks", "string", "many-blocks", "mixed-blocks", "null", "many-blocks", "number",
     "string", "many-blocks", "array", "no-content", "many-blocks", "blocks", "content-not-array",
     "many-blocks", "string", "non-text-blocks", "split-pair-blocks", "many-blocks", "many-blocks",
-    "many-blocks", "many-blocks",
+    "many-blocks", "many-blocks", "many-blocks", "many-blocks", "many-blocks",
 )
 #: Ends of the big text block that a next text block may pair with: a high surrogate alone at
 #: the end of one piece (a UTF-16 stream cut between the halves of a pair).
