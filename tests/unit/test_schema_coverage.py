@@ -25,6 +25,9 @@ import pytest
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._operations import OPERATIONS
 from eventproof.conformance._schemas import BASE_URI, registry
+
+if __name__ == "__main__":  # run as a script: tests/helpers.py sits one folder up
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from helpers import quick_inputs
 from jsonschema import Draft202012Validator
 
