@@ -4,7 +4,9 @@ package main
 // §7) and the backstop that bounds an oversized tool_execution_update (§5).
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -326,8 +328,16 @@ func boundLiveUpdate(event *Object, maxBytes int64, fitStrategy string) (string,
 	return line, nil
 }
 
-// requireMaxBytes reads maxBytes: an integer of at least 3215 (§5.6, §7).
+// requireMaxBytes reads maxBytes: an integer of at least 3215 (§5.6, §7). A bound past what
+// an int64 holds (JSON allows any integer, 2^64 or 1e19) is kept as the largest int64: no line
+// comes near either, so both bound nothing.
 func requireMaxBytes(value any) (int64, error) {
+	if number, isNumber := value.(json.Number); isNumber {
+		f := numberValue(number)
+		if !math.IsInf(f, 0) && f == math.Trunc(f) && f > 1<<62 {
+			return math.MaxInt64, nil
+		}
+	}
 	maxBytes, ok := integerOf(value)
 	if !ok || maxBytes < minMaxBytes {
 		return 0, &InvalidInput{Value: value, Path: "$.maxBytes",

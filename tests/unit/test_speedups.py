@@ -23,8 +23,7 @@ from eventproof.reference import _canonical, canonical_bytes
 from eventproof.reference._canonical import canonical_bytes_clear
 from hypothesis import Phase, example, find, given, settings
 from hypothesis import strategies as st
-
-from tests.unit.test_wire_fast_path import VALUES, outcome
+from test_wire_fast_path import VALUES, outcome
 
 #: How deep the compiled walk follows nesting (MAX_DEPTH in reference/_speedups.c).
 COMPILED_DEPTH = 512
