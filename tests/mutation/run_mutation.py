@@ -49,10 +49,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-# The mutants are of the Python code: the compiled plain-tree walks (reference/_speedups.c)
-# would answer in place of the mutated Python walks, and the mutants copy has none built.
-os.environ["EVENTPROOF_NO_EXTENSIONS"] = "1"
-
 from eventproof.conformance._model import FIT_STRATEGIES
 
 HERE = Path(__file__).resolve().parent
@@ -720,6 +716,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     import eventproof.conformance._vectors  # noqa: F401 - warm the parent before forking
     from eventproof.conformance import OPERATIONS
 
+    # The mutants are of the Python code: the compiled plain-tree walks (reference/_speedups.c)
+    # would answer in place of the mutated Python walks. Set before the mutated copy is imported
+    # (the forked children inherit it); never at import, which tests do.
+    os.environ["EVENTPROOF_NO_EXTENSIONS"] = "1"
     __import__(PACKAGE)
     missing = {op.name for op in OPERATIONS} - set(ENTRY_MODULE)
     if missing:  # an operation added to the table without its entry module here
