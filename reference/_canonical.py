@@ -539,37 +539,9 @@ JSONEncodeError: type[Exception] = getattr(_orjson, "JSONEncodeError", _NeverRai
 
 def _plain_tree_py(value: Any) -> bool:
     """True when ``value`` is a dict or list that orjson writes canonically, integers aside
-    (see the comment above). May raise RecursionError on deep nesting."""
-    if type(value) is dict:
-        for key, item in value.items():
-            if type(key) is not str or "0" <= key < ":":
-                return False
-            kind = type(item)
-            if kind is str or kind is int or kind is bool or item is None:
-                continue
-            if kind is dict or kind is list:
-                if not _plain_tree_py(item):
-                    return False
-            elif kind is float:
-                magnitude = abs(item)  # _native_float, inlined
-                if not ((_NATIVE_LOW <= magnitude < _NATIVE_HIGH and not magnitude.is_integer())
-                        or 0.0 < magnitude < _NATIVE_TINY):
-                    return False
-            else:
-                return False
-        return True
-    if type(value) is list:
-        for item in value:
-            kind = type(item)
-            if kind is str or kind is int or kind is bool or item is None:
-                continue
-            if kind is dict or kind is list:
-                if not _plain_tree_py(item):
-                    return False
-            elif kind is not float or not _native_float(item):
-                return False
-        return True
-    return False
+    (see the comment above): the walk of :func:`_plain_tree_code_points_py`, its count unread.
+    May raise RecursionError on deep nesting."""
+    return _plain_tree_code_points_py(value) >= 0
 
 
 def _plain_tree_code_points_py(value: Any) -> int:
