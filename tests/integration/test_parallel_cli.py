@@ -62,7 +62,11 @@ def test_the_cli_report_with_two_jobs_is_the_one_process_report(tmp_path: Path) 
     assert without_duration(two.report) == without_duration(one.report)
 
 
-def test_an_isolated_implementation_crashing_in_a_worker_is_a_crash(tmp_path: Path) -> None:
+def test_an_isolated_implementation_crashing_in_a_worker_is_a_crash(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # It crashes on its first run call: with --jobs 2 each worker's process may get only a
+    # call or two of the few examples, so a later call might never come.
+    monkeypatch.setenv("EVENTPROOF_FAULT_AT", "1")
     args = ("--impl", f"{FAULTY}:ExitsHard", "--ops", "classify", "--max-examples", "4",
             "--isolate")
     one = run(tmp_path, *args)
