@@ -166,15 +166,17 @@ const HEADLINES = new Map([
 ]);
 
 /**
- * `data.turn` of a turn or step event: the key of its marks (§5.1). A turn beyond 2^53 − 1 is
- * keyed by its literal: JSON.parse reads 9007199254740992 and 9007199254740993 as one double, but
- * they are two turns (selection.md §1, the exact number rule).
+ * `data.turn` of a turn or step event: the key of its marks (§5.1), the exact integer as decimal
+ * digits. A turn beyond 2^53 − 1 is read from its literal: JSON.parse reads 9007199254740992 and
+ * 9007199254740993 as one double, but they are two turns (selection.md §1, the exact number
+ * rule); and one turn may be written as an integer and as a double (9007199254740992.0 is
+ * 9007199254740992), so every turn is keyed by its value, never by how it was written.
  */
 function turnNumber(event, path) {
   const data = eventData(event, path);
   const value = data.turn;
   const literal = unsafeLiteral(data, "turn");
-  if (literal !== undefined) return `literal ${BigInt(literal)}`;
+  if (literal !== undefined) return String(BigInt(literal));
   if (!Number.isInteger(value)) {
     throw new InvalidInput({
       value,
@@ -183,7 +185,7 @@ function turnNumber(event, path) {
       fix: 'Send the turn the event belongs to as an integer: {"turn": 1, ...} (selection.md §2.4).',
     });
   }
-  return value;
+  return String(BigInt(value));
 }
 
 function turnEndKind(event, path) {

@@ -181,13 +181,15 @@ const HEADLINES: ReadonlyMap<string, string> = new Map([
   ["refusal", "subagent declined the task"],
 ]);
 
-/** `data.turn` of a turn or step event: the key of its marks (§5.1). */
-function turnNumber(event: JsonObject, path: string): number | string {
-  // A turn beyond 2^53 − 1 is keyed by its literal: JSON.parse reads 9007199254740992 and
-  // 9007199254740993 as one double, but they are two turns (selection.md §1, exact numbers).
+/** `data.turn` of a turn or step event: the key of its marks (§5.1), the exact integer. */
+function turnNumber(event: JsonObject, path: string): string {
+  // A turn beyond 2^53 − 1 is read from its literal: JSON.parse reads 9007199254740992 and
+  // 9007199254740993 as one double, but they are two turns (selection.md §1, exact numbers);
+  // and one turn may be written as an integer and as a double (9007199254740992.0), so every
+  // turn is keyed by its value, never by how it was written.
   const data = eventData(event, path);
   const literal = unsafeLiteral(data, "turn");
-  if (literal !== undefined) return `literal ${BigInt(literal)}`;
+  if (literal !== undefined) return String(BigInt(literal));
   const value = member(data, "turn");
   if (typeof value !== "number" || !Number.isInteger(value)) {
     throw new InvalidInput({
@@ -197,7 +199,7 @@ function turnNumber(event: JsonObject, path: string): number | string {
       fix: 'Send the turn the event belongs to as an integer: {"turn": 1, ...} (selection.md §2.4).',
     });
   }
-  return value;
+  return String(BigInt(value));
 }
 
 function turnEndKind(event: JsonObject, path: string): string {
