@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -172,6 +173,74 @@ def _unknown_event_drafts() -> st.SearchStrategy[Event]:
     )
     data = st.one_of(json_objects(), looks_like_a_message)
     return st.builds(_event, st.sampled_from(UNKNOWN_EVENT_TYPES), data)
+
+
+#: Event types that carry an assistant-shaped message but contribute nothing (selection.md §3.4,
+#: §2.6): input, tool traffic, framing, and look-alike types of no meaning.
+_DECOY_CARRIERS: tuple[str, ...] = (
+    "user/message", "tool/call", "turn/start", "turn/end", "step/start",
+    "step/end", "agent/inbox/spliced", "assistant/chunk", *UNKNOWN_EVENT_TYPES,
+)
+
+
+def _assistant_value(blocks: list[Block]) -> dict[str, Any]:
+    return {"id": "msg_decoy", "role": "assistant", "content": blocks,
+            "source": dict(_MODEL_SOURCE)}
+
+
+#: The forms of a decoy (see :func:`decoys`): a user message with text, a tool result with text,
+#: a tool call, a splice inserting a message with text (new input, and a cancellation that
+#: replaces input), and an event of each non-contributing type carrying an assistant message.
+DECOY_FORMS: tuple[str, ...] = (
+    "user-text", "tool-result-text", "tool-call", "splice-insert", "splice-replace",
+    *(f"carried:{kind}" for kind in _DECOY_CARRIERS),
+)
+
+
+def _decoy(form: str, blocks: list[Block]) -> Event:
+    if form == "user-text":
+        return _user_message(blocks)
+    if form == "tool-result-text":
+        return _tool_result({"type": "tool-result", "toolCallId": "call_1", "content": blocks})
+    if form == "tool-call":
+        return _tool_call({"id": "call_1", "name": "answer",
+                           "arguments": json.dumps({"text": blocks[0]["text"]})})
+    if form == "splice-insert":
+        return _splice(removed=None, inserted=[_user_value(blocks)])
+    if form == "splice-replace":
+        return _splice(removed=1, inserted=[_user_value(blocks)], canceled=True)
+    return _carrying(form.removeprefix("carried:"), _assistant_value(blocks))
+
+
+@st.composite
+def decoys(draw: st.DrawFn, least: int = 0) -> list[Event]:
+    """Events that carry text an output could be taken from and contribute nothing (§3.4), at
+    least ``least`` of them: distinct forms of :data:`DECOY_FORMS` in any order, each with its
+    own text, so that one log meets many careless readers at once (one that takes a user
+    message's text, one that takes any ``data.message``, one that reads look-alike types) and
+    a failure shrinks to the one decoy it needs."""
+    forms = draw(st.permutations(DECOY_FORMS))
+    count = draw(integers(least, len(forms)))
+    texts = st.lists(_text_blocks(), min_size=1, max_size=2)
+    return [_decoy(form, draw(texts)) for form in forms[:count]]
+
+
+def _carrying(kind: str, message: dict[str, Any]) -> Event:
+    """An event of ``kind`` in its own shape, with ``message`` added as ``data.message`` where
+    the kind has no such member (an open object, selection.md §2.1)."""
+    text = [{"type": "text", "text": "not an answer"}]
+    own: dict[str, Event] = {
+        "user/message": _user_message(text),
+        "tool/call": _tool_call({"id": "call_1", "name": "read", "arguments": "{}"}),
+        "turn/start": _turn_start(0),
+        "turn/end": _turn_end(0, "completed"),
+        "step/start": _step_start(0),
+        "step/end": _step_end(0),
+        "agent/inbox/spliced": _insertion(),
+        "assistant/chunk": _chunk({"type": "reasoning-delta", "index": 0, "text": "thinking"}),
+    }
+    event = own.get(kind) or _event(kind, {"turn": 0, "step": 0})
+    return {**event, "data": {**event["data"], "message": message}}
 
 
 @cache

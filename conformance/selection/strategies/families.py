@@ -28,6 +28,7 @@ from .events import (
     _turn_end,
     _turn_start,
     _user_message,
+    decoys,
     edge_index,
 )
 from .logs import (
@@ -41,6 +42,7 @@ from .settle_forms import EDGE_REMOVALS, written
 from .values import (
     Block,
     Event,
+    _copied,
     _maybe,
     _some,
     _text_blocks,
@@ -90,6 +92,29 @@ def _outputless_logs(draw: st.DrawFn) -> dict[str, Any]:
     return {"events": _numbered(draw, drafts)}
 
 
+@st.composite
+def _decoyed_logs(draw: st.DrawFn) -> dict[str, Any]:
+    """A log of any of the three answer classes, then input that carries text and contributes
+    nothing (§3.4), at least one piece of it after every output: a user message, a tool result
+    or call, a splice inserting messages with text, and events of every non-contributing type
+    with an assistant-shaped message where a careless reader looks for one. A reader that
+    takes the last text it meets, or any ``data.message``, answers the decoy."""
+    base = draw(sampled(("message", "text", "none")))
+    if base == "message":
+        drafts = draw(_competing_outputs())
+        drafts.insert(draw(integers(0, len(drafts))), draw(_essential_events()["answer"]))
+    elif base == "text":
+        drafts = draw(_fallback_material())
+        drafts.append(_open_chunk(draw, {"type": "text-delta", "index": 0,
+                                         "text": draw(text_pieces()) or "partial"}))
+    else:
+        drafts = [event for event in draw(_fallback_material()) if not _is_text_delta(event)]
+    for decoy in draw(decoys()):
+        drafts.insert(draw(integers(0, len(drafts))), decoy)
+    drafts.extend(draw(decoys(least=1)))
+    return {"events": written(draw, _numbered(draw, drafts))}
+
+
 def select_families(capabilities: Capabilities | None = None) -> tuple[Family, ...]:
     """The kinds of ``select`` input a run covers: logs of every shape, and one family aimed at
     each answer class (a message's content, streamed text, no output), so that every run meets
@@ -102,12 +127,21 @@ def select_families(capabilities: Capabilities | None = None) -> tuple[Family, .
                aims=("select.text-fallback", "select.never-empty")),
         Family("no-output", 1, _outputless_logs(),
                aims=("select.text-fallback", "select.never-empty")),
+        Family("decoys", 1, _decoyed_logs(),
+               aims=("select.last-message", "select.text-fallback", "select.never-empty")),
     )
 
 
 def select_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[dict[str, Any]]:
-    """Inputs of the ``select`` operation: ``{"events": <log>}``."""
-    return st.fixed_dictionaries({"events": session_logs()})
+    """Inputs of the ``select`` operation: ``{"events": <log>}``, each log written one of the
+    ways that leave its selection alone (its numbers at their edges and as doubles, its seq and
+    time in any order, members no schema names on every open object: settle_forms)."""
+    return _written_logs()
+
+
+@st.composite
+def _written_logs(draw: st.DrawFn) -> dict[str, Any]:
+    return {"events": written(draw, [_copied(event) for event in draw(session_logs())])}
 
 
 @st.composite
@@ -117,7 +151,7 @@ def _pushes(draw: st.DrawFn) -> list[dict[str, Any]]:
     transport = draw(sampled(("events", "text", "mixed")))
     if transport == "text":
         return [{"text": piece} for piece in draw(_some(text_pieces(), 0, 6))]
-    events = draw(session_logs())
+    events = draw(_written_logs())["events"]
     if transport == "events":
         return [{"event": event} for event in events]
     pushes: list[dict[str, Any]] = []
@@ -147,6 +181,7 @@ def fold_families(capabilities: Capabilities | None = None) -> tuple[Family, ...
     return (
         Family("pushes", 3, fold_inputs(capabilities)),
         Family("streamed-events", 1, _streamed_text_logs().map(_as_pushes)),
+        Family("decoys", 1, _decoyed_logs().map(_as_pushes)),
     )
 
 

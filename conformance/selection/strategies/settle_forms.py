@@ -104,22 +104,24 @@ class _Cycle:
 
     def __init__(self, start: int) -> None:
         self.start = start
-        self.taken: dict[int, int] = {}
+        self.taken: dict[tuple[int, str], int] = {}
 
-    def pick(self, choices: tuple[Any, ...]) -> Any:
-        """The next of ``choices``: each tuple of choices is gone through on its own."""
-        at = self.taken[id(choices)] = self.taken.get(id(choices), self.start) + 1
+    def pick(self, choices: tuple[Any, ...], member: str = "") -> Any:
+        """The next of ``choices`` for ``member``: each member goes through its choices on its
+        own, so every member of a kind meets every edge, whichever others are present."""
+        key = (id(choices), member)
+        at = self.taken[key] = self.taken.get(key, self.start) + 1
         return choices[at % len(choices)]
 
 
 def _wide_usage(cycle: _Cycle) -> dict[str, Any]:
     """A usage record with its counts at their edges, its optional members and one no schema
     names."""
-    wide: dict[str, Any] = {"inputTokens": cycle.pick(EDGE_COUNTS),
-                            "outputTokens": cycle.pick(EDGE_COUNTS)}
+    wide: dict[str, Any] = {"inputTokens": cycle.pick(EDGE_COUNTS, "inputTokens"),
+                            "outputTokens": cycle.pick(EDGE_COUNTS, "outputTokens")}
     for name in ("cacheReadTokens", "cacheWriteTokens", "reasoningTokens"):
-        if cycle.pick(_PRESENCE):
-            wide[name] = cycle.pick(EDGE_COUNTS)
+        if cycle.pick(_PRESENCE, name):
+            wide[name] = cycle.pick(EDGE_COUNTS, name)
     if cycle.pick(_PRESENCE):
         wide[EXTRA] = "meter"
     return wide
@@ -150,7 +152,7 @@ def _wide_failure(cycle: _Cycle, failure: dict[str, Any]) -> dict[str, Any]:
 
 def _widen_chunk(cycle: _Cycle, chunk: dict[str, Any]) -> None:
     if "index" in chunk and _is_number(chunk["index"]):
-        chunk["index"] = cycle.pick(EDGE_CHUNK_INDEXES)
+        chunk["index"] = cycle.pick(EDGE_CHUNK_INDEXES, str(chunk.get("type")))
     if isinstance(chunk.get("usage"), dict):
         chunk["usage"] = _wide_usage(cycle)
     reason = chunk.get("reason")
@@ -207,9 +209,10 @@ def _widen(cycle: _Cycle, event: Event) -> None:
         if isinstance(reason.get("error"), dict):
             reason["error"] = _wide_failure(cycle, reason["error"])
     elif kind == "agent/inbox/spliced":
-        data["start"] = cycle.pick(EDGE_STARTS)
+        data["start"] = cycle.pick(EDGE_STARTS, "start")
         if "removedCount" in data:
-            data["removedCount"] = cycle.pick(EDGE_REMOVALS)  # any count: the same meaning
+            # Any count: the same meaning.
+            data["removedCount"] = cycle.pick(EDGE_REMOVALS, "removedCount")
         for message in data.get("inserted", ()):
             _widen_message(message)
 
