@@ -5,9 +5,10 @@ caught by a quick search (``--budget quick``) on several seeds.
 Each wrong implementation is the reference with one mistake a port makes (wire.md names the
 rule): refusing ``maxBytes`` written ``4096.0`` or beyond 2^53 - 1, keeping an update's own
 members, rebuilding a fact's content blocks, requiring a tool result's optional members, reading
-``contentIndex`` as a 32-bit integer, refusing assistant event types §2 does not name, keeping the
-first of two member names that collide once well-formed, measuring ``-0`` as two bytes, and
-classifying by a part of the type name or by the event's shape.
+``contentIndex`` as a 32-bit integer or refusing it written ``1.0``, measuring a long tail in
+pieces that stop when the cost reaches the room, refusing assistant event types §2 does not
+name, keeping the first of two member names that collide once well-formed, measuring ``-0`` as
+two bytes, and classifying by a part of the type name or by the event's shape.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 import pytest
 from eventproof.conformance import check_implementation
-from eventproof.reference import InvalidInput, Reference, canonical_bytes, well_formed
+from eventproof.reference import InvalidInput, Reference, _backstop, canonical_bytes, well_formed
 
 #: Seeds of the default run; ``nox -s slow`` (``-m slow``) checks the others.
 DEFAULT_SEEDS = (0,)
@@ -131,6 +132,45 @@ class ContentIndexInt32(_Wrong):
         return super().project(request)
 
 
+class ToolCallIndexExact(_Wrong):
+    """wire.md §1: ``contentIndex`` ``1.0`` is the integer 1; this port reads a tool call's
+    index with an integer-only parser and refuses a double (``isinstance(i, int)``)."""
+
+    def project(self, request: dict[str, Any]) -> Any:
+        step = request["event"].get("assistantMessageEvent")
+        if (isinstance(step, dict) and step.get("type") == "toolcall_start"
+                and isinstance(step.get("contentIndex"), float)):
+            raise _refuse("$.event.assistantMessageEvent.contentIndex", step["contentIndex"],
+                          "is not an integer")
+        return super().project(request)
+
+
+def _measure_stopping_at_the_limit(self: Any, start: int, stop: int, limit: int | None) -> int:
+    total, end = 0, stop
+    while end > start:
+        begin = max(start, end - _backstop._MEASURE_PIECE)
+        self.stats.measured += end - begin
+        total += _backstop.escaped_size(self.text[begin:end])
+        if limit is not None and total >= limit:  # the mistake: >= where > is meant
+            break
+        end = begin
+    return total
+
+
+class MeasureStopsAtTheRoom(_Wrong):
+    """wire.md §5.5, §5.6: a tail fits when its cost is at most the room left; this port
+    measures a long text in pieces and stops as soon as the cost *reaches* the room, so a
+    tail whose first pieces cost exactly the room is taken whole, and the line is over."""
+
+    def project(self, request: dict[str, Any]) -> Any:
+        right = _backstop._Measure.cost_within
+        _backstop._Measure.cost_within = _measure_stopping_at_the_limit  # type: ignore[method-assign]
+        try:
+            return super().project(request)
+        finally:
+            _backstop._Measure.cost_within = right  # type: ignore[method-assign]
+
+
 class UnnamedStepsRefused(_Wrong):
     """wire.md §2.4: assistant events of other types are accepted and projected like the
     others; this port refuses any type but the twelve."""
@@ -218,6 +258,8 @@ WRONG: dict[type[_Wrong], tuple[str, str]] = {
     FactBlocksRebuilt: ("project", "project.fact-passthrough"),
     ToolResultMembersRequired: ("project", "project.agrees"),
     ContentIndexInt32: ("project", "project.agrees"),
+    ToolCallIndexExact: ("project", "project.agrees"),
+    MeasureStopsAtTheRoom: ("project", "bound.fits"),
     UnnamedStepsRefused: ("project", "project.agrees"),
     CollidingNamesKeepFirst: ("project", "project.fact-passthrough"),
     NegativeZeroMeasured: ("project", "bound.only-when-over"),

@@ -733,14 +733,15 @@ def _neighbours(min_size: int, max_size: int) -> st.SearchStrategy[list[Any]]:
 @st.composite
 def tool_execution_updates(
     draw: st.DrawFn, *, max_bytes: int | None = None, at_bound: bool = False,
-    under_bound: bool = False,
+    under_bound: bool = False, bound_offset: int | None = None,
 ) -> Event:
     """A ``tool_execution_update``; with ``max_bytes``, one whose line lands near that bound.
 
     Placements: within 40 bytes of ``max_bytes`` either way (exactly at it included), over by
     so much that even the bounded form cannot keep the whole text ("tail-cut"), several times
     over, or small. With ``at_bound``, the line is exactly ``max_bytes`` bytes (it fits and is
-    written whole) or one byte more (it is bounded), or one byte less; with ``under_bound``,
+    written whole) or one byte more (it is bounded), or one byte less (``bound_offset`` fixes which:
+    0, 1 or -1); with ``under_bound``,
     one byte more or one or two less (the simplest draw is the one byte over). The big text
     sits in the shape ``partialResult`` takes (content blocks with ``details``, a bare string,
     blocks around non-text blocks, a surrogate pair split across two blocks); for shapes without
@@ -807,8 +808,9 @@ def tool_execution_updates(
     offset = {
         # One choice across the bound: the target phase can walk it to exactly maxBytes and
         # one byte past it.
-        "near": draw(_UNDER_BOUND_OFFSETS if under_bound else _AT_BOUND_OFFSETS if at_bound
-                     else _NEAR_OFFSETS),
+        "near": bound_offset if bound_offset is not None and at_bound else draw(
+            _UNDER_BOUND_OFFSETS if under_bound else _AT_BOUND_OFFSETS if at_bound
+            else _NEAR_OFFSETS),
         "tail-cut": draw(_TAIL_CUT_OFFSETS),
         "far-over": max_bytes * draw(_FAR_FACTORS_BIG if max_bytes > 65536 else _FAR_FACTORS),
     }[placement]
@@ -932,6 +934,61 @@ def cut_updates(draw: st.DrawFn, *, max_bytes: int) -> Event:
         event["partialResult"] = {"content": [{"type": "text", "text": text + high_end}, *after]}
         if shape == "details":
             event["partialResult"]["details"] = draw(_small_objects())
+    return event
+
+
+#: One code point of each escaped cost (wire.md §6.5): ASCII, two-, three- and four-byte UTF-8,
+#: and a control written as a six-byte escape (no code point costs five).
+_CODE_POINT_OF_COST = {1: "a", 2: "\u00e9", 3: "\u20ac", 4: "\U0001f600", 6: "\x01"}
+_SUFFIX_EXPONENTS = st.sampled_from((0, 0, 0, 1, 2, 6))
+_PREFIX_SHARES = st.sampled_from((0.0, 0.05, 0.1, 0.25, 0.5))
+_PREFIX_EXTRAS = st.integers(1, 3)
+
+
+def costing_exactly(count: int, cost: int) -> str:
+    """``count`` code points whose escaped costs (1, 2, 3, 4 or 6 bytes each) sum to ``cost``;
+    ``count <= cost <= 6 * count`` and ``cost != 6 * count - 1`` (which would need a code point
+    of five bytes). Cheap ones first, so the dearest sit at the end."""
+    if cost <= 4 * count:  # q each, r of them one byte more (at most 4)
+        q, r = divmod(cost, count)
+        costs = [q] * (count - r) + [q + 1] * r
+    else:  # fours, and sixes for the bytes over them; a three makes an odd excess even
+        over = cost - 4 * count
+        threes = over % 2
+        sixes = (over + threes) // 2
+        costs = [3] * threes + [4] * (count - sixes - threes) + [6] * sixes
+    return "".join(_CODE_POINT_OF_COST[c] for c in costs)
+
+
+@st.composite
+def exact_tail_updates(draw: st.DrawFn, *, max_bytes: int) -> Event:
+    """A ``tool_execution_update`` whose text ends in a suffix of a power-of-two number of code
+    points that costs exactly the room the bounded form leaves for a tail (wire.md §5.5,
+    §5.6), with a little more text before it: the tail of exactly that suffix makes a line of
+    exactly ``maxBytes``, and any longer tail is over it. Texts run to tens of thousands of
+    code points at the default bound, past the pieces an implementation may measure a long
+    text in, so a measure that stops at a piece's end without looking further is met where
+    the cost reaches the room exactly."""
+    max_bytes = _bound(max_bytes)
+    event: Event = {"type": "tool_execution_update", "toolCallId": draw(_CUT_CALL_IDS),
+                    "toolName": draw(_CUT_TOOL_NAMES), "args": draw(_small_objects())}
+    room = max_bytes - full_text_bounded_size(event, text="")
+    # The powers of two whose code points can cost exactly the room: from room / 6 to room.
+    lowest = max(0, (room + 5) // 6 - 1).bit_length()
+    highest = max(room, 1).bit_length() - 1
+    length = 1 << min(highest, lowest + draw(_SUFFIX_EXPONENTS))
+    if room == 6 * length - 1:  # needs a five-byte code point: twice as many cost it
+        length *= 2
+    suffix = costing_exactly(length, room)
+    holder = {"type": "text", "text": suffix}
+    event["partialResult"] = {"content": [holder]} if draw(BOOLEANS) else suffix
+    # The line with the suffix alone has no marker, so it may fit: the prefix takes it over.
+    over = max(0, max_bytes - _size(event) + 1)
+    prefix = "a" * (over + int(length * draw(_PREFIX_SHARES)) + draw(_PREFIX_EXTRAS) - 1)
+    if isinstance(event["partialResult"], str):
+        event["partialResult"] = prefix + suffix
+    else:
+        holder["text"] = prefix + suffix
     return event
 
 

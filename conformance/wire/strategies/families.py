@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from functools import cache
 from typing import Any
@@ -25,6 +26,7 @@ from .events import (
     awkward_facts,
     cut_updates,
     edge_updates,
+    exact_tail_updates,
     frame_near_miss_types,
     message_facts,
     messages,
@@ -124,6 +126,9 @@ def number_events(draw: st.DrawFn, *, carried: bool, max_bytes: int | None = Non
     number = draw(_edge_numbers())
     place = draw(_CARRIED_PLACE_DRAWS if carried else _DROPPED_PLACE_DRAWS)
     key = draw(_NUMBER_KEYS)
+    if key == "contentIndex" and not (isinstance(number, int) or (
+            math.isfinite(number) and number == int(number))):
+        key = "seed"  # the schema wants an integer index: a non-integral number goes elsewhere
     event = _place_number(place, key, number, draw(_NUMBER_TEXTS))
     if max_bytes is not None and event["type"] == "tool_execution_update" and draw(
             _MOSTLY_OVER):
@@ -221,6 +226,9 @@ def _classify_inputs(draw: st.DrawFn) -> OpInput:
     return {"event": draw(unknown_events() if unknown else agent_events())}
 
 
+#: The families of lines at the bound, and each one's line size minus ``maxBytes``.
+AT_BOUND_FAMILIES = {"at-bound": 0, "one-byte-over": 1, "one-byte-under": -1}
+
 #: ``maxBytes`` far above any line (the schema bounds it only below): the largest integer a
 #: double holds exactly, and beyond it (a port reading it as a double or a 32-bit integer reads
 #: another bound, or refuses it). Drawn only with events not sized to the bound.
@@ -242,15 +250,30 @@ def _spelled(draw: st.DrawFn, max_bytes: int, *, sized: bool) -> int | float:
     return max_bytes
 
 
+#: Bounds long texts are drawn for: the default, and large ones between it and the drawn ones.
+_LARGE_BOUNDS = st.sampled_from((DEFAULT_MAX_BYTES, 131072, DEFAULT_MAX_BYTES, 65536))
+_ONE_IN_4 = st.integers(0, 3)
+
+
+def _large_bounds(capabilities: Capabilities) -> st.SearchStrategy[int]:
+    if not capabilities.variable_max_bytes:
+        return st.just(DEFAULT_MAX_BYTES)
+    drawn = max_bytes_values(capabilities)
+    return st.tuples(_LARGE_BOUNDS, drawn, _ONE_IN_4).map(
+        lambda choice: choice[1] if choice[2] == 3 else choice[0])
+
+
 def _project(
     capabilities: Capabilities, events: st.SearchStrategy[Event],
     include: st.SearchStrategy[bool], *, sized: bool = False,
+    bounds: st.SearchStrategy[int] | None = None,
 ) -> st.SearchStrategy[OpInput]:
     """``{"event", "includeLiveEvents", "maxBytes"}`` with the event drawn for the bound (a
     strategy built with ``max_bytes=CURRENT_BOUND`` is drawn for the drawn ``maxBytes``; such a
     family is ``sized``). When ``maxBytes`` may vary it is written in every spelling §1 and the
     schema allow (an integral double, far beyond any line: :func:`_spelled`)."""
-    bounds = max_bytes_values(capabilities)
+    if bounds is None:
+        bounds = max_bytes_values(capabilities)
     variable = capabilities.variable_max_bytes
 
     @st.composite
@@ -294,6 +317,22 @@ def _facts(draw: st.DrawFn) -> Event:
                 else message_facts())
 
 
+def as_integral_doubles(value: Any) -> Any:
+    """``value`` with every integer a double holds exactly written as a double (``1`` as
+    ``1.0``), wherever it is: the same value (wire.md §1), so the same answer, and the spelling
+    a port that reads numbers as doubles sends. Integers beyond 2^53 - 1 stay as they are (as
+    doubles they would be other numbers)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return float(value) if abs(value) <= MAX_SAFE_INTEGER else value
+    if isinstance(value, dict):
+        return {key: as_integral_doubles(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [as_integral_doubles(item) for item in value]
+    return value
+
+
 def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
     """The kinds of ``project`` input a run covers, and each one's share of the budget.
 
@@ -301,12 +340,15 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
     first): any small agent event; ``message_update`` of every type; frames not opted into
     (§4.1: no line); erroneous ones (§4.5), and toolcall_start past the end of its content, right
     after a tool call;
-    ``turn_end`` and ``agent_end`` (one family); facts dense in awkward values and unknown
-    types; facts over the bound (never bounded, §5.1); ``tool_execution_update`` lines around
-    ``maxBytes`` (see :func:`tool_execution_updates`); lines of exactly ``maxBytes`` and one
-    byte either side, and one byte over it or one or two under it;
-    texts whose cut falls inside astral characters (:func:`cut_updates`); and, when
-    ``maxBytes`` may vary, updates at the smallest bound (:func:`edge_updates`).
+    ``turn_end`` and ``agent_end`` (a family each, so every run judges both rules of §4.4);
+    facts dense in awkward values and unknown types; facts over the bound (never bounded,
+    §5.1); ``tool_execution_update`` lines around ``maxBytes`` (see
+    :func:`tool_execution_updates`); lines of exactly ``maxBytes`` and one byte either side,
+    and one byte over it or one or two under it; texts whose cut falls inside astral
+    characters (:func:`cut_updates`); long texts whose tail costs exactly the room at large
+    bounds (:func:`exact_tail_updates`); numbers at the edges of what a line carries, kept and
+    dropped; every integer of an input written as a double (:func:`as_integral_doubles`); and,
+    when ``maxBytes`` may vary, updates at the smallest bound (:func:`edge_updates`).
     """
     bound = CURRENT_BOUND
     families = [
@@ -327,7 +369,9 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
         Family("past-the-end", 1, _project(
             capabilities, assistant_message_events(erroneous=True, kind="toolcall_start",
                                                    mistake="past-a-tool-call"), _MOSTLY)),
-        Family("ends", 2, _project(capabilities, _ends(), st.booleans())),
+        # One family per rule of §4.4, so that every run judges both.
+        Family("turn-ends", 1, _project(capabilities, _turn_ends(), st.booleans())),
+        Family("agent-ends", 1, _project(capabilities, _agent_ends(), st.booleans())),
         Family("facts", 2, _project(
             capabilities, _facts(),
             st.booleans())),
@@ -335,19 +379,35 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
             capabilities, oversized_facts(max_bytes=bound), st.booleans(), sized=True)),
         Family("near-bound", 3, _project(
             capabilities, tool_execution_updates(max_bytes=bound), _MOSTLY, sized=True)),
-        Family("at-bound", 1, _project(
-            capabilities, tool_execution_updates(max_bytes=bound, at_bound=True),
-            st.just(True), sized=True)),
+        # A family for each side of the bound, so that every run meets all three.
+        *(Family(name, 1, _project(
+            capabilities, tool_execution_updates(max_bytes=bound, at_bound=True,
+                                                 bound_offset=offset),
+            st.just(True), sized=True))
+          for name, offset in AT_BOUND_FAMILIES.items()),
         Family("under-bound", 1, _project(
             capabilities, tool_execution_updates(max_bytes=bound, under_bound=True),
             st.just(True), sized=True)),
         Family("cut", 1, _project(capabilities, cut_updates(max_bytes=bound), st.just(True),
                                   sized=True)),
+        Family("exact-tail", 1, _project(
+            capabilities, exact_tail_updates(max_bytes=bound), st.just(True), sized=True,
+            bounds=_large_bounds(capabilities))),
         Family("numbers", 2, _project(
             capabilities, number_events(carried=True, max_bytes=bound), st.just(True),
             sized=True)),
         Family("dropped-numbers", 1, _project(
             capabilities, number_events(carried=False), st.just(True))),
+        # Every integer of the input written as a double, where the projection reads one (a
+        # tool call's contentIndex, maxBytes), carries one (usage, args, a fact) or sizes a line.
+        Family("integral-doubles", 1, st.one_of(
+            _project(capabilities, assistant_message_events(erroneous=False,
+                                                            kind="toolcall_start"), _MOSTLY),
+            _project(capabilities, assistant_message_events(), _MOSTLY),
+            _project(capabilities, _facts(), st.booleans()),
+            _project(capabilities, _ends(), st.booleans()),
+            _project(capabilities, tool_execution_updates(max_bytes=bound), _MOSTLY, sized=True),
+        ).map(as_integral_doubles)),
     ]
     if capabilities.variable_max_bytes:
         families.append(Family("edge", 1, _edge_inputs()))
@@ -362,16 +422,22 @@ FAMILY_AIMS: dict[str, tuple[str, ...]] = {
     "frames-not-opted-in": ("project.frame-opt-in",),
     "erroneous": ("project.erroneous",),
     "past-the-end": ("project.erroneous",),
-    "ends": ("project.turn-end", "project.agent-end"),
+    "turn-ends": ("project.turn-end",),
+    "agent-ends": ("project.agent-end",),
     "facts": ("project.fact-passthrough", "canon.utf8", "canon.bytes"),
     "facts-over-bound": ("bound.only-updates",),
     "near-bound": ("bound.fits", "bound.only-when-over", "bound.shape", "bound.text", "bound.tail",
                    "bound.converges"),
-    "at-bound": ("bound.fits", "bound.only-when-over", "bound.tail"),
+    "at-bound": ("bound.fits", "bound.only-when-over"),
+    "one-byte-over": ("bound.fits", "bound.only-when-over", "bound.tail"),
+    "one-byte-under": ("bound.fits", "bound.only-when-over"),
     "under-bound": ("bound.only-when-over", "canon.bytes"),
     "cut": ("bound.tail", "bound.text", "canon.utf8"),
+    "exact-tail": ("bound.fits", "bound.tail"),
     "numbers": ("project.numbers", "project.erroneous"),
     "dropped-numbers": ("project.numbers", "project.agrees"),
+    "integral-doubles": ("project.message-update", "project.fact-passthrough", "bound.fits",
+                         "canon.bytes"),
     "edge": ("bound.ids", "bound.converges", "bound.fits"),
 }
 
