@@ -34,6 +34,7 @@ from ..._model import Capabilities, Family
 from ..._reused import BOOLEANS, integers, sampled
 from .values import (
     _AGENTS,
+    CLIP,
     EDGE_UNITS,
     MAX_INTEGER,
     STATUSES,
@@ -185,13 +186,14 @@ def cut_details(draw: st.DrawFn) -> OpInput:
 
 
 @st.composite
-def budget_edge_details(draw: st.DrawFn) -> OpInput:
+def budget_edge_details(draw: st.DrawFn, first: int | None = None) -> OpInput:
     """Every field at an edge of what it is given (budget.md §4-5): each claims, in its record's
     claim order, an allowance made of what its floor has left and what its record's fair share
     has left, and costs exactly that, one byte less, one byte more, much less or much more. So
     a field sits at its floor (when the share is spent), a record's demand at its share, the
     first field of a claim order at the share the next one needs, and a cut one byte into a
-    multi-byte character or an escape."""
+    multi-byte character or an escape. With ``first`` (-1, 0 or 1), the first record's demand
+    is its share plus that many bytes."""
     n = draw(integers(1, 10))
     floors = draw(sampled(("host", "small", "small", "small", "zero")))
     if floors == "host":
@@ -204,6 +206,8 @@ def budget_edge_details(draw: st.DrawFn) -> OpInput:
     # No budget, a few bytes, or a few bytes per record (so that each record's share is not 0).
     per_record = n * draw(integers(1, 40)) + draw(integers(0, n - 1))
     shared = draw(sampled((0, draw(integers(1, 400)), per_record, per_record)))
+    if first is not None:  # a share of at least a byte, for the first record to be at
+        shared = per_record
     remaining = shared
     records = []
     for i in range(n):
@@ -235,6 +239,8 @@ def budget_edge_details(draw: st.DrawFn) -> OpInput:
                 offset = "floor"
             elif carrier in order[:position] and pool:
                 offset = "within"
+            elif i == 0 and first is not None:
+                offset = first
             else:
                 offset = draw(sampled((-1, 0, 1)))
             if offset == "floor":  # at its floor's edge (a carrier after it claims the rest)
@@ -284,9 +290,14 @@ def details_families(capabilities: Capabilities) -> tuple[Family, ...]:
             "details.bounded", "details.claim-order")),
         Family("failures", 2, failure_details(), aims=(
             "details.reason", "details.claim-order", "details.fair-share")),
-        Family("budget-edges", 4, budget_edge_details(), aims=(
+        Family("budget-edges", 2, budget_edge_details(), aims=(
             "details.cut", "details.rejected", "details.task", "details.output",
             "details.reason", "details.fair-share", "details.claim-order", "details.bounded")),
+        # The first record's demand a byte under its share, at it and a byte over: a family
+        # each, so that every run meets all three.
+        *(Family(f"first-share-{name}", 1, budget_edge_details(first), aims=(
+            "details.fair-share", "details.cut", "details.claim-order"))
+          for name, first in (("under", -1), ("at", 0), ("over", 1))),
         Family("seed-scale", 1, seed_scale_details(), aims=(
             "details.bounded", "details.fair-share", "details.output", "details.task",
             "details.rejected")),
@@ -311,13 +322,15 @@ def _prefix_sizes(records: list[Record]) -> list[int]:
 
 
 @st.composite
-def exact_fit_rosters(draw: st.DrawFn) -> OpInput:
-    """A bound exactly at a prefix's size, or one byte either side; or one that leaves room
-    after the prefix for a later, smaller record but not for the next one (the roster stops at
-    the first record that does not fit, budget.md §6.2)."""
+def exact_fit_rosters(draw: st.DrawFn, offset: int | None = None) -> OpInput:
+    """A bound exactly at a prefix's size, or one byte either side (``offset`` fixes which: 0,
+    -1 or 1); or one that leaves room after the prefix for a later, smaller record but not for
+    the next one (the roster stops at the first record that does not fit, budget.md §6.2)."""
     records = draw(batches(min_size=1, max_size=8, max_bytes=400))
     sizes = _prefix_sizes(records)
     k = draw(integers(0, len(records)))
+    if offset is not None:
+        return _roster(records, max(2, sizes[k] + offset))
     if k + 2 <= len(records) and draw(BOOLEANS):
         grows = [after - before for before, after in pairwise(sizes)]
         later = min(grows[k + 1:])
@@ -347,9 +360,13 @@ def live_edge_rosters(draw: st.DrawFn) -> OpInput:
     ids and agents at the 256-code-point clip; under a bound at a prefix's size, one byte either
     side, or the largest integer (budget.md §1)."""
     records = []
+    # The first three ids are one code point under the clip, at it and over it, in turn from a
+    # drawn start: a roster of three meets all three.
+    start = draw(integers(0, 2))
     for i in range(draw(integers(1, 6))):
         record: Record = {
-            "id": draw(_LIVE_IDS) if draw(BOOLEANS) else f"task-{i}",
+            "id": (draw(clip_edge(CLIP - 1 + (start + i) % 3)) if i < 3
+                   else draw(_LIVE_IDS) if draw(BOOLEANS) else f"task-{i}"),
             "agent": draw(_AGENTS), "status": draw(sampled(STATUSES)),
             "task": costing(LIVE_TASK_BYTES + draw(sampled((-1, 0, 1))),
                             draw(sampled(EDGE_UNITS)), draw(BOOLEANS))}
@@ -372,8 +389,13 @@ def roster_families(capabilities: Capabilities) -> tuple[Family, ...]:
     del capabilities
     return _spelled("roster", (
         Family("small", 3, st.builds(_roster, batches(), _ROSTER_BOUNDS)),
-        Family("exact-fit", 2, exact_fit_rosters(), aims=("roster.prefix", "roster.bounded",
+        Family("exact-fit", 1, exact_fit_rosters(), aims=("roster.prefix", "roster.bounded",
                                                           "roster.count")),
+        # A bound a byte under a prefix's size, at it and a byte over: a family each, so that
+        # every run meets all three.
+        *(Family(f"bound-{name}-prefix", 1, exact_fit_rosters(offset), aims=(
+            "roster.prefix", "roster.bounded", "roster.count"))
+          for name, offset in (("under", -1), ("at", 0), ("over", 1))),
         Family("large", 1, large_rosters(), aims=("roster.bounded", "roster.count",
                                                   "roster.prefix")),
         Family("live-edges", 2, live_edge_rosters(), aims=(
@@ -443,6 +465,28 @@ def recovering_lanes(draw: st.DrawFn) -> OpInput:
 
 
 @st.composite
+def edge_lanes(draw: st.DrawFn) -> OpInput:
+    """A lane of n records, then updates of one record fewer than it knows, as many and one
+    more (budget.md §7.1), in a drawn order, then totals at the largest integer and one under
+    it: every input meets each of these edges, whatever the seed."""
+    known = draw(integers(1, 6))
+    updates = [_update([_live(i) for i in range(known)], known)]
+    for step in draw(st.permutations((-1, 0, 1))):
+        count = known + step
+        status = STATUSES[(known + step) % len(STATUSES)]
+        updates.append(_update([_live(i, status) for i in range(count)],
+                               draw(integers(0, count)) if draw(BOOLEANS) else count))
+        known = max(known, count)
+    # Then totals at the largest integer and one under it (budget.md §1), in a drawn order.
+    for total in draw(st.permutations((MAX_INTEGER - 1, MAX_INTEGER))):
+        shown = draw(integers(0, known))
+        update = _update([_live(i, "running") for i in range(shown)], shown)
+        update["omittedResults"] = total - shown
+        updates.append(update)
+    return {"updates": updates}
+
+
+@st.composite
 def reused_lanes(draw: st.DrawFn) -> OpInput:
     """A larger roster, then a smaller batch on the same lane."""
     big, small = draw(integers(2, 8)), draw(integers(0, 4))
@@ -486,6 +530,7 @@ def lane_families(capabilities: Capabilities) -> tuple[Family, ...]:
         Family("recovering", 3, recovering_lanes(), aims=("lane.count", "lane.total",
                                                           "lane.merge")),
         Family("reused", 2, reused_lanes(), aims=("lane.merge", "lane.count")),
+        Family("edges", 1, edge_lanes(), aims=("lane.merge", "lane.count", "lane.total")),
         Family("empty", 1, empty_lanes()),
         Family("large", 1, large_lanes(), aims=("lane.total", "lane.count")),
     ))
@@ -561,11 +606,13 @@ def _window_end(changes: list[Record], interval: int) -> int:
 
 
 @st.composite
-def window_edges(draw: st.DrawFn) -> OpInput:
+def window_edges(draw: st.DrawFn, returned: int | None = None) -> OpInput:
     """Every event placed against the window the changes before it left open (budget.md §8.2,
     §8.3): exactly at its end, a millisecond either side, inside it, or at the instant of the
     change before; the return the same way, and late callbacks at its instant. So a change
-    arrives exactly when a pending state is due, and the return exactly when a window ends."""
+    arrives exactly when a pending state is due, and the return exactly when a window ends.
+    With ``returned`` (-1, 0 or 1), a last change always waits in an open window, and the
+    return comes that many milliseconds after the window's end."""
     interval = draw(sampled((DEFAULT_INTERVAL_MS, 10, 5, 2)))
     changes: list[Record] = []
     at = draw(integers(0, 20))
@@ -581,11 +628,16 @@ def window_edges(draw: st.DrawFn) -> OpInput:
         changes.append({"at": at, "kind": kind,
                         "state": _state(draw, {"seq": seq, "kind": kind})})
     end = _window_end(changes, interval)
-    if end - 1 > at and draw(integers(0, 3)) < 3:  # one more change inside the window: it waits
+    if returned is not None and end - 1 <= at:  # a window opens at the last change: one waits
+        at += interval
+        changes.append({"at": at, "kind": "update", "state": _state(draw, {"seq": "opens"})})
+        end = _window_end(changes, interval)
+    if end - 1 > at and (returned is not None or draw(integers(0, 3)) < 3):
+        # one more change inside the window: it waits
         at = draw(integers(at, end - 1))
         changes.append({"at": at, "kind": "update", "state": _state(draw, {"seq": "last"})})
         end = _window_end(changes, interval)
-        at = draw(sampled((end - 1, end, end + 1)))
+        at = end + returned if returned is not None else draw(sampled((end - 1, end, end + 1)))
     else:
         at = draw(sampled((end, end - 1, end + 1, at)))
     events = [*changes, {"at": at, "kind": "return"}]
@@ -629,6 +681,11 @@ def publish_families(capabilities: Capabilities) -> tuple[Family, ...]:
         Family("aligned", 1, aligned(), aims=("publish.window", "publish.latest")),
         Family("window-edges", 3, window_edges(), aims=(
             "publish.window", "publish.latest", "publish.terminal", "publish.after-return")),
+        # The return a millisecond before a pending state's window ends, at its end, and after:
+        # a family each, so that every run meets all three.
+        *(Family(f"return-{name}-window-end", 1, window_edges(returned), aims=(
+            "publish.terminal", "publish.window"))
+          for name, returned in (("before", -1), ("at", 0), ("after", 1))),
         Family("late", 2, timelines(late=True), aims=("publish.after-return",)),
     ))
 

@@ -88,11 +88,12 @@ _CLIP_EDGE_CHARS = ("a", "\U0001f600", "\ud800", "\u00e9", "\x00")
 
 
 @st.composite
-def _clip_edge(draw: st.DrawFn) -> str:
-    """An identity of exactly 255, 256 or 257 code points (budget.md §3.2), with an astral
-    character, a lone surrogate or an escape at or next to the clip: kept whole, kept whole at
-    the clip, or clipped by one."""
-    length = draw(sampled((CLIP - 1, CLIP, CLIP + 1)))
+def _clip_edge(draw: st.DrawFn, length: int | None = None) -> str:
+    """An identity of exactly 255, 256 or 257 code points (budget.md §3.2; ``length`` fixes
+    which), with an astral character, a lone surrogate or an escape at or next to the clip:
+    kept whole, kept whole at the clip, or clipped by one."""
+    if length is None:
+        length = draw(sampled((CLIP - 1, CLIP, CLIP + 1)))
     unit = draw(sampled(("a", "id-", "\u00e9", "\U0001f600")))
     points = list((unit * length)[:length])
     for index in draw(st.lists(sampled((CLIP - 2, CLIP - 1, CLIP)), max_size=2)):
@@ -101,11 +102,13 @@ def _clip_edge(draw: st.DrawFn) -> str:
     return "".join(points)
 
 
-def clip_edge() -> st.SearchStrategy[str]:
-    return _CLIP_EDGE
+def clip_edge(length: int | None = None) -> st.SearchStrategy[str]:
+    """Identities at the clip (see ``_clip_edge``); with ``length``, of that many code points."""
+    return _CLIP_EDGE if length is None else _CLIP_EDGES[length]
 
 
 _CLIP_EDGE = _clip_edge()
+_CLIP_EDGES = {length: _clip_edge(length) for length in (CLIP - 1, CLIP, CLIP + 1)}
 
 
 @cache
