@@ -180,24 +180,28 @@ def tree_state(root: Path = ROOT) -> dict[str, tuple[Any, ...]] | None:
 
 
 @functools.cache
-def quick_inputs(op_name: str) -> tuple[Any, ...]:
+def quick_inputs(op_name: str, seed: int | None = None) -> tuple[Any, ...]:
     """The inputs a quick search of ``op_name`` draws under the default capabilities: each
-    family with its share of the quick budget, derandomized and inside ``isolated_constants``,
-    as the engine generates them (shrinking aside)."""
+    family with its share of the quick budget, inside ``isolated_constants``, as the engine
+    generates them (shrinking aside): derandomized, or from ``seed`` as a random run's."""
     from eventproof.conformance._engine import BUDGETS, isolated_constants, split_budget
     from eventproof.conformance._model import Capabilities
     from eventproof.conformance._operations import operation
     from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as seeded
 
     families = operation(op_name).families(Capabilities())
     drawn: list[Any] = []
-    for family, share in zip(families, split_budget(BUDGETS["quick"], families), strict=True):
-        @settings(max_examples=share, derandomize=True, database=None, deadline=None,
+    for index, (family, share) in enumerate(
+            zip(families, split_budget(BUDGETS["quick"], families), strict=True)):
+        @settings(max_examples=share, derandomize=seed is None, database=None, deadline=None,
                   phases=[Phase.generate], suppress_health_check=list(HealthCheck))
         @given(family.strategy)
         def draw(op_input: Any) -> None:
             drawn.append(op_input)
 
+        if seed is not None:
+            draw = seeded(seed * 1000 + index)(draw)
         with isolated_constants():
             draw()
     return tuple(drawn)

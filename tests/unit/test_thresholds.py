@@ -31,13 +31,21 @@ from helpers import quick_inputs
 
 CAPABILITIES = Capabilities()
 REFERENCE = Reference()
+#: The seed the quick draws are made from: None for the derandomized draws of a CI run.
+_SEED: list[int | None] = [None]
+#: Seeds of random runs the thresholds are also met on (``nox -s slow``).
+SLOW_SEEDS = range(1, 13)
+
+
+def _inputs(op: str) -> tuple[Any, ...]:
+    return quick_inputs(op, _SEED[0])
 
 
 # -- wire: the byte bound (wire.md §5.1) and the cost table (§6.5) ----------------------------
 
 def _bound_offsets() -> Iterator[int]:
     """For each opted-in update, its line's size minus maxBytes."""
-    for op_input in quick_inputs("project"):
+    for op_input in _inputs("project"):
         event = op_input["event"]
         if event.get("type") == "tool_execution_update" and op_input["includeLiveEvents"]:
             try:
@@ -74,7 +82,7 @@ def _strings(value: Any) -> Iterator[str]:
 def _roster_offsets() -> Iterator[int]:
     """For each roster, the bytes its results take minus maxBytes, and the bytes one more
     record would take minus maxBytes (the cut the bound decides)."""
-    for op_input in quick_inputs("roster"):
+    for op_input in _inputs("roster"):
         answer = REFERENCE.run("roster", op_input)
         shown = answer["results"]
         size = len(json.dumps(shown, ensure_ascii=False, separators=(",", ":")).encode(
@@ -90,7 +98,7 @@ def _roster_offsets() -> Iterator[int]:
 def _window_offsets() -> Iterator[int]:
     """For each change, its time minus the time the window after the last publish before it
     ends (``last + W``)."""
-    for op_input in quick_inputs("publish"):
+    for op_input in _inputs("publish"):
         window = op_input["intervalMs"]
         publishes = REFERENCE.run("publish", op_input)["publishes"]
         for event in op_input["events"]:
@@ -163,9 +171,13 @@ def _claims(op_input: dict[str, Any]) -> list[Claim]:
     return claims
 
 
-@functools.cache
 def _details_claims() -> tuple[tuple[dict[str, Any], list[Claim]], ...]:
-    return tuple((op_input, _claims(op_input)) for op_input in quick_inputs("details"))
+    return _claims_of(_SEED[0])
+
+
+@functools.cache
+def _claims_of(seed: int | None) -> tuple[tuple[dict[str, Any], list[Claim]], ...]:
+    return tuple((op_input, _claims(op_input)) for op_input in _inputs("details"))
 
 
 def _claim_offsets(offset: Callable[[Claim], int | None]) -> Callable[[], Iterator[int]]:
@@ -211,7 +223,7 @@ def _claim_order_offsets(failed: bool) -> Callable[[], Iterator[int]]:
 def _bound_of_details() -> Iterator[int]:
     """What the heavy fields cost minus sharedBytes and the floors of the groups the records
     have fields in (budget.md §5.6): at the bound, or one byte under it."""
-    for op_input in quick_inputs("details"):
+    for op_input in _inputs("details"):
         floors = {"task": op_input["taskFloorBytes"], "output": op_input["outputFloorBytes"],
                   "diagnostics": op_input["diagnosticFloorBytes"]}
         answer = REFERENCE.run("details", op_input)["results"]
@@ -224,7 +236,7 @@ def _bound_of_details() -> Iterator[int]:
 def _identity_offsets(op: str, member: str) -> Callable[[], Iterator[int]]:
     """Code points of a well-formed id or agent minus the clip, 256 (budget.md §3.2)."""
     def offsets() -> Iterator[int]:
-        for op_input in quick_inputs(op):
+        for op_input in _inputs(op):
             for record in op_input["records"]:
                 yield len(well_formed(record[member])) - ID_CLIP_CODE_POINTS
     return offsets
@@ -236,7 +248,7 @@ def _live_offsets(field: str, bound: int) -> Callable[[], Iterator[int]]:
     """For each live record of a roster's answer, what its task (or output) costs minus the
     live head (64 bytes) or tail (128 bytes) it is cut to."""
     def offsets() -> Iterator[int]:
-        for op_input in quick_inputs("roster"):
+        for op_input in _inputs("roster"):
             shown = len(REFERENCE.run("roster", op_input)["results"])
             for record in op_input["records"][:shown]:
                 if field in record:
@@ -249,7 +261,7 @@ def _lane_offsets(which: str) -> Callable[[], Iterator[int]]:
     decides at 1), or the update's records minus the records the lane knew (it recovers known
     records below 0)."""
     def offsets() -> Iterator[int]:
-        for op_input in quick_inputs("lane"):
+        for op_input in _inputs("lane"):
             known = 0
             for update, state in zip(op_input["updates"],
                                      REFERENCE.run("lane", op_input)["states"], strict=True):
@@ -277,7 +289,7 @@ def _window_end(changes: list[dict[str, Any]], window: int) -> tuple[int, bool]:
 
 def _timelines() -> Iterator[tuple[int, list[dict[str, Any]], int, list[dict[str, Any]]]]:
     """Each publish input as (window, changes, the return's time, late callbacks)."""
-    for op_input in quick_inputs("publish"):
+    for op_input in _inputs("publish"):
         events = op_input["events"]
         at = next(i for i, event in enumerate(events) if event["kind"] == "return")
         yield int(op_input["intervalMs"]), events[:at], events[at]["at"], events[at + 1:]
@@ -319,7 +331,7 @@ def _last_change_offsets() -> Iterator[int]:
 
 def _minimum_offsets(op: str, member: str, minimum: int) -> Callable[[], Iterator[int]]:
     def offsets() -> Iterator[int]:
-        for op_input in quick_inputs(op):
+        for op_input in _inputs(op):
             yield op_input[member] - minimum
     return offsets
 
@@ -328,7 +340,7 @@ def _largest_offsets(op: str) -> Callable[[], Iterator[int]]:
     """Every integer of the inputs (a lane update's total for a lane) minus the largest an input
     may hold, 2^53 - 1 (budget.md §1)."""
     def offsets() -> Iterator[int]:
-        for op_input in quick_inputs(op):
+        for op_input in _inputs(op):
             if op == "details":
                 yield from (op_input[name] - MAX_SAFE_INTEGER for name in (
                     "sharedBytes", "taskFloorBytes", "outputFloorBytes", "diagnosticFloorBytes"))
@@ -388,18 +400,34 @@ THRESHOLDS: dict[str, tuple[Callable[[], Iterator[int]], set[int]]] = {
 }
 
 
+def _assert_met(name: str, seed: int | None) -> None:
+    offsets, wanted = THRESHOLDS[name]
+    _SEED[0] = seed
+    try:
+        met = set(offsets())
+    finally:
+        _SEED[0] = None
+    assert wanted <= met, f"{name} (seed {seed}): drawn at offsets " \
+        f"{sorted(met & {-2, -1, 0, 1, 2})}, never at {sorted(wanted - met)}"
+
+
 @pytest.mark.parametrize("name", list(THRESHOLDS))
 def test_each_threshold_is_drawn_at_below_and_above(name: str) -> None:
-    offsets, wanted = THRESHOLDS[name]
-    met = set(offsets())
-    assert wanted <= met, f"{name}: drawn at offsets {sorted(met & {-2, -1, 0, 1, 2})}, " \
-        f"never at {sorted(wanted - met)}"
+    _assert_met(name, None)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", SLOW_SEEDS)
+@pytest.mark.parametrize("name", list(THRESHOLDS))
+def test_each_threshold_is_drawn_on_random_runs_too(name: str, seed: int) -> None:
+    """A random run draws other inputs: every threshold is met on each of these seeds too."""
+    _assert_met(name, seed)
 
 
 @pytest.mark.parametrize("edge", list(COST_EDGES))
 def test_each_edge_of_the_cost_table_is_drawn_next_to_the_bound(edge: str) -> None:
     """Within 40 bytes of maxBytes, where one byte decides whether the line is bounded."""
     character = COST_EDGES[edge]
-    near = [op_input["event"] for op_input in quick_inputs("project")
+    near = [op_input["event"] for op_input in _inputs("project")
             if op_input["event"].get("type") == "tool_execution_update"]
     assert any(character in text for event in near for text in _strings(event)), edge
