@@ -237,6 +237,42 @@ def main() -> None:
     """Check an AI-agent event-stream implementation against the eventproof spec."""
 
 
+#: The most worker processes ``--jobs auto`` starts: each starts a copy of the implementation,
+#: and a run has only so many searches to share out at once.
+AUTO_JOBS_LIMIT = 4
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the platform says, as in a
+    container limited to some cores), at least 1."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is not None:
+        try:
+            return max(1, len(affinity(0)))
+        except OSError:
+            pass
+    return max(1, os.cpu_count() or 1)
+
+
+def _jobs(value: str | int, ctx: click.Context | None = None) -> int:
+    """``--jobs`` (or ``EVENTPROOF_JOBS``): a whole number of worker processes, at least 1, or
+    ``auto``."""
+    text = str(value).strip().lower()
+    if text == "auto":
+        return min(usable_cores(), AUTO_JOBS_LIMIT)
+    if not text.isdigit() or int(text) < 1:
+        from click.core import ParameterSource
+
+        source = ctx.get_parameter_source("jobs") if ctx is not None else None
+        where = ("'--jobs' (from the environment variable EVENTPROOF_JOBS)"
+                 if source == ParameterSource.ENVIRONMENT else "'--jobs'")
+        raise click.BadParameter(
+            f"{value!r} is not a number of worker processes: give a whole number of at least 1 "
+            "(1 runs everything in this process), or auto (one per usable core)",
+            param_hint=where)
+    return int(text)
+
+
 def _examples(examples: str | None, **old: str | None) -> str:
     """``--examples``, or an old spelling of it (``--budget``, ``--profile``) with a notice on
     stderr: "budget" names the budget profile, "profile" a rule set."""
@@ -330,10 +366,13 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
 @click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path(".eventproof"), show_default=True,
               help="Where failure case files (failures/) and the example database (examples/) go.")
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--jobs", default="auto", show_default=True, metavar="N|auto",
+              envvar="EVENTPROOF_JOBS", show_envvar=True,
+              callback=lambda ctx, _param, value: _jobs(value, ctx),
               help="Run the searches (operation x input family) in this many worker "
                    "processes, each with its own copy of the implementation (deterministic runs "
-                   "give the same report).")
+                   "give the same report with any number). auto: one per usable core, at most "
+                   f"{AUTO_JOBS_LIMIT}; 1 runs everything in this process.")
 @click.option("--shard", default=None, metavar="K/N",
               help="Check only slice K of N of the operations (a CI matrix of N jobs); join "
                    "the JSON reports with `eventproof report --merge`.")

@@ -30,6 +30,9 @@ settings.register_profile("dev", max_examples=100, deadline=None)
 settings.register_profile("thorough", max_examples=1000, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+# pytest-xdist already runs one test per core: a run a test starts checks in its own process
+# unless the test asks for --jobs (the default, auto, would start a worker per core under each).
+os.environ.setdefault("EVENTPROOF_JOBS", "1")
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: absent under -p no:xdist

@@ -108,10 +108,14 @@ def eventproof_args(env: Mapping[str, str], report_dir: Path, state_dir: Path) -
         args += ["--ops", ",".join(wanted)]
     jobs = _input(env, "jobs")
     if jobs:
-        if not jobs.isdigit() or int(jobs) < 1:
+        if jobs.strip().lower() == "auto":
+            args += ["--jobs", "auto"]
+        elif not jobs.isdigit() or int(jobs) < 1:
             raise InputError(f"input jobs: {jobs!r} is not a number of worker processes of at "
-                             "least 1; use e.g. 2 (the runner's cores), or leave it empty for 1")
-        args += ["--jobs", str(int(jobs))]
+                             "least 1; use e.g. 2, or auto (one per core of the runner), or "
+                             "leave it empty for auto")
+        else:
+            args += ["--jobs", str(int(jobs))]
     shard = _input(env, "shard")
     if shard:
         match = re.fullmatch(r"(\d+)/(\d+)", shard)
