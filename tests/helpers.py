@@ -179,6 +179,17 @@ def tree_state(root: Path = ROOT) -> dict[str, tuple[Any, ...]] | None:
     return state
 
 
+def conforms_on_a_quick_run(impl: Any, op: str, seed: int) -> bool:
+    """Whether ``impl`` conforms on a random quick run of ``op`` from ``seed``, stopping at the
+    first broken rule: how the tests that plant a wrong implementation hold the generators to
+    catching it."""
+    from eventproof.conformance import check_implementation
+
+    report = check_implementation(impl, ops=[op], examples="quick", seed=seed,
+                                  deterministic=False, exitfirst=True)
+    return report.verdict.conforms
+
+
 @functools.cache
 def quick_inputs(op_name: str, seed: int | None = None) -> tuple[Any, ...]:
     """The inputs a quick search of ``op_name`` draws under the default capabilities: each

@@ -23,6 +23,7 @@ from eventproof.reference._settle import (
     continuable_stop_reason,
     one_shot_stop_reason,
 )
+from helpers import conforms_on_a_quick_run
 from hypothesis import HealthCheck, Phase, given, settings
 from miniatures import Miniature
 from miniatures.selection import _restated
@@ -182,9 +183,7 @@ WRONG: dict[str, type[Miniature]] = {
 
 
 def _caught(wrong: type[Miniature], seed: int) -> bool:
-    report = check_implementation(wrong, ops=["settle"], examples="quick", seed=seed,
-                                  deterministic=False, exitfirst=True)
-    return not report.conforms
+    return not conforms_on_a_quick_run(wrong, "settle", seed)
 
 
 @pytest.mark.parametrize("seed", DEFAULT_SEEDS)
