@@ -49,6 +49,22 @@ class Family:
     aims: tuple[str, ...] = ()
 
 
+#: The sides of a threshold: a unit under it, at it, and over it.
+SIDES: tuple[tuple[str, int], ...] = (("under", -1), ("at", 0), ("over", 1))
+
+
+def family_per_side(
+    name: Callable[[str], str], weight: int, strategy: Callable[[int], Any],
+    aims: tuple[str, ...] = (), sides: tuple[tuple[str, int], ...] = SIDES,
+) -> tuple[Family, ...]:
+    """One family for each side of a threshold an input meets only once (a first record's
+    share, a return against a window's end, a line against ``maxBytes``): ``strategy(offset)``
+    draws inputs on that side, ``name(side)`` names its family. Each family has its own share
+    of every budget, so every run, on every seed, meets every side; one family drawing the side
+    at random would miss one on some seeds."""
+    return tuple(Family(name(side), weight, strategy(offset), aims) for side, offset in sides)
+
+
 @dataclass(frozen=True)
 class Rule:
     """One normative statement of the spec that a check enforces."""

@@ -30,7 +30,7 @@ from eventproof.reference._budget import (
 )
 from hypothesis import strategies as st
 
-from ..._model import Capabilities, Family
+from ..._model import Capabilities, Family, family_per_side
 from ..._reused import BOOLEANS, integers, sampled
 from .values import (
     _AGENTS,
@@ -293,11 +293,9 @@ def details_families(capabilities: Capabilities) -> tuple[Family, ...]:
         Family("budget-edges", 2, budget_edge_details(), aims=(
             "details.cut", "details.rejected", "details.task", "details.output",
             "details.reason", "details.fair-share", "details.claim-order", "details.bounded")),
-        # The first record's demand a byte under its share, at it and a byte over: a family
-        # each, so that every run meets all three.
-        *(Family(f"first-share-{name}", 1, budget_edge_details(first), aims=(
-            "details.fair-share", "details.cut", "details.claim-order"))
-          for name, first in (("under", -1), ("at", 0), ("over", 1))),
+        # The first record's demand a byte under its share, at it and a byte over.
+        *family_per_side(lambda side: f"first-share-{side}", 1, budget_edge_details, aims=(
+            "details.fair-share", "details.cut", "details.claim-order")),
         Family("seed-scale", 1, seed_scale_details(), aims=(
             "details.bounded", "details.fair-share", "details.output", "details.task",
             "details.rejected")),
@@ -391,11 +389,9 @@ def roster_families(capabilities: Capabilities) -> tuple[Family, ...]:
         Family("small", 3, st.builds(_roster, batches(), _ROSTER_BOUNDS)),
         Family("exact-fit", 1, exact_fit_rosters(), aims=("roster.prefix", "roster.bounded",
                                                           "roster.count")),
-        # A bound a byte under a prefix's size, at it and a byte over: a family each, so that
-        # every run meets all three.
-        *(Family(f"bound-{name}-prefix", 1, exact_fit_rosters(offset), aims=(
-            "roster.prefix", "roster.bounded", "roster.count"))
-          for name, offset in (("under", -1), ("at", 0), ("over", 1))),
+        # A bound a byte under a prefix's size, at it and a byte over.
+        *family_per_side(lambda side: f"bound-{side}-prefix", 1, exact_fit_rosters, aims=(
+            "roster.prefix", "roster.bounded", "roster.count")),
         Family("large", 1, large_rosters(), aims=("roster.bounded", "roster.count",
                                                   "roster.prefix")),
         Family("live-edges", 2, live_edge_rosters(), aims=(
@@ -473,7 +469,7 @@ def edge_lanes(draw: st.DrawFn) -> OpInput:
     updates = [_update([_live(i) for i in range(known)], known)]
     for step in draw(st.permutations((-1, 0, 1))):
         count = known + step
-        status = STATUSES[(known + step) % len(STATUSES)]
+        status = STATUSES[count % len(STATUSES)]
         updates.append(_update([_live(i, status) for i in range(count)],
                                draw(integers(0, count)) if draw(BOOLEANS) else count))
         known = max(known, count)
@@ -605,6 +601,10 @@ def _window_end(changes: list[Record], interval: int) -> int:
     return waiting[0] if waiting else int(after[-1]["at"]) + interval
 
 
+#: The sides of a window's end, in time.
+_BEFORE_AFTER = {"under": "before", "over": "after"}
+
+
 @st.composite
 def window_edges(draw: st.DrawFn, returned: int | None = None) -> OpInput:
     """Every event placed against the window the changes before it left open (budget.md §8.2,
@@ -681,11 +681,9 @@ def publish_families(capabilities: Capabilities) -> tuple[Family, ...]:
         Family("aligned", 1, aligned(), aims=("publish.window", "publish.latest")),
         Family("window-edges", 3, window_edges(), aims=(
             "publish.window", "publish.latest", "publish.terminal", "publish.after-return")),
-        # The return a millisecond before a pending state's window ends, at its end, and after:
-        # a family each, so that every run meets all three.
-        *(Family(f"return-{name}-window-end", 1, window_edges(returned), aims=(
-            "publish.terminal", "publish.window"))
-          for name, returned in (("before", -1), ("at", 0), ("after", 1))),
+        # The return a millisecond before a pending state's window ends, at its end, and after.
+        *family_per_side(lambda side: f"return-{_BEFORE_AFTER.get(side, side)}-window-end", 1,
+                         window_edges, aims=("publish.terminal", "publish.window")),
         Family("late", 2, timelines(late=True), aims=("publish.after-return",)),
     ))
 

@@ -13,7 +13,7 @@ from eventproof.reference import (
 )
 from hypothesis import strategies as st
 
-from ..._model import Capabilities, Family
+from ..._model import Capabilities, Family, family_per_side
 from ..._reused import BOOLEANS
 from .events import (
     _agent_ends,
@@ -226,8 +226,8 @@ def _classify_inputs(draw: st.DrawFn) -> OpInput:
     return {"event": draw(unknown_events() if unknown else agent_events())}
 
 
-#: The families of lines at the bound, and each one's line size minus ``maxBytes``.
-AT_BOUND_FAMILIES = {"at-bound": 0, "one-byte-over": 1, "one-byte-under": -1}
+#: The families of lines at the bound, by the side of it their lines are on.
+AT_BOUND_FAMILIES = {"at": "at-bound", "over": "one-byte-over", "under": "one-byte-under"}
 
 #: ``maxBytes`` far above any line (the schema bounds it only below): the largest integer a
 #: double holds exactly, and beyond it (a port reading it as a double or a 32-bit integer reads
@@ -379,12 +379,12 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
             capabilities, oversized_facts(max_bytes=bound), st.booleans(), sized=True)),
         Family("near-bound", 3, _project(
             capabilities, tool_execution_updates(max_bytes=bound), _MOSTLY, sized=True)),
-        # A family for each side of the bound, so that every run meets all three.
-        *(Family(name, 1, _project(
-            capabilities, tool_execution_updates(max_bytes=bound, at_bound=True,
-                                                 bound_offset=offset),
-            st.just(True), sized=True))
-          for name, offset in AT_BOUND_FAMILIES.items()),
+        # Lines at the bound, a byte over it and a byte under it.
+        *family_per_side(
+            AT_BOUND_FAMILIES.__getitem__, 1,
+            lambda offset: _project(capabilities, tool_execution_updates(
+                max_bytes=bound, at_bound=True, bound_offset=offset), st.just(True), sized=True),
+            sides=(("at", 0), ("over", 1), ("under", -1))),
         Family("under-bound", 1, _project(
             capabilities, tool_execution_updates(max_bytes=bound, under_bound=True),
             st.just(True), sized=True)),
