@@ -225,22 +225,26 @@ def decoys(draw: st.DrawFn, least: int = 0) -> list[Event]:
     return [_decoy(form, draw(texts)) for form in forms[:count]]
 
 
+#: Each carrier's own shape, before a message is added to it (types the spec does not name
+#: carry only a turn and a step).
+_CARRIER_SHAPES: dict[str, Event] = {
+    "user/message": _user_message([{"type": "text", "text": "not an answer"}]),
+    "tool/call": _tool_call({"id": "call_1", "name": "read", "arguments": "{}"}),
+    "turn/start": _turn_start(0),
+    "turn/end": _turn_end(0, "completed"),
+    "step/start": _step_start(0),
+    "step/end": _step_end(0),
+    "agent/inbox/spliced": _insertion(),
+    "assistant/chunk": _chunk({"type": "reasoning-delta", "index": 0, "text": "thinking"}),
+}
+
+
 def _carrying(kind: str, message: dict[str, Any]) -> Event:
     """An event of ``kind`` in its own shape, with ``message`` added as ``data.message`` where
     the kind has no such member (an open object, selection.md §2.1)."""
-    text = [{"type": "text", "text": "not an answer"}]
-    own: dict[str, Event] = {
-        "user/message": _user_message(text),
-        "tool/call": _tool_call({"id": "call_1", "name": "read", "arguments": "{}"}),
-        "turn/start": _turn_start(0),
-        "turn/end": _turn_end(0, "completed"),
-        "step/start": _step_start(0),
-        "step/end": _step_end(0),
-        "agent/inbox/spliced": _insertion(),
-        "assistant/chunk": _chunk({"type": "reasoning-delta", "index": 0, "text": "thinking"}),
-    }
-    event = own.get(kind) or _event(kind, {"turn": 0, "step": 0})
-    return {**event, "data": {**event["data"], "message": message}}
+    event = _copied(_CARRIER_SHAPES.get(kind) or _event(kind, {"turn": 0, "step": 0}))
+    event["data"]["message"] = message
+    return event
 
 
 @cache

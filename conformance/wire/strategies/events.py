@@ -740,9 +740,9 @@ def tool_execution_updates(
     Placements: within 40 bytes of ``max_bytes`` either way (exactly at it included), over by
     so much that even the bounded form cannot keep the whole text ("tail-cut"), several times
     over, or small. With ``at_bound``, the line is exactly ``max_bytes`` bytes (it fits and is
-    written whole) or one byte more (it is bounded), or one byte less (``bound_offset`` fixes which:
-    0, 1 or -1); with ``under_bound``,
-    one byte more or one or two less (the simplest draw is the one byte over). The big text
+    written whole) or one byte more (it is bounded), or one byte less (``bound_offset`` fixes
+    which: 0, 1 or -1); with ``under_bound``, one byte more or one or two less (the simplest
+    draw is the one byte over). The big text
     sits in the shape ``partialResult`` takes (content blocks with ``details``, a bare string,
     blocks around non-text blocks, a surrogate pair split across two blocks); for shapes without
     text (null, a number, an array, an object without array ``content``) the bulk goes into
