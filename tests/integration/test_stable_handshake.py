@@ -87,11 +87,13 @@ def test_a_restarted_program_with_another_handshake_stops_every_later_request(
 
 def test_each_worker_of_jobs_answers_the_handshake_of_the_first(tmp_path: Path) -> None:
     """fault_program changes its handshake in every start after the first: the second worker's
-    program is such a start."""
+    program is such a start. A worker's handshake is compared when it takes a search, so the
+    run holds enough searches (40 examples each) that the second worker takes one even when the
+    first has started long before it on a loaded machine."""
     impl = f"{shlex.quote(sys.executable)} {PROGRAM} {tmp_path / 'program'} handshake version 99"
     done = subprocess.run(
         [sys.executable, "-m", "eventproof.conformance", "run", "--impl", impl, "--ops",
-         "select,classify", "--max-examples", "5", "--jobs", "2", "--deterministic",
+         "select,classify", "--max-examples", "40", "--jobs", "2", "--deterministic",
          "--no-progress", "--state-dir", str(tmp_path / "state")],
         capture_output=True, text=True, timeout=120, check=False, cwd=ROOT)
     said = " ".join(done.stderr.split())
