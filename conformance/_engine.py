@@ -12,6 +12,7 @@ import hashlib
 import json
 import math
 import time
+import warnings
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -19,7 +20,7 @@ from typing import Any, NoReturn
 
 from hypothesis import HealthCheck, Phase, given, reject, seed, settings, target
 from hypothesis.database import ExampleDatabase
-from hypothesis.errors import Flaky, Unsatisfiable, UnsatisfiedAssumption
+from hypothesis.errors import Flaky, HypothesisWarning, Unsatisfiable, UnsatisfiedAssumption
 from hypothesis.strategies import SearchStrategy
 
 from . import _adapters
@@ -118,14 +119,28 @@ def _reference_answer(expected: Any) -> Any:
 
 
 def split_budget(total: int, families: tuple[Family, ...]) -> list[int]:
-    """``total`` examples shared by weight (largest remainders first), at least one each."""
-    weights = [family.weight for family in families]
-    exact = [total * weight / sum(weights) for weight in weights]
+    """``total`` examples shared by weight (largest remainders first), at least one each; a
+    family with a fixed share (:attr:`Family.examples`) gets it on top of ``total``, so that
+    it takes nothing from the others at any budget."""
+    weighted = [i for i, family in enumerate(families) if family.examples is None]
+    weights = [families[i].weight for i in weighted]
+    exact = [total * weight / sum(weights) for weight in weights] if weights else []
     shares = [int(share) for share in exact]
     by_remainder = sorted(range(len(shares)), key=lambda i: exact[i] - shares[i], reverse=True)
     for i in by_remainder[: total - sum(shares)]:
         shares[i] += 1
-    return [max(share, 1) for share in shares]
+    # Every family is tried: one example each for those the rounding left none, taken from the
+    # largest shares while they can spare one (a budget too small for that is overrun).
+    for i, share in enumerate(shares):
+        if share == 0:
+            shares[i] = 1
+            largest = max(range(len(shares)), key=shares.__getitem__)
+            if shares[largest] > 1:
+                shares[largest] -= 1
+    result = [max(family.examples or 0, 1) for family in families]
+    for i, share in zip(weighted, shares, strict=True):
+        result[i] = share
+    return result
 
 
 @dataclass
@@ -784,7 +799,11 @@ class Engine:
                 return None
             if replay_key is not None:
                 search.trace = []
-            with isolated_constants():
+            with isolated_constants(), warnings.catch_warnings():
+                # Hypothesis warns when it writes out a long counterexample (a tour of every
+                # shape is one): the report shows the input its own way, the warning is noise.
+                warnings.filterwarnings("ignore", "Generating overly large repr",
+                                        HypothesisWarning)
                 test()
         except _Found as found:
             return found

@@ -47,6 +47,12 @@ class Family:
     strategy: Any
     #: The rule ids this family is built to reach (empty: every rule of the operation).
     aims: tuple[str, ...] = ()
+    #: A fixed share, on top of the weighted budget and the same at every budget: a family of
+    #: this many distinct inputs (a choice among them, nothing else drawn), which Hypothesis,
+    #: never trying an input twice, tries once each; or one whose every input meets all it
+    #: is for (a tour of every shape), which more examples would only make slower. It takes
+    #: nothing from the other families, whose shares stay what the budget gives them.
+    examples: int | None = None
 
 
 #: The sides of a threshold: a unit under it, at it, and over it.

@@ -13,7 +13,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-__all__ = ["BOOLEANS", "integers", "sampled"]
+__all__ = ["BOOLEANS", "Cycle", "integers", "sampled"]
 
 BOOLEANS = st.booleans()
 
@@ -36,3 +36,25 @@ def sampled(choices: Sequence[Any]) -> st.SearchStrategy[Any]:
     except KeyError:
         strategy = _SAMPLED[key] = st.sampled_from(choices)
         return strategy
+
+
+class Cycle:
+    """Choices taken in turn from a start, for strategies that must meet every choice: each
+    member (a name) goes through its choices on its own, so every member of a kind meets every
+    edge once enough objects carry it, whatever the draw and whichever others are present."""
+
+    def __init__(self, start: int = 0) -> None:
+        self.start = start
+        self.taken: dict[tuple[Any, str], int] = {}
+
+    def pick(self, choices: Sequence[Any], member: str = "") -> Any:
+        """The next of ``choices`` for ``member``. Choices are told apart by value (a tuple
+        built anew for each pick is the same choices), or by identity when they hold values
+        that cannot be hashed: such choices must be built once (module constants)."""
+        try:
+            key: tuple[Any, str] = (choices, member)
+            at = self.taken[key] = self.taken.get(key, self.start) + 1
+        except TypeError:
+            key = (id(choices), member)
+            at = self.taken[key] = self.taken.get(key, self.start) + 1
+        return choices[at % len(choices)]

@@ -12,6 +12,8 @@ from eventproof.conformance import check_implementation
 from eventproof.conformance._engine import _key, split_budget
 from eventproof.conformance._model import Family
 from eventproof.reference import Reference
+from hypothesis import given
+from hypothesis import strategies as st
 
 #: A module outside site-packages, full of literals Hypothesis would otherwise draw from.
 LOCAL_MODULE = "\n".join(
@@ -66,6 +68,26 @@ def test_budget_is_shared_by_weight() -> None:
     assert split_budget(200, families) == [57, 29, 86, 28]
     assert sum(split_budget(61, families)) == 61
     assert split_budget(2, families) == [1, 1, 1, 1]  # every family is tried at least once
+
+
+@given(st.integers(1, 3000), st.lists(st.tuples(st.integers(1, 5), st.one_of(
+    st.none(), st.integers(1, 40))), min_size=1, max_size=12))
+def test_a_fixed_share_is_added_and_the_budget_shared_by_weight(
+        total: int, specs: list[tuple[int, int | None]]) -> None:
+    """A family with a fixed share (``examples``) gets exactly it, on top of the budget; the
+    weighted families share the budget whole as if it were not there; every family is tried."""
+    families = tuple(Family(f"f{i}", weight, None, examples=examples)
+                     for i, (weight, examples) in enumerate(specs))
+    shares = split_budget(total, families)
+    weighted = tuple(family for family in families if family.examples is None)
+    assert all(share >= 1 for share in shares)
+    assert [share for family, share in zip(families, shares, strict=True)
+            if family.examples is not None] == [family.examples for family in families
+                                                if family.examples is not None]
+    if weighted:
+        assert [share for family, share in zip(families, shares, strict=True)
+                if family.examples is None] == split_budget(total, weighted)
+        assert sum(split_budget(total, weighted)) == max(total, len(weighted))
 
 
 def test_each_family_is_searched() -> None:

@@ -1,54 +1,41 @@
-"""Generators as wide as the schemas: within the quick budget, the inputs an operation's families
-draw meet every shape its input schema (schemas/op-*.json and what they reference) allows.
+"""Generators as wide as the schemas: within the quick budget, on every seed, the inputs an
+operation's families draw meet every shape its input schema (schemas/op-*.json and what they
+reference) allows.
 
 The walk follows each drawn input through its schema and records, at every place of the schema
 the input reaches, what it met: each optional member present and absent, a member the schema
 does not name where the object is open, each enum value, each type and each branch of an
 ``anyOf``/``oneOf``, empty and long arrays, and integers at 0, negative where allowed, at and
-beyond 2^53 - 1 where unbounded, and written as integral doubles (``1.0``). ``KNOWN_NARROW``
-lists what the generators still do not draw, each with its reason: a new gap fails the test, and
-so does a listed one that is drawn now (the list only shrinks).
+beyond 2^53 - 1 where unbounded, and written as integral doubles (``1.0``). Any shape not met is
+a gap, and a gap fails the test.
+
+Most shapes are met by construction, not by luck: a selection log's tour (every draw of
+``tour_logs`` meets every shape of a session log on its own) and the wire profile's list of
+every agent-event shape (each tried once by a search of as many examples).
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import sys
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-import hypothesis
 import pytest
 from eventproof.conformance._model import Capabilities
-from eventproof.conformance._operations import OPERATIONS
+from eventproof.conformance._operations import OPERATIONS, operation
 from eventproof.conformance._schemas import BASE_URI, registry
-
-if __name__ == "__main__":  # run as a script: tests/helpers.py sits one folder up
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from eventproof.conformance.selection.strategies.tour import tour_logs
+from eventproof.conformance.wire.strategies.shapes import shape_count
 from helpers import quick_inputs
+from hypothesis import HealthCheck, Phase, given, settings
 from jsonschema import Draft202012Validator
 
 MAX_SAFE_INTEGER = 2**53 - 1
 #: An array this long or longer is "long".
 LONG = 5
 CAPABILITIES = Capabilities()
-
-#: What the generators do not draw yet, by operation (``schema_narrow.json`` next to this file,
-#: rewritten by ``python tests/unit/test_schema_coverage.py``). The test fails on a gap not listed
-#: there, and on a listed one that is no longer a gap: the list only shrinks.
-NARROW_FILE = Path(__file__).with_name("schema_narrow.json")
-_NARROW = json.loads(NARROW_FILE.read_text("utf-8"))
-KNOWN_NARROW: dict[str, set[tuple[str, str]]] = {
-    op: {(place, fact) for place, fact in gaps} for op, gaps in _NARROW["gaps"].items()}
-#: Another Hypothesis version draws other inputs, with other gaps.
-same_hypothesis = pytest.mark.skipif(
-    hypothesis.__version__ != _NARROW["hypothesis"],
-    reason=f"{NARROW_FILE.name} was written with Hypothesis {_NARROW['hypothesis']}, this is "
-           f"{hypothesis.__version__}: rewrite it with python tests/unit/test_schema_coverage.py")
-
 
 @functools.cache
 def _schema_at(uri: str, pointer: str) -> Any:
@@ -215,24 +202,77 @@ def _escape(name: str) -> str:
 
 @functools.cache
 def walk_of(op_name: str) -> Walk:
+    return _walk(op_name, quick_inputs(op_name))
+
+
+def _walk(op_name: str, inputs: Any) -> Walk:
     op = next(op for op in OPERATIONS if op.name == op_name)
     walk = Walk()
-    for op_input in quick_inputs(op_name):
+    for op_input in inputs:
         walk.visit(op_input, urljoin(BASE_URI, op.input_schema), "/$defs/input")
     return walk
 
 
-@same_hypothesis
+def _gaps_report(op_name: str, gaps: set[tuple[str, str]]) -> str:
+    return f"{op_name}: the quick search never draws these shapes:\n" + "\n".join(
+        f"  {place}: {fact}" for place, fact in sorted(gaps))
+
+
 @pytest.mark.parametrize("op_name", [op.name for op in OPERATIONS])
 def test_a_quick_search_draws_every_shape_the_input_schema_allows(op_name: str) -> None:
     gaps = walk_of(op_name).gaps()
-    known = KNOWN_NARROW.get(op_name, set())
-    new = sorted(gaps - set(known))
-    closed = sorted(set(known) - gaps)
-    assert not new, f"{op_name}: the quick search never draws these shapes:\n" + "\n".join(
-        f"  {place}: {fact}" for place, fact in new)
-    assert not closed, (f"{op_name}: drawn now, remove from {NARROW_FILE.name} (python "
-                        f"tests/unit/test_schema_coverage.py rewrites it): {closed}")
+    assert not gaps, _gaps_report(op_name, gaps)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(1, 9))
+@pytest.mark.parametrize("op_name", [op.name for op in OPERATIONS])
+def test_every_seed_draws_every_shape(op_name: str, seed: int) -> None:
+    gaps = _walk(op_name, quick_inputs(op_name, seed)).gaps()
+    assert not gaps, f"seed {seed}: " + _gaps_report(op_name, gaps)
+
+
+@settings(max_examples=6, deadline=None, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(tour_logs())
+def test_every_tour_meets_every_shape_of_a_session_log(log: list[Any]) -> None:
+    """One tour alone, whatever its draw, meets every shape of a session log but the empty
+    log: the family that draws tours needs no luck and no second example."""
+    gaps = _walk("select", [{"events": log}]).gaps()
+    assert gaps == {("session-event.json#/$defs/log", "empty")}, sorted(gaps)
+
+
+@pytest.mark.parametrize("op_name", ["classify", "project"])
+def test_the_wire_shapes_meet_every_shape_of_an_agent_event(op_name: str) -> None:
+    """The wire profile's shapes, each once, meet every shape of their operation's input, and
+    the quick search of their family, on every seed, tries every one of them."""
+    family = next(family for family in operation(op_name).families(CAPABILITIES)
+                  if family.name == "every-shape")
+    assert family.examples == shape_count()
+    shapes = _shape_inputs(op_name)
+    assert len({json.dumps(shape, sort_keys=True) for shape in shapes}) == shape_count()
+    gaps = _walk(op_name, shapes).gaps()
+    assert not gaps, _gaps_report(op_name, gaps)
+    for seed in (None, 1):
+        drawn = {json.dumps(op_input, sort_keys=True) for op_input in quick_inputs(op_name, seed)}
+        missed = [shape for shape in shapes if json.dumps(shape, sort_keys=True) not in drawn]
+        assert not missed, f"seed {seed}: a quick search never tried {missed[:1]}"
+
+
+def _shape_inputs(op_name: str) -> list[Any]:
+    """Every input the ``every-shape`` family of ``op_name`` can draw."""
+    family = next(family for family in operation(op_name).families(CAPABILITIES)
+                  if family.name == "every-shape")
+    found: dict[str, Any] = {}
+
+    @settings(max_examples=4 * shape_count(), database=None, deadline=None,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(family.strategy)
+    def collect(op_input: Any) -> None:
+        found[json.dumps(op_input, sort_keys=True)] = op_input
+
+    collect()
+    return list(found.values())
 
 
 def test_the_walk_sees_a_gap() -> None:
@@ -244,12 +284,3 @@ def test_the_walk_sees_a_gap() -> None:
     assert ("op-roster.json#/$defs/input/properties/maxBytes", "0") not in walk.gaps()
     assert ("op-roster.json#/$defs/input/properties/records", f"{LONG} items or more") in \
         walk.gaps()
-
-
-if __name__ == "__main__":
-    # Rewrite schema_narrow.json with the gaps of the current generators.
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    narrow = {"hypothesis": hypothesis.__version__,
-              "gaps": {op.name: sorted(map(list, walk_of(op.name).gaps())) for op in OPERATIONS}}
-    NARROW_FILE.write_text(json.dumps(narrow, indent=1, ensure_ascii=False) + "\n", "utf-8")
-    print(f"{sum(map(len, narrow['gaps'].values()))} gaps written to {NARROW_FILE}")

@@ -28,7 +28,8 @@ away, so a counterexample comes out as the few events that matter. Strings stay 
 selection profile is about which text wins, not how big it is.
 
 The strategies are split by domain: ``values``, ``events``, ``logs``, ``families``,
-``settle_forms`` (how a settle log is written), ``observers``."""
+``settle_forms`` (how a settle log is written), ``tour`` (a log of every shape the schemas
+allow), ``observers``."""
 
 from __future__ import annotations
 
@@ -218,7 +219,6 @@ from .settle_forms import (  # noqa: F401 - the profile's strategies, by name
     EXTRA,
     ORDERS,
     TURN_WRITINGS,
-    _Cycle,
     _exact_double,
     _is_number,
     _labels,

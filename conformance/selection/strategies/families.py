@@ -39,6 +39,7 @@ from .logs import (
     session_logs,
 )
 from .settle_forms import EDGE_REMOVALS, written
+from .tour import tour_logs
 from .values import (
     Block,
     Event,
@@ -129,7 +130,19 @@ def select_families(capabilities: Capabilities | None = None) -> tuple[Family, .
                aims=("select.text-fallback", "select.never-empty")),
         Family("decoys", 1, _decoyed_logs(),
                aims=("select.last-message", "select.text-fallback", "select.never-empty")),
+        # Last: its logs are long, and a counterexample is shrunk in the first family showing it.
+        Family("every-shape", 1, _tour_logs(), examples=TOUR_EXAMPLES),
     )
+
+
+#: The examples of a tour family, whatever the budget: each tour meets every shape (:mod:`.tour`).
+TOUR_EXAMPLES = 6
+
+
+@st.composite
+def _tour_logs(draw: st.DrawFn) -> dict[str, Any]:
+    """A log of every shape the session-event schema allows (:mod:`.tour`)."""
+    return {"events": draw(tour_logs())}
 
 
 def select_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[dict[str, Any]]:
@@ -182,6 +195,7 @@ def fold_families(capabilities: Capabilities | None = None) -> tuple[Family, ...
         Family("pushes", 3, fold_inputs(capabilities)),
         Family("streamed-events", 1, _streamed_text_logs().map(_as_pushes)),
         Family("decoys", 1, _decoyed_logs().map(_as_pushes)),
+        Family("every-shape", 1, _tour_logs().map(_as_pushes), examples=TOUR_EXAMPLES),
     )
 
 
@@ -831,7 +845,25 @@ def settle_families(capabilities: Capabilities | None = None) -> tuple[Family, .
     # the first family showing it, and theirs are a few events longer.
     return (tuple(family for family in families if family.name not in _LAST_FAMILIES)
             + _settle_class_families()
-            + tuple(family for family in families if family.name in _LAST_FAMILIES))
+            + tuple(family for family in families if family.name in _LAST_FAMILIES)
+            + (Family("every-shape", 1, _tour_requests(), examples=TOUR_EXAMPLES),))
+
+
+@st.composite
+def _tour_requests(draw: st.DrawFn) -> dict[str, Any]:
+    """A settle request over a log of every shape (:mod:`.tour`), on either path."""
+    events = draw(tour_logs())
+    mode = draw(_MODES)
+    cancelled = draw(_CANCELLED)
+    diagnostic = draw(_diagnostics())
+    if mode == "continuable":
+        return {"events": events, "mode": "continuable"}
+    request: dict[str, Any] = {"events": events, "cancelled": cancelled}
+    if mode is not None:
+        request["mode"] = mode
+    if diagnostic is not None:
+        request["diagnostic"] = diagnostic
+    return request
 
 
 #: The settle families searched after the answer-class families.

@@ -28,7 +28,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ..._reused import BOOLEANS, integers, sampled
+from ..._reused import BOOLEANS, Cycle, integers, sampled
 from .events import MAX_SAFE_INTEGER
 from .values import BASE_TIME, Event, _copied
 
@@ -98,23 +98,7 @@ def _relabel(events: list[Event], labels: Sequence[int], key: str) -> None:
             data[key] = mapping[data[key]]
 
 
-class _Cycle:
-    """The edges of a widened log, taken in turn from a drawn start: every edge of a member is
-    met once the log holds enough of the objects that carry it, whatever the draw."""
-
-    def __init__(self, start: int) -> None:
-        self.start = start
-        self.taken: dict[tuple[int, str], int] = {}
-
-    def pick(self, choices: tuple[Any, ...], member: str = "") -> Any:
-        """The next of ``choices`` for ``member``: each member goes through its choices on its
-        own, so every member of a kind meets every edge, whichever others are present."""
-        key = (id(choices), member)
-        at = self.taken[key] = self.taken.get(key, self.start) + 1
-        return choices[at % len(choices)]
-
-
-def _wide_usage(cycle: _Cycle) -> dict[str, Any]:
+def _wide_usage(cycle: Cycle) -> dict[str, Any]:
     """A usage record with its counts at their edges, its optional members and one no schema
     names."""
     wide: dict[str, Any] = {"inputTokens": cycle.pick(EDGE_COUNTS, "inputTokens"),
@@ -140,17 +124,31 @@ _SURFACE_OPS: tuple[Any, ...] = (
     {"op": "replace", "start": -1, "end": MAX_SAFE_INTEGER, EXTRA: 1},
     {"op": "replace", "start": 2**53 + 1, "end": -(2**53) - 1},
     {"op": "replace", "start": 1.0, "end": 3.0},
+    {"op": "replace", "start": MAX_SAFE_INTEGER, "end": 2**64 + 1},
 )
 
 
-def _wide_failure(cycle: _Cycle, failure: dict[str, Any]) -> dict[str, Any]:
-    """A provider failure as the loop records it: with its HTTP status, the provider's retry
-    delay and request id, and a member no schema names."""
-    return {**failure, "status": cycle.pick(EDGE_STATUSES), "providerRetryAfterMs": 1500.5,
-            "requestId": "req_7f3a", EXTRA: "provider"}
+#: A failure's optional members and their values (the status at its edges, taken in turn).
+_FAILURE_MEMBERS: dict[str, Any] = {
+    "status": EDGE_STATUSES, "providerRetryAfterMs": (1500.5, 0, MAX_SAFE_INTEGER, 30.0),
+    "requestId": ("req_7f3a", ""), EXTRA: ("provider",)}
+#: Whether a failure carries each of them, in turn: mostly, so that a log with a few failures
+#: meets every edge of a status.
+_MOSTLY_PRESENT = (True, True, True, False)
 
 
-def _widen_chunk(cycle: _Cycle, chunk: dict[str, Any]) -> None:
+def _wide_failure(cycle: Cycle, failure: dict[str, Any]) -> dict[str, Any]:
+    """A provider failure as the loop records it: with or without its HTTP status, the
+    provider's retry delay, its request id and a member no schema names, each in turn, and
+    each present one at its next edge."""
+    wide = {key: value for key, value in failure.items() if key not in _FAILURE_MEMBERS}
+    for name, values in _FAILURE_MEMBERS.items():
+        if cycle.pick(_MOSTLY_PRESENT, f"failure.{name}"):
+            wide[name] = cycle.pick(values, name)
+    return wide
+
+
+def _widen_chunk(cycle: Cycle, chunk: dict[str, Any]) -> None:
     if "index" in chunk and _is_number(chunk["index"]):
         chunk["index"] = cycle.pick(EDGE_CHUNK_INDEXES, str(chunk.get("type")))
     if isinstance(chunk.get("usage"), dict):
@@ -176,7 +174,7 @@ def _widen_message(message: Any) -> None:
                 block["isError"] = False
 
 
-def _widen(cycle: _Cycle, event: Event) -> None:
+def _widen(cycle: Cycle, event: Event) -> None:
     """Every open object of ``event`` with a member no schema names, and the optional members
     the schemas name at their edges (selection.md §2.1): none is ever read by the account."""
     event["x-trace"] = {"span": "a1"}
@@ -194,10 +192,13 @@ def _widen(cycle: _Cycle, event: Event) -> None:
             data["usage"] = _wide_usage(cycle)
     elif kind == "tool/result":
         _widen_message(data.get("message"))
-        data["error"] = {"name": "ToolError", "code": "EXIT_1", EXTRA: 1}
-        data["meta"] = _copied(cycle.pick(_TOOL_META))
-        data["mutations"] = [{"path": f"src/{n}.py", "kind": "edit"}
-                             for n in range(cycle.pick(_MUTATION_COUNTS))]
+        if cycle.pick(_PRESENCE, "error"):
+            data["error"] = {"name": "ToolError", "code": "EXIT_1", EXTRA: 1}
+        if cycle.pick(_PRESENCE, "meta"):
+            data["meta"] = _copied(cycle.pick(_TOOL_META))
+        if cycle.pick(_PRESENCE, "mutations"):
+            data["mutations"] = [{"path": f"src/{n}.py", "kind": "edit"}
+                                 for n in range(cycle.pick(_MUTATION_COUNTS))]
     elif kind == "user/message":
         _widen_message(data)
     elif kind == "assistant/chunk" and isinstance(data.get("chunk"), dict):
@@ -238,17 +239,48 @@ def written(draw: st.DrawFn, events: list[Event], *, relabel: bool = True) -> li
     chose them), written as integers or doubles."""
     writing = draw(sampled(TURN_WRITINGS))
     if relabel and writing.startswith("relabelled"):
-        _relabel(events, draw(_labels()), "turn")
-        _relabel(events, draw(_step_labels()), "step")
+        relabelled(draw, events)
     if writing.endswith("mixed"):
         # Every other event writes its numbers as doubles: a turn of two events is written
         # both ways.
-        for index, event in enumerate(events, start=draw(BOOLEANS)):
-            data = event["data"]
-            if event["type"] in _TURN_EVENTS and isinstance(data, dict) and index % 2:
-                for key in ("turn", "step"):
-                    if isinstance(data.get(key), int):
-                        data[key] = _exact_double(data[key])
+        start = draw(BOOLEANS)
+        for index, event in enumerate(events, start=start):
+            if index % 2:
+                _as_doubles(event)
+    reordered(draw, events)
+    if draw(_WIDENED):
+        widened(Cycle(draw(integers(0, 11))), events)
+    return events
+
+
+def relabelled(draw: st.DrawFn, events: list[Event]) -> None:
+    """Relabel the log's turn and step numbers, one to one, onto drawn orders of
+    :data:`EDGE_TURNS` and :data:`EDGE_STEPS`."""
+    _relabel(events, draw(_labels()), "turn")
+    _relabel(events, draw(_step_labels()), "step")
+
+
+def _as_doubles(event: Event) -> None:
+    """``event``'s turn and step numbers written as the integral doubles of the same numbers."""
+    data = event["data"]
+    if event["type"] in _TURN_EVENTS and isinstance(data, dict):
+        for key in ("turn", "step"):
+            if isinstance(data.get(key), int):
+                data[key] = _exact_double(data[key])
+
+
+def doubled_by_type(events: list[Event], start: int) -> None:
+    """Every other event of each type (from ``start``) writes its numbers as doubles: every
+    type that occurs twice is written both ways, whatever the order of the log."""
+    seen: dict[str, int] = {}
+    for event in events:
+        at = seen[event["type"]] = seen.get(event["type"], start) + 1
+        if at % 2:
+            _as_doubles(event)
+
+
+def reordered(draw: st.DrawFn, events: list[Event]) -> None:
+    """The log's seq and time written one of the :data:`ORDERS` (never consulted, §2)."""
     order = draw(sampled(ORDERS))
     count = len(events)
     if order == "backwards":
@@ -271,11 +303,12 @@ def written(draw: st.DrawFn, events: list[Event], *, relabel: bool = True) -> li
     elif order == "doubles":
         for event in events:
             event["seq"], event["time"] = float(event["seq"]), float(event["time"])
-    if draw(_WIDENED):
-        cycle = _Cycle(draw(integers(0, 11)))
-        for event in events:
-            _widen(cycle, event)
-    return events
+
+
+def widened(cycle: Cycle, events: list[Event]) -> None:
+    """Every event of the log with the members of :func:`_widen`, their edges taken in turn."""
+    for event in events:
+        _widen(cycle, event)
 
 
 #: Whether a log's objects carry the members of :func:`_widen`: three logs in four, none in the

@@ -12,7 +12,8 @@ Big strings are built by repeating a short unit, never drawn character by charac
 count is computed so that the line lands where the example wants it (§5.1 measures the canonical
 line, so the arithmetic is exact: a repeated unit adds the same escaped bytes each time).
 
-The strategies are split by domain: ``values``, ``events``, ``families``, ``observers``."""
+The strategies are split by domain: ``values``, ``events``, ``families``, ``shapes`` (one
+event of every shape the schemas allow), ``observers``."""
 
 from __future__ import annotations
 

@@ -35,6 +35,7 @@ from .events import (
     tool_execution_updates,
     unknown_events,
 )
+from .shapes import every_shape_inputs, shape_count
 from .values import (
     CURRENT_BOUND,
     MAX_SAFE_INTEGER,
@@ -163,13 +164,14 @@ def classify_families(capabilities: Capabilities) -> tuple[Family, ...]:
     """The kinds of ``classify`` input a run covers, one per answer class (wire.md §3): facts of
     every known type and unknown types, and frames (``message_update`` of every kind, erroneous
     ones included, and ``tool_execution_update``), so that every run, on every seed and
-    budget, asks both."""
-    del capabilities
+    budget, asks both; then one event of every shape the schemas allow (:mod:`.shapes`)."""
     return (
         Family("facts", 2, _classify_facts()),
         Family("frames", 1, st.builds(_event_input, st.one_of(
             assistant_message_events(), _with_extras(_small_tool_execution_updates())))),
         Family("near-misses", 1, st.builds(_event_input, frame_look_alikes())),
+        Family("every-shape", 1, every_shape_inputs("classify", capabilities),
+               examples=shape_count()),
     )
 
 
@@ -411,6 +413,9 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
     ]
     if capabilities.variable_max_bytes:
         families.append(Family("edge", 1, _edge_inputs()))
+    # Last: a counterexample is shrunk in the first family showing it, and these cannot shrink.
+    families.append(Family("every-shape", 1, every_shape_inputs("project", capabilities),
+                           examples=shape_count()))
     return tuple(replace(family, aims=FAMILY_AIMS[family.name]) for family in families)
 
 
@@ -439,6 +444,7 @@ FAMILY_AIMS: dict[str, tuple[str, ...]] = {
     "integral-doubles": ("project.message-update", "project.fact-passthrough", "bound.fits",
                          "canon.bytes"),
     "edge": ("bound.ids", "bound.converges", "bound.fits"),
+    "every-shape": (),
 }
 
 
