@@ -282,18 +282,9 @@ def test_a_quick_search_catches_each_class_of_shape(wrong: type[_Wrong], seed: i
     _assert_caught(wrong, seed)
 
 
-#: Known misses on the quick budget (the families these shapes live in get three draws a run):
-#: a huge maxBytes is one spelling in six of the families not sized to the bound, an update's
-#: own members one draw in two of the message-updates family.
-_KNOWN_MISSES = {(MaxBytesInt64, 2), (UpdateKeepsOwnMembers, 1)}
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize(("wrong", "seed"), [
-    pytest.param(wrong, seed, id=f"{wrong.__name__}-{seed}", marks=[pytest.mark.xfail(
-        reason="missed on this seed's quick run; see _KNOWN_MISSES", strict=False)]
-        if (wrong, seed) in _KNOWN_MISSES else [])
-    for wrong in WRONG for seed in SLOW_SEEDS])
+@pytest.mark.parametrize("seed", SLOW_SEEDS)
+@pytest.mark.parametrize("wrong", list(WRONG), ids=lambda cls: cls.__name__)
 def test_a_quick_search_catches_each_class_of_shape_on_more_seeds(wrong: type[_Wrong],
                                                                   seed: int) -> None:
     _assert_caught(wrong, seed)
