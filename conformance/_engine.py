@@ -774,6 +774,11 @@ class Engine:
         phases = [Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink]
         if self.max_examples >= TARGET_PHASE_BUDGET:
             phases.insert(3, Phase.target)
+        if family.examples is not None:
+            # A fixed share's inputs are wholes built to meet every shape (Family.examples):
+            # shrinking one would only move which edge each part meets, one restart of a
+            # crashing implementation per try.
+            phases.remove(Phase.shrink)
         test = settings(
             max_examples=budget,
             database=self.database,

@@ -313,7 +313,7 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
                    "once every rule asked for is broken, and the reports hold these rules.")
 @click.option("--examples", type=click.Choice(["quick", "default", "thorough"]), default=None,
               help="Examples per operation search: quick 60, default 200, thorough 2000 "
-                   "(and each operation's every-shape inputs on top: 6 to 22).")
+                   "(and each operation's every-shape inputs on top: 3 to 22).")
 @click.option("--budget", "old_budget", type=click.Choice(["quick", "default", "thorough"]),
               default=None, hidden=True,
               help="Old spelling of --examples (budget names the budget profile now).")

@@ -125,7 +125,9 @@ def search(op: Any, family: Any, budget: int, on_input: Callable[[Any, dict[str,
         max_examples=budget, database=None, derandomize=True, deadline=None,
         report_multiple_bugs=False, print_blob=False, suppress_health_check=list(HealthCheck),
         phases=[Phase.explicit, Phase.reuse, Phase.generate,
-                *([Phase.target] if target_phase else []), Phase.shrink],
+                *([Phase.target] if target_phase else []),
+                # The engine does not shrink a fixed share's inputs (Family.examples).
+                *([Phase.shrink] if family.examples is None else [])],
     )(test)
     try:
         with isolated_constants():
