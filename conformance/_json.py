@@ -74,6 +74,18 @@ def well_formed(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
+def without_lone_surrogates(value: Any) -> Any:
+    """``value`` with every string and member name :func:`well_formed`: the same shape, as an
+    implementation that declared ``loneSurrogates: false`` can be sent it."""
+    if isinstance(value, str):
+        return well_formed(value)
+    if isinstance(value, Mapping):
+        return {well_formed(key): without_lone_surrogates(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [without_lone_surrogates(item) for item in value]
+    return value
+
+
 def utf16(text: str) -> bytes:
     """The UTF-16 code units of ``text`` (a lone surrogate is one unit of its own)."""
     return text.encode("utf-16-le", "surrogatepass")
