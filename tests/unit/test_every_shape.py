@@ -147,9 +147,13 @@ def _assert_caught(wrong: type[Reference], op: str, seed: int) -> None:
         f"{wrong.__name__} conforms on a quick {op} run, seed {seed}")
 
 
+#: Every wrong implementation with each operation that must catch it.
+each_case = pytest.mark.parametrize(("wrong", "op"), CASES,
+                                    ids=[f"{wrong.__name__}-{op}" for wrong, op in CASES])
+
+
 @pytest.mark.parametrize("seed", DEFAULT_SEEDS)
-@pytest.mark.parametrize(("wrong", "op"), CASES,
-                         ids=[f"{wrong.__name__}-{op}" for wrong, op in CASES])
+@each_case
 def test_a_quick_search_catches_each_typed_reading(wrong: type[Reference], op: str,
                                                    seed: int) -> None:
     _assert_caught(wrong, op, seed)
@@ -157,8 +161,7 @@ def test_a_quick_search_catches_each_typed_reading(wrong: type[Reference], op: s
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", SLOW_SEEDS)
-@pytest.mark.parametrize(("wrong", "op"), CASES,
-                         ids=[f"{wrong.__name__}-{op}" for wrong, op in CASES])
+@each_case
 def test_every_seed_catches_each_typed_reading(wrong: type[Reference], op: str,
                                                seed: int) -> None:
     _assert_caught(wrong, op, seed)
