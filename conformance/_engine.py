@@ -26,9 +26,9 @@ from hypothesis.strategies import SearchStrategy
 from . import _adapters
 from ._errors import HarnessError
 from ._hypothesis_compat import digest_of, isolated_constants, set_digest
-from ._json import holds_lone_surrogate
 from ._model import (
     FAILING,
+    LIMIT_LEAVES,
     Capabilities,
     Errored,
     Family,
@@ -220,10 +220,8 @@ class FamilySearch:
     #: The minimal counterexample, or None when the search found nothing.
     found: Finding | None = None
     counts: _Counts = field(default_factory=_Counts)
-    #: Answers judged, and requests set aside for a declared limit, by this search: a search
-    #: that judged under half of its budget starved.
+    #: Answers judged by this search: a search that judged under half of its budget starved.
     judged_this_search: int = 0
-    limited_this_search: int = 0
     #: Catch-all rules an already-found rule explained, in the order met: ``(catch-all, input,
     #: answer, explaining rule)``, the first input for each.
     explained: list[tuple[str, Any, Any, str]] = field(default_factory=list)
@@ -277,8 +275,8 @@ def _first_found(error: BaseException) -> _Found | None:
 _HANGS_PER_SEARCH = 3
 #: Stands for a request that was deliberately not sent (see ``Engine._ask``).
 _NOT_SENT = object()
-#: Stands for a request not sent because the implementation declared a limit it breaks.
-_LIMITED = object()
+
+
 class _OutOfTime(BaseException):
     """Raised inside a Hypothesis example once the run's time is up. Not an ``Exception``, so
     Hypothesis passes it straight through instead of shrinking it."""
@@ -476,8 +474,7 @@ class OpSearch:
                 engine.cut_short = state.cut_short = STOP_AFTER_REASON
             self.excluded = None
             return True
-        # Requests set aside for a declared limit count as covered: the limit is reported.
-        if (result.judged_this_search + result.limited_this_search) * 2 < budget:
+        if result.judged_this_search * 2 < budget:
             state.starved.append(result.family)
         if state.cut_short or self.applied == len(self.families):
             self.over = True  # a round that found nothing ends the search
@@ -553,8 +550,6 @@ class Engine:
         if remaining <= 0:
             raise _OutOfTime
         state = search.state
-        if not self.capabilities.lone_surrogates and holds_lone_surrogate(op_input):
-            return _LIMITED  # the implementation declared it cannot take such a request
         key, search.last_size = _sized_key(op_input)
         if key in search.failing_answers:
             return search.failing_answers[key]
@@ -639,10 +634,6 @@ class Engine:
         state = search.counts
         if response is _NOT_SENT:
             state.not_sent += 1
-            _set_aside(working)
-        if response is _LIMITED:
-            state.limited += 1
-            search.limited_this_search += 1
             _set_aside(working)
         verdict = judge(op, op_input, response, self.capabilities, excluded=excluded)
         if verdict.outcome == "skip":
@@ -748,7 +739,16 @@ class Engine:
         # change to it, even of a name, changes every input a run tries.
         state = search
 
+        reads = self.capabilities.reads
+
         def example(op_input: Any) -> None:
+            # Every input is sent, and judged, as the implementation declared it reads it (its
+            # lone surrogates made well formed, its numbers doubles): a declared limit costs no
+            # draw, and the requests it concerned are counted for the report.
+            declared = reads(op_input)
+            if declared is not op_input:
+                state.result.counts.limited += 1
+                op_input = declared
             if observer is not None:
                 for label, value in observer(op_input).items():
                     target(value, label=label)
@@ -900,9 +900,11 @@ class Engine:
             unanswered=state.timeouts + state.crashes + state.not_sent, stopped=stopped,
             limited=state.limited)
             for rule in rules}
-        limit_note = (f"reduced coverage: {state.limited} request(s) holding a lone surrogate "
-                      "were not sent (the implementation declares loneSurrogates: false)"
-                      if state.limited else "")
+        limit_notes = {
+            rule_id: (f"reduced coverage: {state.limited} request(s) of '{name}' were sent as "
+                      f"the implementation reads them ({limit}), so this rule met no {what}")
+            for limit in self.capabilities.limits
+            for rule_id, what in [LIMIT_LEAVES[limit]] if state.limited}
         # Rule k was found in round k (before the catch-alls explained below join ``found``);
         # a round is timed by the family searches it counted.
         round_seconds = dict(zip(list(found), search.round_seconds, strict=False))
@@ -915,18 +917,12 @@ class Engine:
             elif self.unavailable is not None:
                 results.append(RuleResult(rule, "error", note=f"not checked: {self.unavailable}",
                                           coverage=coverage[rule.id]))
-            elif state.judged[rule.id] == 0 and state.limited and not (
-                    state.skipped or state.errored or state.timeouts or state.crashes):
-                results.append(RuleResult(rule, "skip", note=(
-                    f"every request of '{name}' this rule would judge held a lone surrogate, "
-                    "which the implementation declares it cannot take (loneSurrogates: false)"),
-                    coverage=coverage[rule.id]))
             elif (state.judged[rule.id] == 0 or self._starved_for(rule, families, state)
                   or state.cut_short or self._unmet(rule, state)):
                 results.append(RuleResult(rule, "untested", note=self._untested_reason(
                     op, rule, state), coverage=coverage[rule.id]))
             else:
-                results.append(RuleResult(rule, "pass", note=limit_note,
+                results.append(RuleResult(rule, "pass", note=limit_notes.get(rule.id, ""),
                                           coverage=coverage[rule.id]))
         return _settle_seconds(results, round_seconds, sum(search.round_seconds))
 

@@ -1,4 +1,4 @@
-"""The one JSON value model of the harness (spec/protocol.md §1.3): equality, rendering and the
+"""The one JSON value model of the harness (spec/protocol.md §1.1): equality, rendering and the
 first difference between two values.
 
 Every face that compares an answer with the reference's (the checks, the vectors, replay, the
@@ -14,8 +14,12 @@ reports) uses these three functions, so "the same JSON value" means one thing ev
 - numbers: by value. ``exact`` (the selection and budget profiles, which echo their input)
   compares mathematically, so ``2**53 + 1`` is not ``2.0**53``; ``double`` (the wire profile,
   whose lines a JavaScript reader parses into doubles) compares the doubles the two literals
-  read as. NaN and the infinities are no JSON value: they are never the same as anything,
-  themselves included.
+  read as, integer literals included. NaN and the infinities are no JSON value: they are never
+  the same as anything, themselves included.
+
+An implementation that declares ``"numbers": "double"`` (spec/protocol.md §4.2) reads every
+number as a double: :func:`as_read` gives a value as it reads it, the form in which its inputs are
+sent and its answers judged, so the exact rule then compares what a double reader holds.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final, Literal
@@ -74,16 +78,94 @@ def well_formed(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
-def without_lone_surrogates(value: Any) -> Any:
-    """``value`` with every string and member name :func:`well_formed`: the same shape, as an
-    implementation that declared ``loneSurrogates: false`` can be sent it."""
+#: The largest integer below which every integer is a double (2^53 − 1, ECMAScript's
+#: ``Number.MAX_SAFE_INTEGER``): a double reader holds each of them exactly.
+MAX_SAFE_INTEGER: Final = 2**53 - 1
+
+
+def as_double(number: float) -> float:
+    """``number`` as a double reader (``JSON.parse``) holds it: an integer beyond ±(2^53 − 1)
+    becomes the nearest double, or an infinity past the largest; any other number is kept."""
+    if isinstance(number, bool) or not isinstance(number, int) or -MAX_SAFE_INTEGER <= number \
+            <= MAX_SAFE_INTEGER:
+        return number
+    try:
+        return float(number)
+    except OverflowError:
+        return math.inf if number > 0 else -math.inf
+
+
+def _read_leaf(value: Any, lone_surrogates: bool, numbers: Numbers) -> Any:
     if isinstance(value, str):
-        return well_formed(value)
-    if isinstance(value, Mapping):
-        return {well_formed(key): without_lone_surrogates(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [without_lone_surrogates(item) for item in value]
+        if lone_surrogates:
+            return value
+        formed = well_formed(value)
+        return value if formed == value else formed
+    if numbers == "double" and isinstance(value, int) and not isinstance(value, bool):
+        return as_double(value)
     return value
+
+
+def as_read(value: Any, *, lone_surrogates: bool = True, numbers: Numbers = "exact") -> Any:
+    """``value`` as an implementation that declared these capabilities reads it: with every
+    string and member name :func:`well_formed` when it cannot hold a lone surrogate, and every
+    number :func:`as_double` when it reads numbers as doubles. The same object when nothing
+    changes (so ``as_read(v, ...) is v`` tells whether a declared limit concerned ``v``); built
+    without recursion, so any depth is read."""
+    if lone_surrogates and numbers == "exact":
+        return value
+    return _rebuild(value, lambda leaf: _read_leaf(leaf, lone_surrogates, numbers))
+
+
+def _joined(text: str) -> str:
+    if text.isascii():
+        return text
+    joined = utf16(text).decode("utf-16-le", "surrogatepass")
+    return text if joined == text else joined
+
+
+def pairs_joined(value: Any) -> Any:
+    """``value`` with every surrogate pair held as two code points joined into the astral
+    character it encodes, lone surrogates kept: the same JSON value (§1.1 compares strings by
+    their UTF-16 code units), written one way, so that Python's ``==`` on its strings and the
+    sizes measured from them are those of the value. The same object when nothing changes."""
+    return _rebuild(value, lambda leaf: _joined(leaf) if isinstance(leaf, str) else leaf)
+
+
+def _rebuild(value: Any, leaf: Callable[[Any], Any]) -> Any:
+    """``value`` with ``leaf`` applied to every scalar and member name, containers rebuilt only
+    where something changed (else the very object is kept). Without recursion, so any depth."""
+    if not isinstance(value, list | tuple | Mapping):
+        return leaf(value)
+    # Post-order: each container is rebuilt from its read children, and kept as it is when none
+    # of them (nor, for an object, a member name) changed.
+    done: dict[int, Any] = {}
+    opened: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if id(node) in done:
+            continue
+        children = list(node.values()) if isinstance(node, Mapping) else list(node)
+        if not expanded:
+            if id(node) in opened:
+                raise ValueError("a value that contains itself is no JSON value")
+            opened.add(id(node))
+            stack.append((node, True))
+            stack.extend((child, False) for child in children
+                         if isinstance(child, list | tuple | Mapping) and id(child) not in done)
+            continue
+        read = [done[id(child)] if isinstance(child, list | tuple | Mapping) else leaf(child)
+                for child in children]
+        if isinstance(node, Mapping):
+            keys = [leaf(key) if isinstance(key, str) else key for key in node]
+            same = all(k is o for k, o in zip(keys, node, strict=True)) and all(
+                r is c for r, c in zip(read, children, strict=True))
+            done[id(node)] = node if same else dict(zip(keys, read, strict=True))
+        else:
+            same = all(r is c for r, c in zip(read, children, strict=True))
+            done[id(node)] = node if same else list(read)
+    return done[id(value)]
 
 
 def utf16(text: str) -> bytes:
@@ -121,12 +203,12 @@ def _same_number(a: float, b: float, numbers: Numbers) -> bool:
         return False
     if isinstance(b, float) and not math.isfinite(b):
         return False
-    if numbers == "exact" or (isinstance(a, int) and isinstance(b, int)):
+    if numbers == "exact":
         return a == b  # Python compares an int with a float exactly
-    try:
-        return float(a) == float(b)
-    except OverflowError:  # an integer literal beyond the largest double reads as no double
-        return False
+    # Two integer literals are the same number when they read as the same double
+    # (31471699093648992 and 31471699093648990 are both 3.147169909364899e16).
+    left, right = as_double(a), as_double(b)
+    return math.isfinite(left) and math.isfinite(right) and left == right
 
 
 def _members(value: Mapping[Any, Any]) -> dict[bytes | Any, Any]:

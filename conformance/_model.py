@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from eventproof.reference import OPS as REFERENCE_OPS
 
+from ._json import Numbers, as_read
+
 Level = Literal["MUST", "SHOULD"]
 #: The verdict on one rule (spec/protocol.md §5 and docs/read-a-failure.md).
 Outcome = Literal[
@@ -144,6 +146,30 @@ class Capabilities:
     variable_max_bytes: bool = True
     #: Whether a request may hold a lone surrogate (spec/protocol.md §4.2).
     lone_surrogates: bool = True
+    #: How it reads numbers: ``exact`` (every literal's value, big integers whole) or
+    #: ``double`` (each as the nearest IEEE double, as ``JSON.parse`` does; spec/protocol.md
+    #: §4.2). Its inputs are sent, and its answers judged, as it reads them.
+    numbers: Numbers = "exact"
+
+    def reads(self, value: Any) -> Any:
+        """``value`` as this implementation reads it (:func:`._json.as_read`): the same object
+        when no declared limit concerns it."""
+        return as_read(value, lone_surrogates=self.lone_surrogates, numbers=self.numbers)
+
+    @property
+    def limits(self) -> tuple[str, ...]:
+        """The declared limits, as the handshake spells them (``loneSurrogates: false``)."""
+        return tuple(limit for limit, declared in (
+            ("loneSurrogates: false", not self.lone_surrogates),
+            ('numbers: "double"', self.numbers == "double")) if declared)
+
+
+#: What each declared limit leaves unjudged (spec/protocol.md §4.2): the rule whose inputs it
+#: changes, and what that rule then never meets. Every other rule judges the inputs as sent.
+LIMIT_LEAVES: dict[str, tuple[str, str]] = {
+    "loneSurrogates: false": ("canon.utf8", "lone surrogate to make well formed"),
+    'numbers: "double"': ("project.numbers", "integer literal beyond 2^53 - 1 to refuse"),
+}
 
 
 class Errored:

@@ -158,6 +158,7 @@ class StartResponse:
                 "fitStrategy": capabilities.fit_strategy,
                 "variableMaxBytes": capabilities.variable_max_bytes,
                 **({} if capabilities.lone_surrogates else {"loneSurrogates": False}),
+                **({} if capabilities.numbers == "exact" else {"numbers": capabilities.numbers}),
             },
         }
 
@@ -677,6 +678,7 @@ def start_response_from_json(value: Any, request: StartRequest = START) -> Start
         fit_strategy=cast(FitStrategy, declared.get("fitStrategy", defaults.fit_strategy)),
         variable_max_bytes=declared.get("variableMaxBytes", defaults.variable_max_bytes),
         lone_surrogates=declared.get("loneSurrogates", defaults.lone_surrogates),
+        numbers=declared.get("numbers", defaults.numbers),
     )
     return StartResponse(
         version=value["version"],

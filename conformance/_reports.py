@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ._json import dumps_json, pretty_json, readable_json
-from ._model import Capabilities
+from ._model import LIMIT_LEAVES, Capabilities
 from ._operations import OPS
 from ._replay import case_path
 from ._results import OUTCOMES, Invocation, ProfileVerdict, RuleResult, RunReport
@@ -173,6 +173,24 @@ def _unjudged_line(report: RunReport) -> str:
     return f"not judged ({verdict.ending}): {_plural(len(untested), 'rule')}: {shown}"
 
 
+def limits_line(report: RunReport) -> str:
+    """What the implementation's declared limits left unjudged, in one line ("" when it
+    declared none): how many requests were sent as it reads them, and what each limit's rule
+    never met (spec/protocol.md §4.2)."""
+    limits = report.capabilities.limits
+    if not limits:
+        return ""
+    by_op: dict[str, int] = {}
+    for result in report.results:
+        if result.coverage is not None:
+            by_op[result.rule.op] = max(by_op.get(result.rule.op, 0), result.coverage.limited)
+    sent = sum(by_op.values())
+    left = "; ".join(f"{rule} met no {what}" for rule, what in
+                     (LIMIT_LEAVES[limit] for limit in limits))
+    return (f"declared {', '.join(limits)}: {_plural(sent, 'request')} sent as the "
+            f"implementation reads them; {left}")
+
+
 def _verdict_line(report: RunReport) -> str:
     """The verdict and what it means for the exit code (:meth:`RunVerdict.line`)."""
     return report.verdict.line()
@@ -307,7 +325,7 @@ def _capabilities_document(capabilities: Capabilities) -> dict[str, Any]:
     ops = [op for op in OPS if op in capabilities.ops] + sorted(set(capabilities.ops) - set(OPS))
     return {"ops": ops, "fitStrategy": capabilities.fit_strategy,
             "variableMaxBytes": capabilities.variable_max_bytes,
-            "loneSurrogates": capabilities.lone_surrogates}
+            "loneSurrogates": capabilities.lone_surrogates, "numbers": capabilities.numbers}
 
 
 def _result_document(result: RuleResult, replay_file: str | Path | None,
@@ -727,6 +745,9 @@ def markdown_summary(
                   *(f"- {_code(result.rule.id)} ({result.rule.level}): "
                     f"{_cell(_printable(_first_line(_explanation(result), 200)))}"
                     for result in expected)]
+    limited = limits_line(report)
+    if limited:
+        lines += ["", _cell(limited)]
     unjudged = _unjudged_line(report)
     if unjudged:
         lines += ["", _cell(unjudged)]
@@ -892,6 +913,10 @@ def render_console(
                         f"{follower.rule.level}  {section_label(follower.rule.section)}",
                         style=_STYLE[follower.outcome])
             _out(console, line)
+    limited = limits_line(report)
+    if limited:
+        _out(console)
+        _out(console, Text(limited, style="dim"))
     unjudged = _unjudged_line(report)
     if unjudged:
         _out(console)

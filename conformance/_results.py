@@ -694,7 +694,8 @@ def report_from_document(document: Mapping[str, Any]) -> RunReport:
         capabilities=Capabilities(
             ops=frozenset(capabilities["ops"]), fit_strategy=capabilities["fitStrategy"],
             variable_max_bytes=capabilities.get("variableMaxBytes", True),
-            lone_surrogates=capabilities.get("loneSurrogates", True)),
+            lone_surrogates=capabilities.get("loneSurrogates", True),
+            numbers=capabilities.get("numbers", "exact")),
         results=results, budget=document["budget"], seed=document["seed"],
         deterministic=document["deterministic"], duration=document["durationSeconds"],
         calls=document["calls"], allow_untested=document["allowUntested"],

@@ -13,7 +13,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-__all__ = ["BOOLEANS", "Cycle", "as_declared", "integers", "sampled"]
+__all__ = ["BOOLEANS", "Cycle", "integers", "sampled"]
 
 BOOLEANS = st.booleans()
 
@@ -58,13 +58,3 @@ class Cycle:
             key = (id(choices), member)
             at = self.taken[key] = self.taken.get(key, self.start) + 1
         return choices[at % len(choices)]
-
-
-def as_declared(strategy: st.SearchStrategy[Any], lone_surrogates: bool) -> st.SearchStrategy[Any]:
-    """``strategy``'s inputs as an implementation can be sent them: with every string well
-    formed when it declared ``loneSurrogates: false``. For families that must reach every
-    implementation whole (every shape, every run): the engine sets aside any request holding
-    a lone surrogate for such an implementation, and none of theirs would reach it."""
-    from ._json import without_lone_surrogates
-
-    return strategy if lone_surrogates else strategy.map(without_lone_surrogates)

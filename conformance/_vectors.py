@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from eventproof.reference import DEFAULT_MAX_BYTES, InvalidInput, Reference
 
 from ._errors import VectorBuildError
-from ._json import holds_lone_surrogate
 from ._json import render as render_value
 from ._model import FIT_STRATEGIES, Capabilities, Errored, FitStrategy, VectorSource
 from ._operations import GROUPS, RULES, RULES_BY_ID, group_of, operation
@@ -300,9 +299,11 @@ def _skip_reason(vector: Vector, capabilities: Capabilities) -> str | None:
     if vector.fit_strategy is not None and vector.fit_strategy != capabilities.fit_strategy:
         return (f"the vector pins fitStrategy {vector.fit_strategy}; the implementation "
                 f"declares {capabilities.fit_strategy}")
-    if not capabilities.lone_surrogates and holds_lone_surrogate(vector.input):
-        return ("the vector's input holds a lone surrogate; the implementation declares "
-                "loneSurrogates: false")
+    if capabilities.reads(vector.input) is not vector.input:
+        # Its expected answer is for the input as written, which the implementation never reads.
+        return (f"the vector's input holds what the implementation declares it reads otherwise "
+                f"({', '.join(capabilities.limits)}): a lone surrogate, or an integer beyond "
+                "2^53 - 1")
     max_bytes = vector.input.get("maxBytes") if isinstance(vector.input, dict) else None
     if (vector.op == "project" and not capabilities.variable_max_bytes
             and max_bytes not in (None, DEFAULT_MAX_BYTES)):

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from eventproof.reference import InvalidInput
 
 from . import _adapters
+from ._json import as_read, pairs_joined, same_json
 from ._model import Capabilities, Case, Check, Errored, ImplErrored, Operation, Violation
 
 #: What happened to one request: answered and judged, or not answered.
@@ -134,12 +135,20 @@ def judge(
             kind="broke the protocol"),)
         return Verdict("error", violations, {"protocolError": str(response.error)}, None,
                        stderr=response.stderr)
-    actual: Any = response if isinstance(response, ImplErrored) else response.output
-    if expected is _ASK_REFERENCE:
+    # An answer is judged as the value it is, written one way: surrogate pairs held as two code
+    # points joined (the same string, §1.1), and a double reader's numbers the doubles its
+    # literals read as (§4.2). Every check's comparisons and measures then see the value.
+    actual: Any = (response if isinstance(response, ImplErrored)
+                   else pairs_joined(as_read(response.output, numbers=capabilities.numbers)))
+    asked_reference = expected is _ASK_REFERENCE
+    if asked_reference:
         expected = expected_answer(operation, op_input, capabilities)
     case = Case(op=operation.name, input=op_input, expected=expected, actual=actual,
                 capabilities=capabilities)
     kept, explained = explain(case, operation.checks, excluded)
+    if kept and asked_reference and capabilities.numbers == "exact" and _right_as_a_double_reader(
+            operation, op_input, response, capabilities, excluded):
+        kept[0] = replace(kept[0], message=f"{kept[0].message}. {DOUBLE_READER_HINT}")
     if not kept:
         outcome: Answered = "pass"
     else:
@@ -148,13 +157,29 @@ def judge(
                    explained=tuple(explained))
 
 
+#: Said of a failure whose answer is right for the input as a double reader reads it.
+DOUBLE_READER_HINT = (
+    "Your answer is right for the input as a reader of doubles holds it (JSON.parse reads "
+    "every number as a double, so an integer beyond 2^53 - 1 is rounded): if your program reads "
+    'numbers that way, declare "numbers": "double" in its handshake\'s capabilities '
+    "(spec/protocol.md §4.2), and it is sent and judged as it reads")
+
+
+def _right_as_a_double_reader(operation: Operation, op_input: Any, response: Any,
+                              capabilities: Capabilities, excluded: frozenset[str]) -> bool:
+    """Whether ``response`` breaks no rule once the input and the answer are read as doubles:
+    the diagnosis of a program that reads numbers as doubles without declaring it."""
+    doubled = as_read(op_input, numbers="double")
+    if doubled is op_input:
+        return False
+    again = judge(operation, doubled, response, replace(capabilities, numbers="double"),
+                  excluded=excluded)
+    return again.outcome == "pass"
+
+
 #: How many more times the minimal input of a failure is asked before the failure is reported
 #: (spec/protocol.md §5.6): an answer that changes is reported ``unstable``, not ``fail``.
 STABILITY_ASKS = 2
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=True, default=repr)
 
 
 def answers_agree(first: Verdict, second: Verdict) -> bool:
@@ -166,7 +191,7 @@ def answers_agree(first: Verdict, second: Verdict) -> bool:
     if [v.rule for v in first.violations] != [v.rule for v in second.violations]:
         return False
     if first.judged and second.judged:
-        return _canonical(first.actual) == _canonical(second.actual)
+        return same_json(first.actual, second.actual)
     return first.judged == second.judged
 
 

@@ -5,6 +5,7 @@
 //
 //   node eventproof-port.mjs                 # halving fit strategy
 //   node eventproof-port.mjs --fit=maximal   # or EVENTPROOF_JS_FIT=maximal; the flag wins
+//   node eventproof-port.mjs --numbers=double  # plain JSON.parse: every number a double
 
 import { realpathSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -34,8 +35,23 @@ export function chosenFitStrategy(argv = process.argv.slice(2), env = process.en
   return choice;
 }
 
+/** How numbers are read, from --numbers=… (which wins) or EVENTPROOF_JS_NUMBERS: `exact` (the
+ * default: integer literals beyond 2^53 - 1 kept as written, numbers.mjs) or `double` (plain
+ * JSON.parse and JSON.stringify, every number a double, declared in the handshake). */
+export function chosenNumbers(argv = process.argv.slice(2), env = process.env) {
+  let choice = env.EVENTPROOF_JS_NUMBERS || "exact";
+  for (const arg of argv) if (arg.startsWith("--numbers=")) choice = arg.slice("--numbers=".length);
+  if (choice !== "exact" && choice !== "double") {
+    throw new Error(
+      `number reading ${JSON.stringify(choice)} (from --numbers= or EVENTPROOF_JS_NUMBERS) is not ` +
+        "exact or double; pass --numbers=exact or --numbers=double",
+    );
+  }
+  return choice;
+}
+
 /** The handshake answer (spec/protocol.md). */
-export function handshake(fitStrategy) {
+export function handshake(fitStrategy, numbers = "exact") {
   return {
     version: PROTOCOL_VERSION,
     implementation: {
@@ -44,12 +60,18 @@ export function handshake(fitStrategy) {
       version: "0.1.0",
       homepage: "https://github.com/eventproof/eventproof/tree/main/examples/js",
     },
-    capabilities: { ops: [...OPS], fitStrategy, variableMaxBytes: true },
+    capabilities: {
+      ops: [...OPS],
+      fitStrategy,
+      variableMaxBytes: true,
+      // A double reader says so: the harness then sends numbers as doubles (protocol.md §4.2).
+      ...(numbers === "double" ? { numbers: "double" } : {}),
+    },
   };
 }
 
 /** The answer to one request line, or undefined when the request needs none. */
-export function answer(request, fitStrategy) {
+export function answer(request, fitStrategy, numbers = "exact") {
   if (request === null || typeof request !== "object" || Array.isArray(request)) {
     throw new Error(`a request must be a JSON object, got ${JSON.stringify(request)}`);
   }
@@ -61,7 +83,7 @@ export function answer(request, fitStrategy) {
           error: `this program speaks protocol version ${PROTOCOL_VERSION}, not ${JSON.stringify(request.version)}`,
         };
       }
-      return handshake(fitStrategy);
+      return handshake(fitStrategy, numbers);
     case "run":
       try {
         return { seq: request.seq, output: runOp(request.op, request.input, fitStrategy) };
@@ -78,28 +100,31 @@ export function answer(request, fitStrategy) {
   }
 }
 
-function write(message) {
+function write(message, numbers) {
   // JSON.stringify escapes lone surrogates (well-formed JSON.stringify), so the line is UTF-8.
-  // Integers parsed from literals beyond 2^53 - 1 are written as given (stringifyExactly).
-  process.stdout.write(`${stringifyExactly(message)}\n`);
+  // Reading exactly, integers parsed from literals beyond 2^53 - 1 are written as given
+  // (stringifyExactly); a double reader writes the doubles it holds.
+  const text = numbers === "double" ? JSON.stringify(message) : stringifyExactly(message);
+  process.stdout.write(`${text}\n`);
 }
 
 /** Serve requests until stop or the end of input (spec/protocol.md §2, §6). */
-export function serve(fitStrategy) {
+export function serve(fitStrategy, numbers = "exact") {
+  const parse = numbers === "double" ? JSON.parse : parseRequest;
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
   lines.on("line", (text) => {
     if (text.trim() === "") return;
     let request;
     try {
-      request = parseRequest(text);
+      request = parse(text);
     } catch (error) {
       process.stderr.write(`eventproof-js-example: ignoring a line that is not JSON (${error.message})\n`);
       return;
     }
     if (request !== null && typeof request === "object" && request.cmd === "stop") process.exit(0);
     try {
-      const reply = answer(request, fitStrategy);
-      if (reply !== undefined) write(reply);
+      const reply = answer(request, fitStrategy, numbers);
+      if (reply !== undefined) write(reply, numbers);
     } catch (error) {
       process.stderr.write(`eventproof-js-example: ${error.message}\n`);
     }
@@ -121,13 +146,15 @@ export function refuse(reason) {
 /** Serve with the fit strategy of the command line, or refuse the handshake with the reason. */
 export function main() {
   let fitStrategy;
+  let numbers;
   try {
     fitStrategy = chosenFitStrategy();
+    numbers = chosenNumbers();
   } catch (error) {
     refuse(error.message);
     return;
   }
-  serve(fitStrategy);
+  serve(fitStrategy, numbers);
 }
 
 function isEntryPoint() {

@@ -6,9 +6,10 @@ import sys
 import time
 from typing import Any
 
+import pytest
 from eventproof.conformance import check_implementation
 from eventproof.conformance._json import holds_lone_surrogate
-from eventproof.conformance._reports import report_document
+from eventproof.conformance._reports import limits_line, report_document
 from eventproof.conformance._schemas import schema_issues
 from eventproof.reference import Reference
 
@@ -139,21 +140,65 @@ class NoLoneSurrogates(Reference):
         return super().run(op, input)
 
 
-def test_a_declared_limit_reduces_coverage_and_is_reported() -> None:
-    """With loneSurrogates false no request holds a lone surrogate, the rules still pass on the
-    other requests, and each says how many requests the limit set aside."""
-    report = check_implementation(NoLoneSurrogates, ops=["select"], examples="quick")
+def _holds_unsafe_integer(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_holds_unsafe_integer(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds_unsafe_integer(item) for item in value)
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53 - 1
+
+
+class DoubleReader(Reference):
+    """Declares ``numbers: "double"`` and breaks on any request holding an integer a double
+    cannot hold, which a double reader never sees."""
+
+    def start(self) -> dict[str, Any]:
+        handshake = super().start()
+        handshake["capabilities"]["numbers"] = "double"
+        return handshake
+
+    def run(self, op: str, input: Any) -> Any:
+        if _holds_unsafe_integer(input):
+            return [{"type": "text", "text": "wrong on purpose"}]
+        return super().run(op, input)
+
+
+#: Each declared limit: the implementation declaring it, and the rule it leaves partly unjudged.
+LIMITED = {"loneSurrogates: false": (NoLoneSurrogates, "canon.utf8"),
+           'numbers: "double"': (DoubleReader, "project.numbers")}
+
+
+@pytest.mark.parametrize("limit", sorted(LIMITED))
+def test_a_declared_limit_costs_no_input_and_says_what_it_left_unjudged(limit: str) -> None:
+    """With a declared limit every drawn input is sent as the implementation reads it (none
+    concerns the limit any more, none is set aside): each operation's agreement rule judges as
+    many answers as without the limit, every rule passes, and the rule the limit leaves partly
+    unjudged says so, as does the report's one line."""
+    implementation, rule_id = LIMITED[limit]
+    ops = ["select", "project"]
+    report = check_implementation(implementation, ops=ops, examples="quick")
+    plain = check_implementation(Reference, ops=ops, examples="quick")
     assert report.conforms
-    assert report.capabilities.lone_surrogates is False
+    assert report.capabilities.limits == (limit,)
+    judged = {result.rule.id: result.coverage.judged for result in plain.results
+              if result.coverage is not None}
     for result in report.results:
         assert result.outcome == "pass"
         assert result.coverage is not None
-        assert result.coverage.limited > 0
         assert result.coverage.judged > 0
-        assert "loneSurrogates: false" in result.note
+        if result.rule.id.endswith(".agrees"):
+            assert result.coverage.judged == judged[result.rule.id]
+        assert (limit in result.note) == (result.rule.id == rule_id and
+                                          result.coverage.limited > 0)
+    assert sum(result.coverage.limited for result in report.results
+               if result.rule.id in ("select.agrees", "project.agrees")) > 0
+    assert limit in limits_line(report) and rule_id in limits_line(report)
+    assert limits_line(plain) == ""
     document = report_document(report)
     assert schema_issues(document, "report.json") == []
-    assert document["capabilities"]["loneSurrogates"] is False
+    assert document["capabilities"]["loneSurrogates"] is (limit != "loneSurrogates: false")
+    assert document["capabilities"]["numbers"] == (
+        "double" if limit == 'numbers: "double"' else "exact")
 
 
 def test_without_the_declaration_the_same_program_fails() -> None:

@@ -282,17 +282,38 @@ def _family_inputs(op_name: str, capabilities: Capabilities, examples: int) -> l
     return list(found.values())
 
 
+def _holds_unsafe_integer(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_holds_unsafe_integer(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds_unsafe_integer(item) for item in value)
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_SAFE_INTEGER
+
+
+#: Each declared limit, what an input it concerns holds, and what the limit leaves unmet.
+LIMITS = {
+    "loneSurrogates": (Capabilities(lone_surrogates=False), holds_lone_surrogate, set()),
+    "numbers": (Capabilities(numbers="double"), _holds_unsafe_integer, {"beyond 2^53 - 1"}),
+}
+
+
+@pytest.mark.parametrize("limit", sorted(LIMITS))
 @pytest.mark.parametrize("op_name", ["select", "fold", "settle", "classify", "project"])
-def test_every_shape_reaches_an_implementation_without_lone_surrogates(op_name: str) -> None:
-    """An implementation that declares ``loneSurrogates: false`` is never sent a request
-    holding one (the engine sets it aside): its every-shape inputs hold none, and meet every
-    shape the same inputs meet for an implementation that takes them."""
-    without = Capabilities(lone_surrogates=False)
-    examples = next(family.examples for family in operation(op_name).families(without)
-                    if family.name == "every-shape")
+def test_every_shape_reaches_an_implementation_that_declares_a_limit(
+        op_name: str, limit: str) -> None:
+    """An implementation that declares a limit (``loneSurrogates: false``, ``numbers:
+    "double"``) is sent every input as it reads it (the engine maps each one, never sets one
+    aside): its every-shape inputs hold nothing the limit concerns, and meet every shape the
+    same inputs meet for an implementation without it, but the integer literals a double reader
+    cannot see."""
+    declared_capabilities, concerned, unmet = LIMITS[limit]
+    examples = next(family.examples for family in operation(op_name).families(
+        declared_capabilities) if family.name == "every-shape")
     assert examples is not None
     taken = _family_inputs(op_name, CAPABILITIES, examples)
-    declared = _family_inputs(op_name, without, examples)
-    assert any(holds_lone_surrogate(op_input) for op_input in taken)
-    assert not any(holds_lone_surrogate(op_input) for op_input in declared)
-    assert _walk(op_name, declared).gaps() == _walk(op_name, taken).gaps()
+    declared = [declared_capabilities.reads(op_input)
+                for op_input in _family_inputs(op_name, declared_capabilities, examples)]
+    assert any(concerned(op_input) for op_input in taken)
+    assert not any(concerned(op_input) for op_input in declared)
+    gaps = _walk(op_name, declared).gaps() - _walk(op_name, taken).gaps()
+    assert {shape for _place, shape in gaps} <= unmet

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
+from ..._json import first_difference as json_first_difference
 from ..._json import well_formed
 from ..._model import Case, Errored, ImplErrored, Violation
 
@@ -101,37 +102,10 @@ def is_object(value: Any) -> bool:
 
 
 def first_difference(got: Any, want: Any, path: str = "$") -> str | None:
-    """Where two JSON values first differ and how, or None when equal."""
-    if type(got) is not type(want) and not (
-        isinstance(got, (int, float)) and isinstance(want, (int, float))
-        and not isinstance(got, bool) and not isinstance(want, bool)
-    ):
-        return f"at {path}: yours is {shown(got)}, expected {shown(want)}"
-    if isinstance(want, Mapping):
-        for key in want:
-            if key not in got:
-                return f"at {path}.{key}: missing (expected {shown(want[key])})"
-        for key in got:
-            if key not in want:
-                return f"at {path}.{key}: should not be there (yours: {shown(got[key])})"
-        for key in want:
-            found = first_difference(got[key], want[key], f"{path}.{key}")
-            if found:
-                return found
-        if list(got) != list(want):
-            return f"at {path}: members in the order {list(got)}, expected {list(want)}"
-        return None
-    if isinstance(want, list):
-        for index, (a, b) in enumerate(zip(got, want, strict=False)):
-            found = first_difference(a, b, f"{path}[{index}]")
-            if found:
-                return found
-        if len(got) != len(want):
-            return f"at {path}: yours has {len(got)} elements, expected {len(want)}"
-        return None
-    if got != want:
-        return f"at {path}: yours is {shown(got)}, expected {shown(want)}"
-    return None
+    """Where two JSON values first differ and how, or None when they are the same JSON value
+    (spec/protocol.md §1.1: the harness's one relation, :func:`.._json.first_difference`)."""
+    found = json_first_difference(got, want, path=path)
+    return None if found is None else str(found)
 
 
 def agreement(rule: str, case: Case) -> Iterator[Violation]:

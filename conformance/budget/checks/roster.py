@@ -85,6 +85,11 @@ def check_allowlist(case: Case) -> Iterator[Violation]:
                 f"{LIVE_TASK_BYTES} bytes, the output's tail of {LIVE_OUTPUT_BYTES} bytes, "
                 "budget.md §6.1)"))
             return
+        if list(live) != list(want):
+            yield Violation("roster.allowlist", (
+                f"{where} has its members in the order {shown(list(live))}; a live record's "
+                f"order is {shown(list(want))} (budget.md §6.1)"))
+            return
 
 
 def check_bounded(case: Case) -> Iterator[Violation]:

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from ..._model import Capabilities, Family
-from ..._reused import BOOLEANS, as_declared, integers, sampled
+from ..._reused import BOOLEANS, integers, sampled
 from .events import (
     _cancellation,
     _chunk,
@@ -131,14 +131,9 @@ def select_families(capabilities: Capabilities | None = None) -> tuple[Family, .
         Family("decoys", 1, _decoyed_logs(),
                aims=("select.last-message", "select.text-fallback", "select.never-empty")),
         # Last: its logs are long, and a counterexample is shrunk in the first family showing it.
-        Family("every-shape", 1, as_declared(_tour_logs(), _surrogates(capabilities)),
+        Family("every-shape", 1, _tour_logs(),
                examples=TOUR_EXAMPLES),
     )
-
-
-def _surrogates(capabilities: Capabilities | None) -> bool:
-    """Whether the implementation takes lone surrogates (the default capabilities do)."""
-    return capabilities is None or capabilities.lone_surrogates
 
 
 #: The examples of a tour family, whatever the budget: each tour meets every shape (:mod:`.tour`).
@@ -201,8 +196,7 @@ def fold_families(capabilities: Capabilities | None = None) -> tuple[Family, ...
         Family("pushes", 3, fold_inputs(capabilities)),
         Family("streamed-events", 1, _streamed_text_logs().map(_as_pushes)),
         Family("decoys", 1, _decoyed_logs().map(_as_pushes)),
-        Family("every-shape", 1, as_declared(_tour_logs().map(_as_pushes),
-                                             _surrogates(capabilities)), examples=TOUR_EXAMPLES),
+        Family("every-shape", 1, _tour_logs().map(_as_pushes), examples=TOUR_EXAMPLES),
     )
 
 
@@ -853,7 +847,7 @@ def settle_families(capabilities: Capabilities | None = None) -> tuple[Family, .
     return (tuple(family for family in families if family.name not in _LAST_FAMILIES)
             + _settle_class_families()
             + tuple(family for family in families if family.name in _LAST_FAMILIES)
-            + (Family("every-shape", 1, as_declared(_tour_requests(), _surrogates(capabilities)),
+            + (Family("every-shape", 1, _tour_requests(),
                       examples=TOUR_EXAMPLES),))
 
 

@@ -20,7 +20,7 @@ from eventproof.reference import DEFAULT_MAX_BYTES, MIN_MAX_BYTES
 from hypothesis import strategies as st
 
 from ..._model import Capabilities
-from ..._reused import Cycle, as_declared
+from ..._reused import Cycle
 from .values import MAX_SAFE_INTEGER, Event, OpInput
 
 #: A member no schema names, as a later version or another harness adds it.
@@ -187,10 +187,9 @@ def _fresh(op_input: OpInput) -> OpInput:
 
 def every_shape_inputs(op: str, capabilities: Capabilities) -> st.SearchStrategy[OpInput]:
     """``op``'s inputs (``classify`` or ``project``) over :func:`every_shape`, one shape per
-    example (``maxBytes`` at its edges when the implementation takes any, every string well
-    formed when it takes no lone surrogate)."""
-    return as_declared(_inputs(op, capabilities.variable_max_bytes),
-                       capabilities.lone_surrogates)
+    example (``maxBytes`` at its edges when the implementation takes any). The engine sends each
+    as the implementation declared it reads it (:meth:`Capabilities.reads`)."""
+    return _inputs(op, capabilities.variable_max_bytes)
 
 
 def shape_count() -> int:
