@@ -152,8 +152,10 @@ def test_double_reading_rounds_as_json_parse_does() -> None:
     """2^53 + 1 reads as 2^53 (ties to even), 10^400 as an infinity, 2^63 exactly."""
     assert as_double(2**53 + 1) == 2.0**53
     assert as_double(2**63) == 2.0**63
-    assert as_double(10**400) == math.inf and as_double(-(10**400)) == -math.inf
-    assert as_double(7) == 7 and isinstance(as_double(7), int)
+    assert as_double(10**400) == math.inf
+    assert as_double(-(10**400)) == -math.inf
+    assert as_double(7) == 7
+    assert isinstance(as_double(7), int)
 
 
 def test_the_stability_reasks_compare_by_the_one_relation() -> None:
