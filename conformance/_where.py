@@ -144,7 +144,7 @@ def implementing_function(rule: Rule, op: Operation) -> Callable[..., Any]:
         if citing:
             return min(citing, key=lambda item: item[:3])[3]
         section = section.rpartition(".")[0]
-    function = getattr(op.reference, "reference_function", None)
+    function: Callable[..., Any] | None = getattr(op.reference, "reference_function", None)
     return function if function is not None else reference_for("halving").run
 
 

@@ -31,7 +31,7 @@ def _inputs(op: str) -> Any:
     """Every input of ``op`` (the union of its families); .strategies is imported once a search
     or a public strategy needs it."""
     def inputs(capabilities: Capabilities) -> Any:
-        from .strategies import inputs_for
+        from .strategies.families import inputs_for
 
         return inputs_for(op)(capabilities)
     return inputs

@@ -32,7 +32,7 @@ def _details(*records: JSON, shared: int = 131072, task: int = 64, output: int =
             "outputFloorBytes": output, "diagnosticFloorBytes": diagnostic}
 
 
-def _roster(*records: JSON, max_bytes: int = 49152) -> JSON:
+def _roster(*records: JSON, max_bytes: float = 49152) -> JSON:
     return {"records": list(records), "maxBytes": max_bytes}
 
 
@@ -393,7 +393,7 @@ def _return(at: int) -> JSON:
     return {"at": at, "kind": "return"}
 
 
-def _publish(*events: JSON, interval: int = 100) -> JSON:
+def _publish(*events: JSON, interval: float = 100) -> JSON:
     return {"intervalMs": interval, "events": list(events)}
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..._json import well_formed
 from ..._model import Case, Errored, ImplErrored, Violation
 from ._common import (
     CLAIM_ORDER,
@@ -27,7 +28,6 @@ from ._common import (
     char_cost,
     cost,
     shown,
-    well_formed,
 )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ..._json import well_formed
 from ..._model import Case, Violation
 from ._common import (
     ID_CLIP,
@@ -21,7 +22,6 @@ from ._common import (
     first_difference,
     shown,
     size,
-    well_formed,
 )
 
 

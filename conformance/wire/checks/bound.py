@@ -8,7 +8,7 @@ from typing import Any
 
 from eventproof.reference import MARKER
 
-from ..._json import describe_char
+from ..._json import describe_char, well_formed
 from ..._json import kind as json_kind
 from ..._model import Case, Violation, judges
 from ..explain import (
@@ -27,7 +27,6 @@ from ..explain import (
     shown,
     size_hints,
     utf8_size,
-    well_formed,
 )
 
 

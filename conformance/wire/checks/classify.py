@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from ..._json import well_formed
 from ..._model import Case, Errored, ImplErrored, Violation, judges
 from ..explain import (
     FRAME_TYPES,
     compact,
     shown,
-    well_formed,
 )
 
 
