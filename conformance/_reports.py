@@ -185,10 +185,11 @@ def limits_line(report: RunReport) -> str:
         if result.coverage is not None:
             by_op[result.rule.op] = max(by_op.get(result.rule.op, 0), result.coverage.limited)
     sent = sum(by_op.values())
+    judged = {result.rule.id for result in report.results if result.outcome != "skip"}
     left = "; ".join(f"{rule} met no {what}" for rule, what in
-                     (LIMIT_LEAVES[limit] for limit in limits))
+                     (LIMIT_LEAVES[limit] for limit in limits) if rule in judged)
     return (f"declared {', '.join(limits)}: {_plural(sent, 'request')} sent as the "
-            f"implementation reads them; {left}")
+            f"implementation reads them" + (f"; {left}" if left else ""))
 
 
 def _verdict_line(report: RunReport) -> str:
