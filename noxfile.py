@@ -1,5 +1,5 @@
 """Sessions: tests, lint, typing, spec, build, docs (default); slow, vectors, mutation, bench,
-bench-publish, thorough, catch-rate (opt-in).
+bench-publish, thorough, catch-rate, real, real-logs (opt-in).
 
 Every session uses the Python that runs nox; dependency groups come from pyproject.toml.
 """
@@ -195,3 +195,20 @@ def real_logs(session: nox.Session) -> None:
                 "--ignore-scripts", PI_CODING_AGENT, external=True)
     session.run("python", "tests/corpus/pi/write_logs.py", "--pi", str(scratch),
                 "--out", str(ROOT / "build" / "real-logs"), *session.posargs)
+
+
+@nox.session(default=False)
+def real(session: nox.Session) -> None:
+    """Check every real implementation a package registry holds and publish their page: each is
+    installed, pinned, into a scratch folder with npm (never committed), checked by
+    `eventproof run` through its adapter in tests/real/, and becomes a column of the matrix
+    (build/real/matrix/index.html); build/real/index.html lists every disagreement, classified
+    by tests/real/disagreements.yaml, with its minimal case asked of both sides
+    (docs/real-implementations.md). Posargs go to tests/real/implementations.py (`--report
+    FILE` adds the report of an implementation run elsewhere; `--examples quick`)."""
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        session.error("real needs node and npm on PATH (Node.js 20 or newer)")
+    session.install(".", "pyyaml")
+    work = Path(session.create_tmp()).resolve() / "implementations"
+    session.run("python", "tests/real/implementations.py", "--work", str(work),
+                "--out", str(ROOT / "build" / "real"), *session.posargs)
