@@ -1,6 +1,8 @@
-"""Logs written by real harness code (tests/corpus/) are audited to exactly the findings a hand
-reading of the spec gives them: for every rule of the audit, the lines it reports are the lines
-the log's expectation file names (none for most rules), with or without the optional orjson."""
+"""Logs written by real harness code (tests/corpus/: pi's --mode json logs, dsh-style session
+roots) are audited to exactly the findings a hand reading of the spec gives them: for every rule
+of the audit, the lines it reports are the lines the log's expectation file names (none for most
+rules), with or without the optional orjson; and the rules an expectation says are judged are
+judged as many times as it says."""
 
 from __future__ import annotations
 
@@ -34,16 +36,37 @@ def _expectations() -> list[tuple[Path, dict[str, Any]]]:
 EXPECTATIONS = _expectations()
 
 
-def _by_rule(findings: list[tuple[str, int]]) -> dict[str, list[int]]:
-    lines: dict[str, list[int]] = defaultdict(list)
-    for rule_id, line in findings:
-        lines[rule_id].append(line)
+#: Where a finding is: the file (relative to a log directory; "" for a log file) and the line.
+Place = tuple[str, int]
+
+
+def _by_rule(findings: list[tuple[str, str, int]]) -> dict[str, list[Place]]:
+    lines: dict[str, list[Place]] = defaultdict(list)
+    for rule_id, file, line in findings:
+        lines[rule_id].append((file, line))
     return {rule_id: sorted(found) for rule_id, found in lines.items()}
 
 
+def _relative(log: Path, file: str) -> str:
+    return Path(file).resolve().relative_to(log).as_posix() if log.is_dir() else ""
+
+
+def _expected(log: Path, entry: dict[str, Any]) -> dict[str, list[Place]]:
+    """An expectation's findings, ``[rule, line, why]`` or ``[rule, line, why, file]``."""
+    return _by_rule([(item[0], item[3] if len(item) > 3 else "", item[1])
+                     for item in entry["findings"]])
+
+
 @cache
-def _audited(log: Path, settings_json: str) -> dict[str, list[int]]:
-    """What the audit finds in ``log`` with these settings: each rule's lines, every finding."""
+def _judged(log: Path, settings_json: str) -> dict[str, int]:
+    """How many lines or records each rule judged in ``log``."""
+    result = audit(expand((str(log),)), Settings(**json.loads(settings_json)))
+    return {rule_id: tally.judged for rule_id, tally in result.tallies.by_rule.items()}
+
+
+@cache
+def _audited(log: Path, settings_json: str) -> dict[str, list[Place]]:
+    """What the audit finds in ``log`` with these settings: each rule's places, every finding."""
     settings = dict(json.loads(settings_json))
     if settings.pop("orjson", True) is False:
         # The default install: the same command in a process where orjson cannot be imported.
@@ -58,18 +81,20 @@ def _audited(log: Path, settings_json: str) -> dict[str, list[int]]:
              "--max-findings", str(ALL)], capture_output=True, check=False, timeout=120)
         assert done.returncode in (0, 1), done.stderr.decode(errors="replace")
         report = json.loads(done.stdout)
-        return _by_rule([(item["rule"], item["line"]) for item in report["findings"]])
+        return _by_rule([(item["rule"], _relative(log, item["file"]), item["line"])
+                         for item in report["findings"]])
     result = audit(expand((str(log),)), Settings(max_findings=ALL, **settings))
     assert not result.errors, result.errors
     for rule_id, tally in result.tallies.by_rule.items():
         assert len(tally.examples) == tally.count, (rule_id, tally.count, len(tally.examples))
-    return _by_rule([(finding.rule, finding.line) for finding in result.findings()])
+    return _by_rule([(finding.rule, _relative(log, finding.file), finding.line)
+                     for finding in result.findings()])
 
 
 def _cases() -> list[Any]:
     cases = []
     for log, entry in EXPECTATIONS:
-        expected = _by_rule([(rule_id, line) for rule_id, line, _why in entry["findings"]])
+        expected = _expected(log, entry)
         defects = entry.get("audit_defects") or {}
         settings_json = json.dumps(entry["settings"], sort_keys=True)
         for cited in AUDIT_RULES:
@@ -84,10 +109,12 @@ def _cases() -> list[Any]:
 
 def test_the_corpus_has_logs_and_expectations() -> None:
     """Every log of the corpus has an expectation file, and every expectation names a log."""
-    logs = {path for path in CORPUS.rglob("*.jsonl")}
+    logs = set(CORPUS.rglob("*.jsonl"))
     named = {log for log, _entry in EXPECTATIONS}
+    covered = {path for log in named for path in ([log] if log.is_file() else log.rglob("*.jsonl"))}
     assert logs
-    assert logs == named
+    assert all(log.exists() for log in named)
+    assert logs == covered
 
 
 @pytest.mark.parametrize("entry", [entry for _log, entry in EXPECTATIONS],
@@ -96,16 +123,31 @@ def test_each_expected_finding_is_well_formed(entry: dict[str, Any]) -> None:
     """Each expected finding is [an audit rule, a line number, a reason], and each defect names
     an audit rule."""
     ids = {cited.id for cited in AUDIT_RULES}
-    for rule_id, line, why in entry["findings"]:
+    for rule_id, line, why, *file in entry["findings"]:
+        assert all(isinstance(name, str) for name in file)
         assert rule_id in ids
         assert isinstance(line, int)
         assert line >= 1
         assert why.strip()
     assert set(entry.get("audit_defects") or {}) <= ids
+    assert set(entry.get("judged") or {}) <= ids
 
 
 @pytest.mark.parametrize(("log", "settings_json", "rule_id", "expected"), _cases())
 def test_the_audit_finds_exactly_the_expected_lines(log: Path, settings_json: str, rule_id: str,
-                                                    expected: list[int]) -> None:
+                                                    expected: list[Place]) -> None:
     """The audit reports this rule on exactly the lines the spec's hand reading gives."""
     assert _audited(log, settings_json).get(rule_id, []) == expected
+
+
+JUDGED = [(log, entry, rule_id, count) for log, entry in EXPECTATIONS
+          for rule_id, count in (entry.get("judged") or {}).items()]
+
+
+@pytest.mark.parametrize(("log", "entry", "rule_id", "count"), JUDGED,
+                         ids=[f"{log.name}-{rule_id}" for log, _e, rule_id, _c in JUDGED])
+def test_the_audit_judges_what_the_log_holds(log: Path, entry: dict[str, Any], rule_id: str,
+                                             count: int) -> None:
+    """A rule the log can show is judged on each line or record that shows it, no fewer."""
+    settings_json = json.dumps(entry["settings"], sort_keys=True)
+    assert _judged(log, settings_json).get(rule_id, 0) == count
