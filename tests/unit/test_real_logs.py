@@ -16,12 +16,14 @@ from typing import Any
 
 import pytest
 import yaml
-from eventproof.conformance.audit import Settings, audit, expand
+from eventproof.conformance.audit import Settings, audit, document, expand
 from eventproof.conformance.audit._rules import AUDIT_RULES
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 #: Every finding is kept: the comparison is over all of them, never over what a report shows.
 ALL = 1_000_000
+#: The key of ``audit_defects`` for the repeated values of "where the bytes go".
+REPEATED = "bytes.repeated"
 
 
 def _expectations() -> list[tuple[Path, dict[str, Any]]]:
@@ -129,8 +131,13 @@ def test_each_expected_finding_is_well_formed(entry: dict[str, Any]) -> None:
         assert isinstance(line, int)
         assert line >= 1
         assert why.strip()
-    assert set(entry.get("audit_defects") or {}) <= ids
+    assert set(entry.get("audit_defects") or {}) <= ids | {REPEATED}
     assert set(entry.get("judged") or {}) <= ids
+    for kind, path, distinct, occurrences, why in entry.get("repeated") or []:
+        assert path.startswith("$")
+        assert 1 <= distinct < occurrences
+        assert kind.strip()
+        assert why.strip()
 
 
 @pytest.mark.parametrize(("log", "settings_json", "rule_id", "expected"), _cases())
@@ -151,3 +158,22 @@ def test_the_audit_judges_what_the_log_holds(log: Path, entry: dict[str, Any], r
     """A rule the log can show is judged on each line or record that shows it, no fewer."""
     settings_json = json.dumps(entry["settings"], sort_keys=True)
     assert _judged(log, settings_json).get(rule_id, 0) == count
+
+
+REPEATS = [pytest.param(log, entry, item, id=f"{log.name}-{item[0]}-{item[1]}",
+                        marks=[pytest.mark.xfail(strict=True, reason="audit defect: "
+                                                 + entry["audit_defects"][REPEATED])]
+                        if REPEATED in (entry.get("audit_defects") or {}) else [])
+           for log, entry in EXPECTATIONS for item in entry.get("repeated") or []]
+
+
+@pytest.mark.parametrize(("log", "entry", "item"), REPEATS)
+def test_repeated_values_are_named(log: Path, entry: dict[str, Any], item: list[Any]) -> None:
+    """A heavy value the log writes again and again is named by its event type and path
+    pattern, with how many distinct values were written how many times."""
+    kind, path, distinct, occurrences, _why = item
+    settings = Settings(max_findings=ALL, **json.loads(json.dumps(entry["settings"])))
+    report = document(audit(expand((str(log),)), settings))
+    named = {(row["type"], row["path"]): (row["distinct"], row["occurrences"])
+             for row in report["bytes"]["repeated"]}
+    assert named.get((kind, path)) == (distinct, occurrences), named

@@ -36,10 +36,23 @@ def write_log(pi: Path, scenario: Path, out: Path) -> Path:
         work.mkdir()
         for name, text in spec.get("files", {}).items():
             (work / name).write_text(text, encoding="utf-8")
-        env = {**os.environ, "HOME": scratch, "PI_CODING_AGENT_DIR": str(Path(scratch) / "agent"),
+        agent = Path(scratch) / "agent"
+        env = {**os.environ, "HOME": scratch, "PI_CODING_AGENT_DIR": str(agent),
                "PI_OFFLINE": "1", "EVENTPROOF_PI_SCENARIO": str(scenario)}
-        command = ["node", str(cli), "--mode", "json", "--no-session", "--offline",
-                   "--no-extensions", "--extension", str(EXTENSION),
+        extensions = ["--no-extensions", "--extension", str(EXTENSION)]
+        if spec.get("delegation"):
+            # The child agents are other pi processes: they find the faux provider, the
+            # subagent extension and the one agent, `helper`, in the agent folder's settings.
+            subagent = cli.parent.parent / "examples" / "extensions" / "subagent" / "index.ts"
+            (agent / "agents").mkdir(parents=True)
+            (agent / "agents" / "helper.md").write_text(
+                "---\nname: helper\ndescription: Does what it is asked.\nmodel: faux-1\n---\n\n"
+                "You help.\n", encoding="utf-8")
+            (agent / "settings.json").write_text(json.dumps(
+                {"defaultProvider": "eventproof-faux", "defaultModel": "faux-1",
+                 "extensions": [str(EXTENSION), str(subagent)]}), encoding="utf-8")
+            extensions = []
+        command = ["node", str(cli), "--mode", "json", "--no-session", "--offline", *extensions,
                    "--provider", "eventproof-faux", "--model", "faux-1", spec["prompt"]]
         done = subprocess.run(command, cwd=work, env=env, capture_output=True, timeout=120,
                               check=False)
