@@ -152,6 +152,20 @@ def differ(mine: dict[str, Any], theirs: dict[str, Any]) -> bool:
     return "output" in mine and mine["output"] != theirs["output"]
 
 
+def unclassified_failures(reports: list[dict[str, Any]],
+                          entries: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Each (implementation, rule) a report says is broken that no line of ``entries`` for
+    that implementation (or for every one, ``"*"``) accounts for."""
+    found = []
+    for report in reports:
+        name = report["implementation"].get("name", "")
+        covered = {rule for entry in entries if entry["implementation"] in (name, "*")
+                   for rule in entry["rules"]}
+        found += [(name, result["id"]) for result in report.get("results", [])
+                  if result["outcome"] in BROKEN and result["id"] not in covered]
+    return found
+
+
 def _shown(value: Any, limit: int = 700) -> str:
     text = json.dumps(value, ensure_ascii=True)
     return text if len(text) <= limit else text[:limit] + f"… ({len(text):,} characters)"
@@ -235,13 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     subprocess.run(["eventproof", "report", "--html", str(out / "matrix"),
                     "--title", "Real implementations", *map(str, report_paths)], check=True)
     reports = [json.loads(path.read_text(encoding="utf-8")) for path in report_paths]
-    unclassified = []
-    for report in reports:
-        name = report["implementation"].get("name", "")
-        covered = {rule for entry in entries if entry["implementation"] in (name, "*")
-                   for rule in entry["rules"]}
-        unclassified += [(name, result["id"]) for result in report.get("results", [])
-                         if result["outcome"] in BROKEN and result["id"] not in covered]
+    unclassified = unclassified_failures(reports, entries)
     problems += [f"{name}: {rule} fails and no line of {DISAGREEMENTS.name} classifies it"
                  for name, rule in unclassified]
     for name, command in commands.items():

@@ -83,3 +83,19 @@ def test_answers_differ_by_kind_or_output() -> None:
     assert differ({"output": {"line": "a"}}, {"output": {"line": "b"}})
     assert not differ({"output": {"line": "a"}}, {"output": {"line": "a"}})
     assert not differ({"errored": {"message": "x"}}, {"errored": {"message": "y"}})
+
+
+def test_a_broken_rule_without_a_line_is_unclassified() -> None:
+    """A rule a report says is broken (fail, error, crash, timeout, unstable) needs a line for
+    that implementation or for every one; passing and skipped rules need none."""
+    report = {"implementation": {"name": "x"},
+              "results": [{"id": "project.turn-end", "outcome": "fail"},
+                          {"id": "project.agent-end", "outcome": "crash"},
+                          {"id": "canon.utf8", "outcome": "unstable"},
+                          {"id": "classify.kind", "outcome": "pass"},
+                          {"id": "select.agrees", "outcome": "skip"}]}
+    lines = [{"implementation": "x", "rules": ["project.turn-end"]},
+             {"implementation": "*", "rules": ["canon.utf8"]},
+             {"implementation": "y", "rules": ["project.agent-end"]}]
+    assert RUNNER.unclassified_failures([report], lines) == [("x", "project.agent-end")]
+    assert RUNNER.unclassified_failures([{"implementation": {"name": "z"}}], lines) == []
