@@ -1,5 +1,5 @@
 """Sessions: tests, lint, typing, spec, build, docs (default); slow, vectors, mutation, bench,
-bench-publish, thorough, catch-rate (opt-in).
+bench-publish, thorough, catch-rate, real, real-logs (opt-in).
 
 Every session uses the Python that runs nox; dependency groups come from pyproject.toml.
 """
@@ -174,3 +174,41 @@ def bench_publish(session: nox.Session) -> None:
     session.install(".", *_group("bench"))
     session.run("python", "tests/benchmarks/run.py", "--out", str(ROOT),
                 "--readme", str(ROOT / "README.md"), *session.posargs)
+
+
+#: The coding agent whose `--mode json` logs make the corpus (tests/corpus/pi/), pinned.
+PI_CODING_AGENT = "@mariozechner/pi-coding-agent@0.73.1"
+
+
+@nox.session(name="real-logs", default=False)
+def real_logs(session: nox.Session) -> None:
+    """Write the corpus's real logs: install the pinned coding agent from the npm registry into
+    a scratch folder (never committed) and run it on each scripted scenario of
+    tests/corpus/pi/scenarios/, its model answered by the faux provider it ships. The logs go to
+    build/real-logs/ (posargs: scenario names); a log copied into tests/corpus/pi/ needs its
+    findings written by hand in NAME.expected.yaml beside it."""
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        session.error("real-logs needs node and npm on PATH (Node.js 20 or newer)")
+    scratch = Path(session.create_tmp()).resolve() / "pi"
+    scratch.mkdir(parents=True, exist_ok=True)
+    session.run("npm", "install", "--prefix", str(scratch), "--no-audit", "--no-fund",
+                "--ignore-scripts", PI_CODING_AGENT, external=True)
+    session.run("python", "tests/corpus/pi/write_logs.py", "--pi", str(scratch),
+                "--out", str(ROOT / "build" / "real-logs"), *session.posargs)
+
+
+@nox.session(default=False)
+def real(session: nox.Session) -> None:
+    """Check every real implementation a package registry holds and publish their page: each is
+    installed, pinned, into a scratch folder with npm (never committed), checked by
+    `eventproof run` through its adapter in tests/real/, and becomes a column of the matrix
+    (build/real/matrix/index.html); build/real/index.html lists every disagreement, classified
+    by tests/real/disagreements.yaml, with its minimal case asked of both sides
+    (docs/real-implementations.md). Posargs go to tests/real/implementations.py (`--report
+    FILE` adds the report of an implementation run elsewhere; `--examples quick`)."""
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        session.error("real needs node and npm on PATH (Node.js 20 or newer)")
+    session.install(".", "pyyaml")
+    work = Path(session.create_tmp()).resolve() / "implementations"
+    session.run("python", "tests/real/implementations.py", "--work", str(work),
+                "--out", str(ROOT / "build" / "real"), *session.posargs)
