@@ -963,6 +963,13 @@ class Engine:
                              (i for i, w in enumerate(verdict.violations) if w.rule == rule_id),
                              len(verdict.violations))]
                 primary = ahead[0] if ahead else None
+            if primary is not None and primary.cause and op.repair is not None:
+                # A cause explains a failure only if repairing it repairs the failure: an
+                # unshrunk input can hold a lone surrogate and an independent bug at once.
+                again = judge(op, example.input, _adapters.Ok(op.repair(example.actual)),
+                              self.capabilities)
+                if any(violation.rule == rule_id for violation in again.violations):
+                    primary = None
             if primary is not None:
                 found[rule_id] = replace(result, cause=primary.rule)
 

@@ -285,6 +285,10 @@ class Operation:
     #: The classes of the reference's answers the families aim at, in the order reports list
     #: them; an answer may belong to several.
     classes: tuple[AnswerClass, ...] = ()
+    #: An answer with every defect a *cause* violation names (``Violation.cause``) repaired, and
+    #: nothing else changed: a failure is "same cause" as such a violation only when the
+    #: repaired answer no longer breaks its rule. None: the operation names no cause.
+    repair: Callable[[Any], Any] | None = None
 
     def classes_of(self, op_input: Any, expected: Any) -> tuple[str, ...]:
         """The names of the classes the reference's answer ``expected`` to ``op_input`` is in."""

@@ -59,7 +59,7 @@ OPERATIONS: tuple[Operation, ...] = (
         observer=_strategies("observe_project"), agreement_rule="project.agrees",
         # wire.md §5.6: a projection that never answers is a shrink loop that did not converge.
         hang_rule="bound.converges", input_schema="op-project.json",
-        classes=CLASSES["project"],
+        classes=CLASSES["project"], repair=canon.repair_lone_surrogates,
     ),
 )
 

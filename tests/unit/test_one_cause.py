@@ -89,3 +89,47 @@ def test_reference_is_unaffected() -> None:
     report = check_implementation(Reference, ops=["select"], examples="quick")
     assert report.conforms
     assert not any(result.cause for result in report.results)
+
+
+def _group(op_name: str, found: dict[str, RuleResult]) -> dict[str, RuleResult]:
+    from types import SimpleNamespace
+
+    from eventproof.conformance._engine import Engine
+    from eventproof.conformance._model import Capabilities
+    from eventproof.conformance._operations import operation
+
+    Engine._group_causes(SimpleNamespace(capabilities=Capabilities()),  # type: ignore[arg-type]
+                         operation(op_name), found)
+    return found
+
+
+def _failed(rule_id: str, op_input: Any, actual: Any) -> RuleResult:
+    rule = next(rule for rule in RULES if rule.id == rule_id)
+    return RuleResult(rule, "fail", Counterexample(
+        op=rule.op, input=op_input, expected=None, actual=actual, message="", seed=None))
+
+
+TURN_END = {"type": "turn_end", "message": {"role": "assistant", "content": [
+    {"type": "text", "text": "\ud800"}]}, "toolResults": []}
+
+
+@pytest.mark.parametrize(("line", "same_cause"), [
+    # The whole event written, its lone surrogate kept: two bugs, each its own failure.
+    ('{"type":"turn_end","message":{"role":"assistant","content":[{"type":"text",'
+     '"text":"\\ud800"}]},"toolResults":[]}', False),
+    # The projection right, the surrogate kept in the role: repairing it repairs everything.
+    ('{"type":"turn_end","messageRole":"\\ud800","toolResultCount":0}', True),
+])
+def test_a_failure_is_same_cause_only_when_repairing_the_cause_repairs_it(
+        line: str, same_cause: bool) -> None:
+    """A failure whose counterexample also keeps a lone surrogate is listed "same cause" as
+    canon.utf8 only when the answer with its surrogates made well formed no longer breaks its
+    rule: an unshrunk input can hold a lone surrogate and an independent bug at once."""
+    event = dict(TURN_END, message={**TURN_END["message"], "role": "\ud800"}) if same_cause \
+        else TURN_END
+    op_input = {"event": event, "includeLiveEvents": False, "maxBytes": 262144}
+    actual = {"line": line}
+    found = _group("project", {"canon.utf8": _failed("canon.utf8", op_input, actual),
+                               "project.turn-end": _failed("project.turn-end", op_input,
+                                                           actual)})
+    assert (found["project.turn-end"].cause == "canon.utf8") is same_cause

@@ -8,7 +8,7 @@ from typing import Any
 
 from eventproof.reference import MARKER
 
-from ..._json import describe_char, member_path
+from ..._json import describe_char, member_path, well_formed
 from ..._model import Case, Violation, judges
 from ..explain import (
     explain_bytes,
@@ -39,6 +39,46 @@ def _surrogate_in(value: Any, path: str = "$") -> tuple[str, str, int] | None:
             if found:
                 return found
     return None
+
+
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
+_REPLACEMENT_ESCAPE = "\\ufffd"
+
+
+def well_formed_line(text: str) -> str:
+    """``text`` (a line) with every lone surrogate replaced by U+FFFD, raw or escaped, and
+    nothing else changed: the one repair the "lone surrogate kept" cause names (each
+    replacement takes the bytes of what it replaces: 3 raw, 6 escaped)."""
+    text = well_formed(text)
+    if "\\u" not in text.lower():
+        return text
+    pieces: list[str] = []
+    last = 0
+    escapes = list(_ESCAPE.finditer(text))
+    index = 0
+    while index < len(escapes):
+        escape = escapes[index]
+        body = escape.group(1)
+        code = int(body[1:], 16) if len(body) == 5 and body[0] in "uU" else -1
+        if 0xD800 <= code <= 0xDBFF and index + 1 < len(escapes):
+            after = escapes[index + 1]
+            low = after.group(1)
+            if (after.start() == escape.end() and len(low) == 5 and low[0] in "uU"
+                    and 0xDC00 <= int(low[1:], 16) <= 0xDFFF):
+                index += 2  # a pair: one astral character
+                continue
+        if 0xD800 <= code <= 0xDFFF:
+            pieces += [text[last:escape.start()], _REPLACEMENT_ESCAPE]
+            last = escape.end()
+        index += 1
+    return "".join(pieces) + text[last:]
+
+
+def repair_lone_surrogates(answer: Any) -> Any:
+    """A ``project`` answer with its line made well formed (:func:`well_formed_line`)."""
+    if isinstance(answer, Mapping) and isinstance(answer.get("line"), str):
+        return {**answer, "line": well_formed_line(answer["line"])}
+    return answer
 
 
 @judges("canon.utf8")
