@@ -108,6 +108,7 @@ SECTION_ANCHORS: Mapping[str, str] = {
     "budget.md#10": "10-operations",
     "protocol.md#1": "1-conventions",
     "protocol.md#1.1": "11-the-same-json-value",
+    "protocol.md#1.2": "12-how-a-program-reads-numbers",
     "protocol.md#2": "2-transport",
     "protocol.md#2.1": "21-lines",
     "protocol.md#2.2": "22-standard-streams",

@@ -398,6 +398,11 @@ def bound_sources() -> Iterator[VectorSource]:
                                 max_bytes=_SMALL), BOTH)
     yield VectorSource(rule, "long-text", "a 12000 code point text at the smallest maxBytes "
                        "converges", _project(_update("ab" * 6000), max_bytes=_SMALL), BOTH)
+    yield VectorSource(rule, "no-code-point-fits", "ids of 256 control characters at the smallest "
+                       "maxBytes (3215): not one code point of tail fits, the empty tail does, and "
+                       "the loop ends there (a tail taken as slice(-k) spins at k = 0)",
+                       _project(_update("\u0001" * 1000, call_id="\u0002" * 300,
+                                        name="\u0003" * 300), max_bytes=3215), BOTH)
 
     rule = "bound.tail"
     yield VectorSource(rule, "ascii", "the tail length follows the declared fit strategy",

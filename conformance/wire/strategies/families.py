@@ -289,6 +289,25 @@ def _project(
     return inputs()
 
 
+def _no_tail_fits(control: str, name: str, text: str) -> OpInput:
+    return {"event": {"type": "tool_execution_update", "toolCallId": control * 256,
+                      "toolName": name * 256, "args": {},
+                      "partialResult": {"content": [{"type": "text", "text": text}]}},
+            "includeLiveEvents": True, "maxBytes": MIN_MAX_BYTES}
+
+
+#: Updates at exactly the smallest bound with both ids at their worst cost (wire.md §5.6): the
+#: empty tail fits to the byte and not one code point more, whatever it costs, so every fit
+#: strategy ends at the empty tail of a non-empty text: the branch where a ``slice(-k)`` tail
+#: is the whole text at k = 0 and a halving loop never ends. A fixed share, built, on every run
+#: and seed: luck in drawing the edge family must not decide whether that loop is found.
+NO_TAIL_FITS: tuple[OpInput, ...] = (
+    _no_tail_fits("\x00", "\x00", "\x00" * 40),
+    _no_tail_fits("\x1b", "\x01", "a" * 100),
+    _no_tail_fits("\x1f", "\x07", "\U0001f600" * 3 + "\x07" * 40),
+)
+
+
 @st.composite
 def _edge_inputs(draw: st.DrawFn) -> OpInput:
     max_bytes, event = draw(edge_updates())
@@ -413,6 +432,8 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
     ]
     if capabilities.variable_max_bytes:
         families.append(Family("edge", 1, _edge_inputs()))
+        families.append(Family("no-tail-fits", 1, st.sampled_from(NO_TAIL_FITS),
+                               examples=len(NO_TAIL_FITS)))
     # Last: a counterexample is shrunk in the first family showing it, and these cannot shrink.
     families.append(Family("every-shape", 1, every_shape_inputs("project", capabilities),
                            examples=shape_count()))
@@ -444,6 +465,7 @@ FAMILY_AIMS: dict[str, tuple[str, ...]] = {
     "integral-doubles": ("project.message-update", "project.fact-passthrough", "bound.fits",
                          "canon.bytes"),
     "edge": ("bound.ids", "bound.converges", "bound.fits"),
+    "no-tail-fits": ("bound.converges", "bound.tail", "bound.fits"),
     "every-shape": (),
 }
 
