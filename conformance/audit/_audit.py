@@ -28,7 +28,6 @@ from ._rules import (
     rule,
 )
 from ._sessions import (
-    DELEGATION_TOOLS,
     SessionReader,
     SessionSummary,
     judge_sessions,
@@ -52,7 +51,6 @@ class Settings:
     max_bytes: int = DEFAULT_MAX_BYTES
     max_findings: int = 5
     fit: str = "halving"
-    delegation_tools: tuple[str, ...] = DELEGATION_TOOLS
     jobs: int = 1
 
 
@@ -112,7 +110,7 @@ def audit_part(source: Source, kind: str, settings: Settings,
             kind = part.kind = _kind_of([raw for _, raw in head])
             lines = chain(head, lines)
         wire = kind == "wire"
-        reader = None if wire else SessionReader(name, settings.delegation_tools)
+        reader = None if wire else SessionReader(name)
         utf8_rule = "canon.utf8" if wire else "log.utf8"
         figures = stats.file(name)
         figures.projected = wire
@@ -197,6 +195,8 @@ class AuditReport:
     errors: list[str]
     records: int
     duration: float
+    #: What the logs hold but do not let the audit judge, and why (never a finding).
+    notices: list[str] = field(default_factory=list)
 
     @property
     def lines(self) -> int:
@@ -311,8 +311,10 @@ def merge(parts: list[Part], settings: Settings, duration: float) -> AuditReport
                           "could not be read")
         if part.session is not None:
             summaries.append(part.session)
-    records = judge_sessions(summaries, tallies) if summaries else 0
-    return AuditReport(settings, list(files.values()), tallies, stats, errors, records, duration)
+    notices: list[str] = []
+    records = judge_sessions(summaries, tallies, notices) if summaries else 0
+    return AuditReport(settings, list(files.values()), tallies, stats, errors, records, duration,
+                       notices)
 
 
 def total_size(sources: list[Source]) -> int | None:

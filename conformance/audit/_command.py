@@ -11,7 +11,6 @@ import click
 from eventproof.reference import DEFAULT_MAX_BYTES, MIN_MAX_BYTES
 
 from ._audit import KINDS, Settings, audit, total_size
-from ._sessions import DELEGATION_TOOLS
 from ._source import SourceError, expand
 
 
@@ -32,9 +31,6 @@ from ._source import SourceError, expand
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Audit in this many worker processes: one file each, and a large plain "
                    "wire log in chunks.")
-@click.option("--delegation-tool", "delegation_tools", multiple=True, metavar="NAME",
-              help="The name of the parent's delegation tool in session logs (repeatable; "
-                   f"default: {', '.join(DELEGATION_TOOLS)}).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the JSON report (schemas/audit-report.json) here; '-' writes it to "
                    "stdout (the console summary then goes to stderr).")
@@ -48,7 +44,7 @@ from ._source import SourceError, expand
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @click.option("-v", "--verbose", is_flag=True, help="List passing rules too.")
 def audit_command(logs: tuple[str, ...], kind: str, live_events: bool, max_bytes: int,
-                  max_findings: int, jobs: int, delegation_tools: tuple[str, ...],
+                  max_findings: int, jobs: int,
                   json_path: Path | None, junit_path: Path | None, markdown_path: Path | None,
                   html_path: Path | None, no_progress: bool, verbose: bool) -> None:
     """Check JSON Lines event logs a harness wrote (files, directories, globs, - for stdin;
@@ -71,8 +67,7 @@ def audit_command(logs: tuple[str, ...], kind: str, live_events: bool, max_bytes
     except SourceError as error:
         _fail(str(error))
     settings = Settings(kind=kind, live_events=live_events, max_bytes=max_bytes,
-                        max_findings=max_findings, jobs=jobs,
-                        delegation_tools=delegation_tools or DELEGATION_TOOLS)
+                        max_findings=max_findings, jobs=jobs)
     with _user_errors():
         progress_console = _console(stderr=True)
         if no_progress or not progress_console.is_terminal:

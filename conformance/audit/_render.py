@@ -76,6 +76,7 @@ def document(report: AuditReport) -> dict[str, Any]:
         },
         "rules": rules,
         "findings": [finding.document() for finding in report.findings()],
+        "notices": list(report.notices),
         "bytes": report.stats.document(),
     }
 
@@ -153,6 +154,8 @@ def render_console(report: AuditReport, console: Console, *, verbose: bool = Fal
         if more > 0:
             console.print(f"  [dim]{rule['id']}: {more:,} more finding(s) like these "
                           "(--max-findings shows more)[/]", soft_wrap=True)
+    for notice in report.notices:
+        console.print(f"[yellow]not judged:[/] {escape(notice)}", soft_wrap=True)
     _console_bytes(doc["bytes"], console)
     verdict = report.verdict
     console.print(f"\n[bold]{escape(_verdict(report))}[/]: {report.count('MUST'):,} MUST and "
@@ -271,6 +274,9 @@ def markdown(report: AuditReport) -> str:
                     f"{_code(finding['file'])} line {finding['line']}, byte "
                     f"{finding['offset']:,}: {_md(finding['message'])}",
                     f"  - line: {_code(finding['excerpt'])}", f"  - fix: {_md(finding['fix'])}"]
+    if report.notices:
+        out += ["", "## Not judged", ""]
+        out += [f"- {_md(notice)}" for notice in report.notices]
     figures = doc["bytes"]
     if figures["lines"]:
         out += ["", "## Where the bytes go", "", "| event type | lines | bytes | share |",
