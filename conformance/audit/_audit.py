@@ -33,7 +33,7 @@ from ._sessions import (
     judge_sessions,
     looks_like_session,
 )
-from ._source import Source, SourceError, chunks, read_lines, size_of
+from ._source import MAX_LINE_BYTES, Source, SourceError, chunks, read_lines, size_of
 
 KINDS = ("auto", "wire", "session")
 #: Lines a log's kind is detected from.
@@ -52,6 +52,7 @@ class Settings:
     max_findings: int = 5
     fit: str = "halving"
     jobs: int = 1
+    max_line_bytes: int = MAX_LINE_BYTES
 
 
 @dataclass
@@ -82,10 +83,11 @@ def _kind_of(lines: list[bytes]) -> str:
     return "session" if looks_like_session(types) else "wire"
 
 
-def detect_kind(source: Source) -> str:
+def detect_kind(source: Source, max_line_bytes: int = MAX_LINE_BYTES) -> str:
     """``wire`` or ``session``, from the types of the first lines of ``source``."""
     try:
-        lines = [raw for _, raw in islice(read_lines(Source(source.path)), DETECT_LINES)]
+        lines = [raw for _, raw in islice(read_lines(Source(source.path), max_line_bytes),
+                                          DETECT_LINES)]
     except SourceError:
         return "wire"
     return _kind_of(lines)
@@ -100,7 +102,7 @@ def audit_part(source: Source, kind: str, settings: Settings,
     stats = part.stats
     judge = LineJudge(tallies, name, WireSettings(settings.live_events, settings.max_bytes,
                                                  settings.fit))
-    lines: Iterator[tuple[int, bytes]] = read_lines(source)
+    lines: Iterator[tuple[int, bytes]] = read_lines(source, settings.max_line_bytes)
     number = parsed_lines = events = 0
     reported = source.start
     reader: SessionReader | None = None
@@ -265,7 +267,7 @@ def audit(sources: list[Source], settings: Settings,
         if settings.jobs > 1 and source.compression() == "none" and source.path != "-":
             pieces = chunks(source, settings.jobs)
             if len(pieces) > 1:
-                kind = detect_kind(source) if kind == "auto" else kind
+                kind = detect_kind(source, settings.max_line_bytes) if kind == "auto" else kind
                 if kind == "wire":
                     tasks.extend((piece, kind, settings) for piece in pieces)
                     continue

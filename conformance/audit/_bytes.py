@@ -14,6 +14,7 @@ from typing import Any
 from zlib import crc32
 
 from ._fast import dumps
+from ._findings import well_formed
 
 #: A value at least this large (serialized) is descended into, and digested to count repeats.
 HEAVY_BYTES = 1024
@@ -101,6 +102,7 @@ class ByteStats:
     def line(self, name: str, number: int, offset: int, kind: str, size: int,
              value: Any) -> None:
         """Account one line of ``size`` bytes whose parsed value is ``value``."""
+        kind = well_formed(kind)
         figures = self.file(name)
         figures.lines += 1
         figures.bytes += size
@@ -152,7 +154,7 @@ class ByteStats:
                 # digested to count repeats); a small one only in its parent's bytes
                 if len(item) >= SMALL_BYTES:
                     dumped = _dump(item)
-                    child = f"{path}{key}" if key == "[*]" else f"{path}.{key}"
+                    child = f"{path}{key}" if key == "[*]" else f"{path}.{well_formed(key)}"
                     size = len(dumped)
                     self._count(kind, child, size)
                     if size >= HEAVY_BYTES:
@@ -164,7 +166,7 @@ class ByteStats:
                 if size < SMALL_BYTES:
                     continue
                 largest = max(largest, size)
-                child = f"{path}{key}" if key == "[*]" else f"{path}.{key}"
+                child = f"{path}{key}" if key == "[*]" else f"{path}.{well_formed(key)}"
                 self._count(kind, child, size)
                 if size >= HEAVY_BYTES:
                     inner = self._walk(kind, child, item, depth + 1) \

@@ -11,7 +11,7 @@ import click
 from eventproof.reference import DEFAULT_MAX_BYTES, MIN_MAX_BYTES
 
 from ._audit import KINDS, Settings, audit, total_size
-from ._source import SourceError, expand
+from ._source import MAX_LINE_BYTES, SourceError, expand
 
 
 @click.command("audit")
@@ -31,6 +31,10 @@ from ._source import SourceError, expand
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Audit in this many worker processes: one file each, and a large plain "
                    "wire log in chunks.")
+@click.option("--max-line-bytes", type=click.IntRange(min=1024), default=MAX_LINE_BYTES,
+              show_default=True,
+              help="The longest line read: a longer one (or an endless input with no line "
+                   "feed) stops the audit of that file with a message naming it.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the JSON report (schemas/audit-report.json) here; '-' writes it to "
                    "stdout (the console summary then goes to stderr).")
@@ -44,7 +48,7 @@ from ._source import SourceError, expand
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @click.option("-v", "--verbose", is_flag=True, help="List passing rules too.")
 def audit_command(logs: tuple[str, ...], kind: str, live_events: bool, max_bytes: int,
-                  max_findings: int, jobs: int,
+                  max_findings: int, jobs: int, max_line_bytes: int,
                   json_path: Path | None, junit_path: Path | None, markdown_path: Path | None,
                   html_path: Path | None, no_progress: bool, verbose: bool) -> None:
     """Check JSON Lines event logs a harness wrote (files, directories, globs, - for stdin;
@@ -67,7 +71,8 @@ def audit_command(logs: tuple[str, ...], kind: str, live_events: bool, max_bytes
     except SourceError as error:
         _fail(str(error))
     settings = Settings(kind=kind, live_events=live_events, max_bytes=max_bytes,
-                        max_findings=max_findings, jobs=jobs)
+                        max_findings=max_findings, jobs=jobs,
+                        max_line_bytes=max_line_bytes)
     with _user_errors():
         progress_console = _console(stderr=True)
         if no_progress or not progress_console.is_terminal:

@@ -82,7 +82,10 @@ def document(report: AuditReport) -> dict[str, Any]:
 
 
 def dumps_document(report: AuditReport) -> str:
-    return json.dumps(document(report), indent=2, ensure_ascii=False)
+    """The JSON report as text; a lone surrogate anywhere in it (a file name that is not UTF-8)
+    is written as its JSON escape, so the text is always UTF-8."""
+    text = json.dumps(document(report), indent=2, ensure_ascii=False)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def write_json(report: AuditReport, path: Path) -> None:
