@@ -18,7 +18,7 @@ from .._results import RuleRow, RunVerdict, judge_run
 from . import _fast
 from ._bytes import ByteStats
 from ._findings import Finding, Tallies
-from ._lines import LineJudge, WireSettings, parse
+from ._lines import UNKNOWN, LineJudge, WireSettings, parse, read_wire
 from ._rules import (
     AUDIT_RULES,
     BUDGET_RULE_IDS,
@@ -129,7 +129,11 @@ def audit_part(source: Source, kind: str, settings: Settings,
                 judge._find("log.json", "the line is blank: every line of a log is one event")
                 stats.line(name, number, offset, "(blank)", len(raw), None)
                 continue
-            parsed = parse(body)
+            known: bytes | None = UNKNOWN
+            if wire:
+                parsed, known = read_wire(body)
+            else:
+                parsed = parse(body)
             if not parsed.ok:
                 assert parsed.error is not None
                 at, reason = parsed.error
@@ -155,7 +159,7 @@ def audit_part(source: Source, kind: str, settings: Settings,
                 continue
             events += 1
             if wire:
-                figures.facts_only += judge.wire(value, parsed, body)
+                figures.facts_only += judge.wire(value, parsed, body, known)
             else:
                 assert reader is not None
                 reader.line(value, number, offset, raw)

@@ -28,7 +28,7 @@ from eventproof.reference._budget import (
     STATUSES,
     cost,
 )
-from eventproof.reference._canonical import number_to_string
+from eventproof.reference._canonical import _plain_tree, number_to_string
 
 from .._json import holds_lone_surrogate
 from . import _fast
@@ -284,14 +284,51 @@ def parse(body: bytes, *, exact: bool = False) -> Parsed:
     Every other line is read by the standard library with the same rules. ``exact`` is kept
     for callers: every reading is exact."""
     del exact
-    if _orjson is not None and not may_hold_long_integer(body):
+    if _orjson is not None:
         try:
             value = _orjson.loads(body)
-            if _orjson.dumps(value) == body:
-                return Parsed(value, True, exact=True)
-        except (_orjson.JSONDecodeError, TypeError):  # TypeError: past orjson.dumps' depth
-            pass
+        except _orjson.JSONDecodeError:
+            return strict_parse(body)
+        if _certified(value, body):
+            return Parsed(value, True, exact=True)
     return strict_parse(body)
+
+
+#: Canonical bytes not computed (the line is judged without them).
+UNKNOWN = b""
+
+
+def read_wire(body: bytes) -> tuple[Parsed, bytes | None]:
+    """:func:`parse` for a wire line, with the canonical bytes of the value read (None when the
+    reference refuses the value, :data:`UNKNOWN` when not computed). A line that is its own
+    canonical form needs no other proof that orjson read it strictly: the canonical form repeats
+    no member name and holds no integer beyond 2^53-1, so only its depth is left to bound."""
+    if _orjson is not None:
+        try:
+            value = _orjson.loads(body)
+        except _orjson.JSONDecodeError:
+            return strict_parse(body), UNKNOWN
+        try:
+            canonical: bytes | None = canonical_bytes(value)
+        except (InvalidInput, RecursionError):
+            canonical = None
+        if canonical == body and _plain_tree(value):  # written by orjson: not too deep
+            return Parsed(value, True, exact=True), canonical
+        if _certified(value, body):
+            return Parsed(value, True, exact=True), canonical
+    return strict_parse(body), UNKNOWN
+
+
+def _certified(value: Any, body: bytes) -> bool:
+    """True when orjson's reading of ``body`` is the strict one: it writes what it read back as
+    the line itself (so no member name was repeated and the nesting is within orjson's, that is
+    :data:`MAX_DEPTH`), and the line holds no integer literal of 16 digits or more."""
+    if may_hold_long_integer(body):
+        return False
+    try:
+        return bool(_orjson.dumps(value) == body)
+    except TypeError:  # past orjson.dumps' depth
+        return False
 
 
 def strict_parse(body: bytes) -> Parsed:
@@ -390,9 +427,11 @@ class LineJudge:
 
     # -- wire -------------------------------------------------------------------------------
 
-    def wire(self, value: dict[str, Any], parsed: Parsed, body: bytes) -> int:
+    def wire(self, value: dict[str, Any], parsed: Parsed, body: bytes,
+             known: bytes | None = UNKNOWN) -> int:
         """Judge one agent event line; answer the bytes its facts-only projection writes
-        (line feed included)."""
+        (line feed included). ``known`` is the value's canonical bytes when already computed
+        (None: the reference refuses them)."""
         kind = value["type"]
         settings = self.settings
         before = self.found
@@ -418,10 +457,13 @@ class LineJudge:
         # have been written, or an event written unprojected, is wrong whatever its bytes
         canonical = None
         if not broken and not (parsed.lone_surrogate or parsed.numbers or parsed.bad_utf8):
-            try:
-                canonical = canonical_bytes(value)
-            except (InvalidInput, RecursionError):
-                canonical = None
+            if known != UNKNOWN:
+                canonical = known
+            else:
+                try:
+                    canonical = canonical_bytes(value)
+                except (InvalidInput, RecursionError):
+                    canonical = None
         if not parsed.exact and (canonical is None or canonical != body) and \
                 may_hold_long_integer(body):
             parsed = parse(body, exact=True)  # the canonical form refused an integer, or differs
