@@ -28,7 +28,12 @@ from eventproof.reference._budget import (
     STATUSES,
     cost,
 )
-from eventproof.reference._canonical import _plain_tree, number_to_string
+from eventproof.reference._canonical import (
+    _PLAIN_SHORTCUT,
+    _STRICT_INTEGER,
+    _plain_tree,
+    number_to_string,
+)
 
 from .._json import holds_lone_surrogate
 from . import _fast
@@ -278,57 +283,42 @@ def parse(body: bytes, *, exact: bool = False) -> Parsed:
     object; lone surrogates and numbers no reader can carry are found (wire lines judge them).
 
     orjson reads the line first when it is installed, and its reading stands only when it
-    provably is the strict one: orjson refuses invalid UTF-8, lone surrogates, infinities and
-    nesting past :data:`MAX_DEPTH`, and its own serialization of what it read is the line byte
-    for byte (so no member name was repeated) with no integer literal of 16 digits or more.
-    Every other line is read by the standard library with the same rules. ``exact`` is kept
-    for callers: every reading is exact."""
+    provably is the strict one (see :func:`_proven`); every other line is read by the standard
+    library with the same rules. ``exact`` is kept for callers: every reading is exact."""
     del exact
-    if _orjson is not None:
-        try:
-            value = _orjson.loads(body)
-        except _orjson.JSONDecodeError:
-            return strict_parse(body)
-        if _certified(value, body):
-            return Parsed(value, True, exact=True)
-    return strict_parse(body)
+    return read_wire(body)[0]
 
 
 #: Canonical bytes not computed (the line is judged without them).
 UNKNOWN = b""
 
 
-def read_wire(body: bytes) -> tuple[Parsed, bytes | None]:
-    """:func:`parse` for a wire line, with the canonical bytes of the value read (None when the
-    reference refuses the value, :data:`UNKNOWN` when not computed). A line that is its own
-    canonical form needs no other proof that orjson read it strictly: the canonical form repeats
-    no member name and holds no integer beyond 2^53-1, so only its depth is left to bound."""
-    if _orjson is not None:
-        try:
-            value = _orjson.loads(body)
-        except _orjson.JSONDecodeError:
-            return strict_parse(body), UNKNOWN
-        try:
-            canonical: bytes | None = canonical_bytes(value)
-        except (InvalidInput, RecursionError):
-            canonical = None
-        if canonical == body and _plain_tree(value):  # written by orjson: not too deep
-            return Parsed(value, True, exact=True), canonical
-        if _certified(value, body):
-            return Parsed(value, True, exact=True), canonical
-    return strict_parse(body), UNKNOWN
-
-
-def _certified(value: Any, body: bytes) -> bool:
-    """True when orjson's reading of ``body`` is the strict one: it writes what it read back as
-    the line itself (so no member name was repeated and the nesting is within orjson's, that is
-    :data:`MAX_DEPTH`), and the line holds no integer literal of 16 digits or more."""
-    if may_hold_long_integer(body):
-        return False
+def _proven(body: bytes) -> tuple[Any, bytes] | None:
+    """orjson's reading of ``body`` and its writing of it, when that reading is the strict one:
+    orjson refuses invalid UTF-8, lone surrogates and infinities when it reads; and when it
+    writes back what it read as the line itself, byte for byte, under its 53-bit integer rule,
+    no member name was repeated (the writing has each once), the nesting is within
+    :data:`MAX_DEPTH` (orjson writes no deeper) and every integer is within 2^53-1 (so the
+    strict reader reads the same numbers)."""
+    if _orjson is None:
+        return None
     try:
-        return bool(_orjson.dumps(value) == body)
-    except TypeError:  # past orjson.dumps' depth
-        return False
+        value = _orjson.loads(body)
+        written = _orjson.dumps(value, option=_STRICT_INTEGER)
+    except (_orjson.JSONDecodeError, TypeError):  # TypeError: orjson refuses to write it
+        return None
+    return (value, written) if written == body else None
+
+
+def read_wire(body: bytes) -> tuple[Parsed, bytes | None]:
+    """:func:`parse`, with the canonical bytes of the value read when they come for free (a
+    plain tree's canonical form is orjson's writing: wire.md §6), else :data:`UNKNOWN`."""
+    proven = _proven(body)
+    if proven is None:
+        return strict_parse(body), UNKNOWN
+    value, written = proven
+    canonical = written if _PLAIN_SHORTCUT and _plain_tree(value) else UNKNOWN
+    return Parsed(value, True, exact=True), canonical
 
 
 def strict_parse(body: bytes) -> Parsed:
