@@ -3,7 +3,9 @@ lines, the facts-only projection, and bytes along the log by event type (the see
 for any log).
 
 Memory stays bounded: per path a count and a sum, per distinct heavy value one digest (its
-CRC-32 and length), a fixed number of bins along each log, and the largest lines as a small heap.
+CRC-32 and length, never the value), a fixed number of bins along each log, and the
+largest lines as a small heap. Heavy values are looked for at every depth: a transcript mirrored
+into progress updates sits many levels below the event.
 """
 
 from __future__ import annotations
@@ -20,8 +22,6 @@ from ._findings import well_formed
 HEAVY_BYTES = 1024
 #: Members smaller than this are counted in their parent's bytes only.
 SMALL_BYTES = 256
-#: Levels of members below the event that paths are counted for.
-MAX_DEPTH = 3
 #: The bins of the plot along the log; the bin width doubles to keep at most this many.
 ALONG_BINS = 256
 #: The first bin width, in bytes.
@@ -72,6 +72,29 @@ class Along:
             self._widen()
 
 
+def _inside(inner: str, outer: str) -> bool:
+    """True when the path pattern ``inner`` lies below ``outer``."""
+    return len(inner) > len(outer) and inner.startswith(outer) and inner[len(outer)] in ".["
+
+
+def _named(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The repeats worth naming: paths that repeat alike (the same distinct values written as
+    often, one inside the other) are one repeat, named once: by the inner path when it holds
+    nine tenths of the outer's bytes (the outer only wraps it), else by the outer (the inner is
+    a part of each repeated value)."""
+    hidden: set[int] = set()
+    alike: dict[tuple[str, int, int], list[int]] = {}
+    for index, row in enumerate(rows):
+        alike.setdefault((row["type"], row["distinct"], row["occurrences"]), []).append(index)
+    for members in alike.values():
+        for outer in members:
+            for inner in members:
+                if _inside(rows[inner]["path"], rows[outer]["path"]):
+                    wraps = rows[inner]["bytes"] * 10 >= rows[outer]["bytes"] * 9
+                    hidden.add(outer if wraps else inner)
+    return [row for index, row in enumerate(rows) if index not in hidden]
+
+
 @dataclass
 class FileBytes:
     """One log's byte figures."""
@@ -119,7 +142,7 @@ class ByteStats:
         elif entry > self.largest[0]:  # the largest under one total order, whatever the
             heapq.heapreplace(self.largest, entry)  # order lines arrive in (chunks, --jobs)
         if size >= HEAVY_BYTES and isinstance(value, dict | list):
-            self._walk(kind, "$", value, 0)
+            self._walk(kind, "$", value)
 
     def _count(self, kind: str, path: str, size: int) -> None:
         key = (kind, path)
@@ -130,7 +153,7 @@ class ByteStats:
             totals[0] += 1
             totals[1] += size
 
-    def _digest(self, kind: str, path: str, dumped: bytes) -> None:
+    def _digest(self, kind: str, path: str, dumped: bytes | memoryview) -> None:
         key = (kind, path)
         digest = crc32(dumped) | len(dumped) << 32
         seen = self.repeats.get(key)
@@ -138,14 +161,17 @@ class ByteStats:
             seen = self.repeats[key] = {}
         seen[digest] = seen.get(digest, 0) + 1
 
-    def _walk(self, kind: str, path: str, value: dict[str, Any] | list[Any], depth: int) -> int:
-        """Count the members of ``value`` (at ``path``) of at least :data:`SMALL_BYTES`, and
-        digest the heavy ones; answer the size of its largest member.
+    def _walk(self, kind: str, path: str, value: dict[str, Any] | list[Any],
+              written: bytes | memoryview | None = None) -> None:
+        """Count the members of ``value`` (at ``path``; ``written``, its serialization when at
+        hand) of at least :data:`SMALL_BYTES`, and digest the heavy ones, at every depth (array
+        elements share the path ``[*]``).
 
-        A heavy value is digested unless one of its members makes up nine tenths of it: the
-        repeats of that member say the same, and digesting every level of a chain of wrappers
-        would read the same bytes once per level."""
-        largest = 0
+        Every heavy value is digested (its serialization is at hand: its size needs it); which
+        of the paths that repeat alike is named is decided in the report (:func:`_named`). The
+        one member of a wrapper is its wrapper's writing less the brackets: it is not written
+        again."""
+        only = written is not None and len(value) == 1
         items = (value.items() if isinstance(value, dict)
                  else (("[*]", item) for item in value))
         for key, item in items:
@@ -153,27 +179,28 @@ class ByteStats:
                 # a string is counted by its serialized size when it is large (exact, and
                 # digested to count repeats); a small one only in its parent's bytes
                 if len(item) >= SMALL_BYTES:
-                    dumped = _dump(item)
-                    child = f"{path}{key}" if key == "[*]" else f"{path}.{well_formed(key)}"
+                    dumped: bytes | memoryview = _dump(item)
+                    child = f"{path}{key}" if key == "[*]" else \
+                        f"{path}.{key if key.isascii() else well_formed(key)}"
                     size = len(dumped)
                     self._count(kind, child, size)
                     if size >= HEAVY_BYTES:
                         self._digest(kind, child, dumped)
-                    largest = max(largest, size)
             elif isinstance(item, dict | list):
-                dumped = _dump(item)
+                if only and written is not None:
+                    skip = 1 if key == "[*]" else len(_dump(key)) + 2
+                    dumped = memoryview(written)[skip:-1]
+                else:
+                    dumped = _dump(item)
                 size = len(dumped)
                 if size < SMALL_BYTES:
                     continue
-                largest = max(largest, size)
-                child = f"{path}{key}" if key == "[*]" else f"{path}.{well_formed(key)}"
+                child = f"{path}{key}" if key == "[*]" else \
+                    f"{path}.{key if key.isascii() else well_formed(key)}"
                 self._count(kind, child, size)
                 if size >= HEAVY_BYTES:
-                    inner = self._walk(kind, child, item, depth + 1) \
-                        if depth + 1 < MAX_DEPTH else 0
-                    if inner * 10 < size * 9:
-                        self._digest(kind, child, dumped)
-        return largest
+                    self._walk(kind, child, item, dumped)
+                    self._digest(kind, child, dumped)
 
     def merge(self, other: ByteStats) -> None:
         for kind, (lines, size) in other.by_type.items():
@@ -223,9 +250,13 @@ class ByteStats:
             occurrences = sum(seen.values())
             if occurrences > len(seen):
                 size = self.by_path[(kind, path)][1]
+                again = sum((count - 1) * (digest >> 32) for digest, count in seen.items())
                 repeated.append({"type": kind, "path": path, "distinct": len(seen),
-                                 "occurrences": occurrences, "bytes": size})
-        repeated.sort(key=lambda entry: (-entry["bytes"], entry["type"], entry["path"]))
+                                 "occurrences": occurrences, "bytes": size,
+                                 "repeatedBytes": again})
+        repeated = _named(repeated)
+        repeated.sort(key=lambda entry: (-entry["repeatedBytes"], -entry["bytes"], entry["type"],
+                                         entry["path"]))
         return {
             "lines": lines,
             "bytes": total,

@@ -189,7 +189,8 @@ def _console_bytes(figures: dict[str, Any], console: Console) -> None:
         console.print(paths)
     for row in figures["repeated"][:5]:
         console.print(f"repeated: {row['type']} {row['path']}: {row['distinct']:,} distinct "
-                      f"values written {row['occurrences']:,} times ({_size(row['bytes'])})",
+                      f"values written {row['occurrences']:,} times ({_size(row['bytes'])}, "
+                      f"{_size(row.get('repeatedBytes', 0))} of it written again)",
                       markup=False, soft_wrap=True)
     for row in figures["largestLines"][:3]:
         console.print(f"largest line: {row['file']}:{row['line']} ({row['type']}), "
