@@ -38,6 +38,8 @@ from ._source import MAX_LINE_BYTES, Source, SourceError, chunks, read_lines, si
 KINDS = ("auto", "wire", "session")
 #: Lines a log's kind is detected from.
 DETECT_LINES = 32
+#: Unreadable lines named one by one per file (the rest are counted).
+UNREAD_NAMED = 5
 #: Bytes between two progress reports.
 PROGRESS_STEP = 8 << 20
 
@@ -311,10 +313,10 @@ def merge(parts: list[Part], settings: Settings, duration: float) -> AuditReport
             entry["error"] = part.error
             errors.append(part.error)
         errors.extend(f"{name}:{number + shift} (byte {offset:,}): {reason}; it was not judged"
-                      for number, offset, reason in part.unread[:settings.max_findings])
-        if len(part.unread) > settings.max_findings:
-            errors.append(f"{name}: {len(part.unread) - settings.max_findings:,} more lines "
-                          "could not be read")
+                      for number, offset, reason in part.unread[:UNREAD_NAMED])
+        if len(part.unread) > UNREAD_NAMED:
+            errors.append(f"{name}: {len(part.unread) - UNREAD_NAMED:,} more lines could not "
+                          "be read")
         if part.session is not None:
             summaries.append(part.session)
     notices: list[str] = []

@@ -516,8 +516,7 @@ class LineJudge:
         extra = [key for key in value if key not in _MESSAGE_UPDATE_KEYS]
         if carried or extra or not isinstance(message_event, dict):
             if not self._wants("project.message-update"):
-                self.tallies.add("project.message-update", self.file, self.number, self.offset,
-                                 b"", "")
+                self._find("project.message-update", "")  # counted; its message not shown
                 return
             what = (f"the line carries {', '.join(carried)}, the cumulative message"
                     if carried else f"the line has {_shown_keys(_keys(value))}")
@@ -531,7 +530,7 @@ class LineJudge:
         if _keys(value) == keys and self._boundary_types(value):
             return
         if not self._wants(rule_id):
-            self.tallies.add(rule_id, self.file, self.number, self.offset, b"", "")
+            self._find(rule_id, "")  # counted (and the line is broken); its message not shown
             return
         held = [key for key in inputs if key in value]
         if held:
