@@ -3,6 +3,7 @@ files, and over chunks of one large plain file), then the parts merged into one 
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -17,7 +18,7 @@ from .._operations import OPS
 from .._results import RuleRow, RunVerdict, judge_run
 from . import _fast
 from ._bytes import ByteStats
-from ._findings import Finding, Tallies
+from ._findings import Finding, Tallies, excerpt
 from ._lines import UNKNOWN, LineJudge, WireSettings, parse, read_wire
 from ._rules import (
     AUDIT_RULES,
@@ -28,6 +29,7 @@ from ._rules import (
     rule,
 )
 from ._sessions import (
+    SESSION_TYPES,
     SessionReader,
     SessionSummary,
     judge_sessions,
@@ -85,6 +87,37 @@ def _kind_of(lines: list[bytes]) -> str:
     return "session" if looks_like_session(types) else "wire"
 
 
+#: The event types of the wire profile (spec/wire.md §2.2): evidence that a log is a wire log.
+WIRE_TYPES = frozenset({
+    "agent_start", "agent_end", "turn_start", "turn_end", "message_start", "message_update",
+    "message_end", "tool_execution_start", "tool_execution_update", "tool_execution_end",
+})
+
+
+def contradiction(kind: str, head: list[tuple[int, bytes]]) -> str | None:
+    """Why the first lines of a log contradict ``--kind kind`` (the line and what it holds), or
+    None: the lines read as the other kind, and one holds an event type only that kind has."""
+    lines = [raw for _, raw in head]
+    detected = _kind_of(lines)
+    if detected == kind:
+        return None
+    theirs = WIRE_TYPES if detected == "wire" else SESSION_TYPES | {"session"}
+    for number, raw in enumerate(lines, start=1):
+        try:
+            value = _fast.loads(raw)
+        except (_fast.DecodeError, ValueError):
+            continue
+        kind_of_line = value.get("type") if isinstance(value, dict) else None
+        if isinstance(kind_of_line, str) and kind_of_line in theirs:
+            what = ("the session header of a session log" if kind_of_line == "session"
+                    else f"a {detected} event")
+            return (f"--kind {kind} contradicts the log: line {number} is {what} "
+                    f"(type {json.dumps(kind_of_line)}: {excerpt(raw, 0, 80)}), and its first "
+                    f"lines read as a {detected} log. Audit it with --kind {detected}, or "
+                    "--kind auto to detect each log's kind")
+    return None
+
+
 def detect_kind(source: Source, max_line_bytes: int = MAX_LINE_BYTES) -> str:
     """``wire`` or ``session``, from the types of the first lines of ``source``."""
     try:
@@ -112,6 +145,13 @@ def audit_part(source: Source, kind: str, settings: Settings,
         if kind == "auto":
             head = list(islice(lines, DETECT_LINES))
             kind = part.kind = _kind_of([raw for _, raw in head])
+            lines = chain(head, lines)
+        elif source.start == 0:
+            head = list(islice(lines, DETECT_LINES))
+            refused = contradiction(kind, head)
+            if refused is not None:
+                part.error = f"{name}: {refused}"
+                return part
             lines = chain(head, lines)
         wire = kind == "wire"
         reader = None if wire else SessionReader(name)
@@ -252,7 +292,9 @@ class AuditReport:
             rows.append(RuleRow(cited.id, cited.level, cited.profile, cited.op,
                                 self.outcome(cited),
                                 tally is not None and (tally.judged > 0 or tally.count > 0)))
-        return judge_run(rows, declared=OPS, allow_untested=True)
+        return judge_run(rows, declared=OPS, allow_untested=True, untested_note=(
+            "no line or record of these logs could show them (a log is judged on what it "
+            "holds)"))
 
     @property
     def conforms(self) -> bool:

@@ -17,9 +17,10 @@ from ._source import MAX_LINE_BYTES, SourceError, expand
 @click.command("audit")
 @click.argument("logs", nargs=-1, required=True, metavar="LOG...")
 @click.option("--kind", type=click.Choice(KINDS), default="auto", show_default=True,
-              help="What the logs are: a projected wire log (pi-style --mode json or rpc "
-                   "output), a session log of the selection profile (a dsh-style session "
-                   "directory), or auto: detected from each log's first lines.")
+              help="What the logs are: a projected wire log (what a pi-style harness writes "
+                   "in its JSON or RPC mode), a session log of the selection profile (a "
+                   "dsh-style session directory), or auto: detected from each log's first "
+                   "lines. A kind the log's first lines contradict is refused.")
 @click.option("--live-events", is_flag=True,
               help="The wire logs were written for a consumer that opted in to live events "
                    "(message_update and tool_execution_update frames are then expected).")

@@ -312,3 +312,27 @@ def test_readings_that_trust_their_parser_are_caught(body: bytes) -> None:
         assert strict != _reading(plain)  # orjson refuses this line: the fallback reads it
     else:
         assert strict != _reading(trusting)
+
+
+@pytest.mark.parametrize(("log", "forced", "line_number", "type_name"), [
+    (line(START) + TURN_END, "session", 1, "agent_start"),
+    (b'{"note":1}\n' + line(START), "session", 2, "agent_start"),
+    (b'{"type":"session","id":"s","createdAt":0}\n', "wire", 1, "session"),
+    (b'{"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}\n', "wire", 1, "turn/start"),
+])
+def test_a_kind_the_log_contradicts_is_refused_naming_the_evidence(
+        log: bytes, forced: str, line_number: int, type_name: str) -> None:
+    report = audit_bytes(log, kind=forced)
+    assert report.exit_code == 2
+    (error,) = report.errors
+    assert f"--kind {forced} contradicts the log: line {line_number}" in error
+    assert f'type "{type_name}"' in error
+    assert "--kind auto" in error
+    assert audit_bytes(log).exit_code != 2  # detected, it is audited
+
+
+def test_a_kind_the_log_does_not_contradict_is_taken() -> None:
+    """Lines of types neither kind names (or too few to tell) are audited as told."""
+    log = b'{"type":"custom_event"}\n'
+    assert audit_bytes(log, kind="session").errors == []
+    assert audit_bytes(log, kind="wire").errors == []
