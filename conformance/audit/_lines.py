@@ -600,18 +600,29 @@ class LineJudge:
     # -- budget records ----------------------------------------------------------------------
 
     def _budget(self, value: dict[str, Any], kind: str) -> None:
+        """Judge the budget records where a harness writes them (budget.md §3, §6): a live
+        roster in a tool update's ``partialResult.details``; the final details in a tool
+        result's ``details``, and again in the tool result message that carries the same result
+        (``message_start``/``message_end`` of a ``toolResult`` message)."""
         if kind == "tool_execution_update":
             holder = value.get("partialResult")
             if isinstance(holder, dict):
                 details = holder.get("details")
                 if isinstance(details, dict) and _task_list(details.get("results")):
                     self._roster(details)
-        elif kind == "tool_execution_end":
+            return
+        if kind == "tool_execution_end":
             holder = value.get("result")
-            if isinstance(holder, dict):
-                details = holder.get("details")
-                if isinstance(details, dict) and _task_list(details.get("results")):
-                    self._details(details["results"])
+        elif kind in ("message_start", "message_end"):
+            holder = value.get("message")
+            if not isinstance(holder, dict) or holder.get("role") != "toolResult":
+                return
+        else:
+            return
+        if isinstance(holder, dict):
+            details = holder.get("details")
+            if isinstance(details, dict) and _task_list(details.get("results")):
+                self._details(details["results"])
 
     def _roster(self, roster: dict[str, Any]) -> None:
         for rule_id in ("roster.allowlist", "roster.bounded", "roster.count"):
@@ -693,10 +704,13 @@ def _marked_text(partial: Any) -> str | None:
 
 
 def _task_list(results: Any) -> bool:
-    """A list of task records (final or live): objects with an id, a status and a task."""
+    """A list of the records of a batch of delegated tasks (final or live): objects with an id,
+    a status and a task, and the agent that runs them (budget.md §2.1). A list of other
+    records (a to-do tool's items: an id, a status and a task, and no agent) is not judged."""
     return (isinstance(results, list) and len(results) > 0
             and all(isinstance(record, dict) and "id" in record and "status" in record
-                    and "task" in record for record in results[:64]))
+                    and "task" in record for record in results[:64])
+            and any("agent" in record for record in results[:64]))
 
 
 def _order_problem(keys: list[str], order: tuple[str, ...], required: tuple[str, ...]) -> str:
