@@ -205,7 +205,8 @@ def audit_part(source: Source, kind: str, settings: Settings,
             else:
                 assert reader is not None
                 reader.line(value, number, offset, raw)
-            stats.line(name, number, offset, value["type"], len(raw), value)
+            stats.line(name, number, offset, value["type"], len(raw), value,
+                       body if parsed.proven else None)
         if number and source.end is None:
             tallies.judged("log.truncated")
     except SourceError as error:

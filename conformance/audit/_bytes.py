@@ -11,11 +11,13 @@ into progress updates sits many levels below the event.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from zlib import crc32
 
 from ._fast import dumps
+from ._fast import orjson as _orjson
 from ._findings import well_formed
 
 #: A value at least this large (serialized) is descended into, and digested to count repeats.
@@ -33,6 +35,54 @@ PATHS_SHOWN = 25
 
 
 _dump = dumps
+
+
+#: Objects of at most this many members have their members' spans found (wrappers, blocks);
+#: a larger object's heavy members are written again (finding every name would cost more).
+SPANNED_MEMBERS = 4
+#: A member of a value: its key (``"[*]"`` for an array element), the member, and where its
+#: writing lies in the line's writing (None: not known, the caller writes the member).
+Span = tuple[str, Any, "tuple[int, int] | None"]
+
+
+def _spans(value: dict[str, Any] | list[Any], data: bytes | None, low: int,
+           high: int) -> Iterator[Span]:
+    """Every member of ``value``, whose writing is ``data[low:high]`` (``data``: orjson's
+    writing of the whole line, or None). An object member's writing is the span between its
+    name and the next member's name (the next ``,"name":`` after it: inside a written string a
+    quote is always escaped, so a string, number, boolean or null member holds none, and a
+    container member's span is taken only when the next name occurs once after it); the last
+    member's runs to the closing brace; an array's only element is the array less its
+    brackets. orjson writes a member inside a value as it writes it alone. Only objects of at
+    most :data:`SPANNED_MEMBERS` members are read so."""
+    if isinstance(value, list):
+        if data is not None and len(value) == 1:
+            yield "[*]", value[0], (low + 1, high - 1)
+            return
+        for item in value:
+            yield "[*]", item, None
+        return
+    if data is None or len(value) > SPANNED_MEMBERS:
+        for key, item in value.items():
+            yield key, item, None
+        return
+    keys = list(value)
+    names = [_dump(key) for key in keys]
+    position = low + 1  # after the opening brace
+    for index, key in enumerate(keys):
+        start = position + len(names[index]) + 1  # the name and its colon
+        item = value[key]
+        if index + 1 == len(keys):
+            stop = high - 1  # the closing brace
+        else:
+            following = b"," + names[index + 1] + b":"
+            stop = data.find(following, start, high)
+            if stop < 0 or (isinstance(item, dict | list)
+                            and data.find(following, stop + 1, high) >= 0):
+                # the next name also occurs inside this member: write it to know its span
+                stop = start + len(_dump(item))
+        yield key, item, (start, stop)
+        position = stop + 1  # the comma
 
 
 @dataclass
@@ -123,8 +173,9 @@ class ByteStats:
         return found
 
     def line(self, name: str, number: int, offset: int, kind: str, size: int,
-             value: Any) -> None:
-        """Account one line of ``size`` bytes whose parsed value is ``value``."""
+             value: Any, written: bytes | None = None) -> None:
+        """Account one line of ``size`` bytes whose parsed value is ``value`` (``written``:
+        orjson's writing of it, when the line is that writing)."""
         kind = well_formed(kind)
         figures = self.file(name)
         figures.lines += 1
@@ -142,7 +193,12 @@ class ByteStats:
         elif entry > self.largest[0]:  # the largest under one total order, whatever the
             heapq.heapreplace(self.largest, entry)  # order lines arrive in (chunks, --jobs)
         if size >= HEAVY_BYTES and isinstance(value, dict | list):
-            self._walk(kind, "$", value)
+            if written is None and _orjson is not None:
+                try:
+                    written = _orjson.dumps(value)
+                except TypeError:  # a lone surrogate, an integer beyond 64 bits
+                    written = None
+            self._walk(kind, "$", value, written, 0, len(written or b""))
 
     def _count(self, kind: str, path: str, size: int) -> None:
         key = (kind, path)
@@ -162,45 +218,53 @@ class ByteStats:
         seen[digest] = seen.get(digest, 0) + 1
 
     def _walk(self, kind: str, path: str, value: dict[str, Any] | list[Any],
-              written: bytes | memoryview | None = None) -> None:
-        """Count the members of ``value`` (at ``path``; ``written``, its serialization when at
-        hand) of at least :data:`SMALL_BYTES`, and digest the heavy ones, at every depth (array
-        elements share the path ``[*]``).
+              data: bytes | None = None, low: int = 0, high: int = 0) -> None:
+        """Count the members of ``value`` (at ``path``) of at least :data:`SMALL_BYTES`, and
+        digest the heavy ones, at every depth (array elements share the path ``[*]``).
 
-        Every heavy value is digested (its serialization is at hand: its size needs it); which
-        of the paths that repeat alike is named is decided in the report (:func:`_named`). The
-        one member of a wrapper is its wrapper's writing less the brackets: it is not written
-        again."""
-        only = written is not None and len(value) == 1
-        items = (value.items() if isinstance(value, dict)
-                 else (("[*]", item) for item in value))
-        for key, item in items:
+        Every heavy value is digested; which of the paths that repeat alike is named is decided
+        in the report (:func:`_named`). With ``data``, orjson's writing of the line, holding
+        ``value``'s at ``data[low:high]``, the members of a wrapper or a small object are read
+        from it rather than written again (:func:`_spans`)."""
+        spanned = data is not None and (len(value) == 1 if isinstance(value, list)
+                                        else len(value) <= SPANNED_MEMBERS)
+        if spanned:
+            members: Any = _spans(value, data, low, high)
+        elif isinstance(value, dict):
+            members = ((key, item, None) for key, item in value.items())
+        else:
+            members = (("[*]", item, None) for item in value)
+        for key, item, span in members:
             if isinstance(item, str):
                 # a string is counted by its serialized size when it is large (exact, and
                 # digested to count repeats); a small one only in its parent's bytes
-                if len(item) >= SMALL_BYTES:
+                if len(item) < SMALL_BYTES:
+                    continue
+                if span is None or data is None:
                     dumped: bytes | memoryview = _dump(item)
-                    child = f"{path}{key}" if key == "[*]" else \
-                        f"{path}.{key if key.isascii() else well_formed(key)}"
-                    size = len(dumped)
-                    self._count(kind, child, size)
-                    if size >= HEAVY_BYTES:
-                        self._digest(kind, child, dumped)
-            elif isinstance(item, dict | list):
-                if only and written is not None:
-                    skip = 1 if key == "[*]" else len(_dump(key)) + 2
-                    dumped = memoryview(written)[skip:-1]
                 else:
-                    dumped = _dump(item)
+                    dumped = memoryview(data)[span[0]:span[1]]
                 size = len(dumped)
+                child = f"{path}{key}" if key == "[*]" else \
+                    f"{path}.{key if key.isascii() else well_formed(key)}"
+                self._count(kind, child, size)
+                if size >= HEAVY_BYTES:
+                    self._digest(kind, child, dumped)
+            elif isinstance(item, dict | list):
+                if span is None or data is None:
+                    inner = _dump(item)
+                    start, stop = 0, len(inner)
+                else:
+                    inner, (start, stop) = data, span
+                size = stop - start
                 if size < SMALL_BYTES:
                     continue
                 child = f"{path}{key}" if key == "[*]" else \
                     f"{path}.{key if key.isascii() else well_formed(key)}"
                 self._count(kind, child, size)
                 if size >= HEAVY_BYTES:
-                    self._walk(kind, child, item, dumped)
-                    self._digest(kind, child, dumped)
+                    self._walk(kind, child, item, inner, start, stop)
+                    self._digest(kind, child, memoryview(inner)[start:stop])
 
     def merge(self, other: ByteStats) -> None:
         for kind, (lines, size) in other.by_type.items():

@@ -96,6 +96,8 @@ class Parsed:
     error: tuple[int, str] | None = None
     #: True when every number was read with its spelling (``numbers`` is then complete).
     exact: bool = False
+    #: True when the line is orjson's own writing of ``value`` (byte for byte).
+    proven: bool = False
 
 
 class _Big:
@@ -318,7 +320,7 @@ def read_wire(body: bytes) -> tuple[Parsed, bytes | None]:
         return strict_parse(body), UNKNOWN
     value, written = proven
     canonical = written if _PLAIN_SHORTCUT and _plain_tree(value) else UNKNOWN
-    return Parsed(value, True, exact=True), canonical
+    return Parsed(value, True, exact=True, proven=True), canonical
 
 
 def strict_parse(body: bytes) -> Parsed:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+import pytest
 from audit_logs import audit_bytes
 from eventproof.conformance.audit._render import document
 from hypothesis import HealthCheck, given, settings
@@ -81,3 +82,42 @@ def test_a_mirrored_transcript_is_named_where_it_sits() -> None:
     assert row["bytes"] > 0.9 * len(log)
     assert row["repeatedBytes"] == row["bytes"] - sum(len(orjson.dumps(item))
                                                       for item in transcript)
+
+
+_KEYS = st.sampled_from(["a", "b", "a", "text"])
+_TRICKY = st.sampled_from(['","b":', ',"b":1', '"', "\\", "x" * 300, "é" * 200, "\x01" * 100])
+_VALUES = st.recursive(
+    st.none() | st.integers(-(2**53) + 1, 2**53 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=5) | _TRICKY | st.builds(lambda n: "y" * n, st.integers(200, 1500)),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_KEYS, inner, min_size=1,
+                                                                 max_size=3),
+    max_leaves=20)
+
+
+def _unspanned(value: Any, data: Any, low: int, high: int) -> Any:
+    items = value.items() if isinstance(value, dict) else (("[*]", item) for item in value)
+    return ((key, item, None) for key, item in items)
+
+
+@settings(SETTINGS, max_examples=150)
+@given(st.lists(_VALUES, min_size=1, max_size=4))
+def test_members_read_from_the_line_count_as_members_written_again(
+        values: list[Any]) -> None:
+    """The spans of members found in a line's writing are exactly their own writings: the
+    figures equal those of writing every member again, names repeated inside members and
+    quotes inside strings included."""
+    from eventproof.conformance.audit import _bytes
+
+    def figures(spans: Any) -> dict[str, Any]:
+        stats = _bytes.ByteStats()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_bytes, "_spans", spans)
+            for number, value in enumerate(values):
+                event = {"type": "x", "v": value, "w": [value],
+                         "z": {"b": {"b": value, "a": value}, "a": 1}}
+                written = orjson.dumps(event)
+                stats.line("run.jsonl", number, 0, "x", len(written), event, written)
+        return stats.document()
+
+    assert figures(_bytes._spans) == figures(_unspanned)
