@@ -241,6 +241,9 @@ def write_junit(report: AuditReport, path: Path) -> None:
     for error in report.errors:
         case = ET.SubElement(suite, "testcase", classname="audit.log", name="readable", time="0")
         ET.SubElement(case, "error", message=error)
+    if report.notices:
+        out = ET.SubElement(suite, "system-out")
+        out.text = "not judged:\n" + "\n".join(report.notices)
     path.parent.mkdir(parents=True, exist_ok=True)
     ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
 
@@ -424,7 +427,10 @@ def page(report: AuditReport) -> str:
                f'<th>bytes</th></tr>{repeated}</table>' if repeated else "")
             + f'<h2>Rules</h2><table class="t"><tr><th>rule</th><th>level</th><th>section</th>'
             f'<th>outcome</th><th>judged</th><th>findings</th><th>what it demands</th></tr>'
-            f'{rules}</table><h2>Findings</h2>{findings or "<p>None.</p>"}')
+            f'{rules}</table><h2>Findings</h2>{findings or "<p>None.</p>"}'
+            + ("<h2>Not judged</h2><ul>" + "".join(f"<li>{_e(notice)}</li>"
+                                                   for notice in report.notices) + "</ul>"
+               if report.notices else ""))
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'

@@ -11,7 +11,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from audit_logs import audit_bytes, child_run, counts, lines, message, session_event
+from audit_logs import (
+    audit_bytes,
+    child_run,
+    counts,
+    lines,
+    message,
+    session_directory,
+    session_event,
+)
 from eventproof.conformance.audit import _sessions
 from eventproof.reference import settle_run
 from hypothesis import HealthCheck, given, settings
@@ -207,3 +215,23 @@ def test_positional_pairing_is_caught(first: str, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(_sessions, "pair_children", _positional)
     wrong = audit_bytes(files, kind="session")
     assert counts(wrong) == {"settle.tool-result": 1}
+
+
+def test_a_child_no_call_identifies_is_named_on_every_output(tmp_path: Any) -> None:
+    """A child whose task no call of its parent holds is not judged, and every output says
+    which child and why; no verdict changes."""
+    from eventproof.conformance.audit._render import document, markdown, page, write_junit
+
+    files = {name: content.replace(b"Find the call sites of parse().", b"Something else")
+             if "child" in name else content
+             for name, content in session_directory("a wrong text").items()}
+    report = audit_bytes(files, kind="session")
+    assert (counts(report), report.records, report.exit_code) == ({}, 0, 0)
+    (notice,) = report.notices
+    assert "child session child-1 " in notice
+    assert "parent-1/session.jsonl" in notice
+    junit = tmp_path / "audit.xml"
+    write_junit(report, junit)
+    for text in (str(document(report)["notices"]), markdown(report), page(report),
+                 junit.read_text(encoding="utf-8")):
+        assert "child session child-1 " in text
