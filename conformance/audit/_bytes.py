@@ -2,8 +2,8 @@
 lines, the facts-only projection, and bytes along the log by event type (the seed's analysis,
 for any log).
 
-Memory stays bounded: per path a count and a sum, per distinct heavy value one digest (its
-CRC-32 and length, never the value), a fixed number of bins along each log, and the
+Memory stays bounded: per path a count and a sum, per distinct heavy value one digest (a CRC-32
+and the length, never the value), a fixed number of bins along each log, and the
 largest lines as a small heap. Heavy values are looked for at every depth: a transcript mirrored
 into progress updates sits many levels below the event.
 """
@@ -20,8 +20,9 @@ from ._fast import dumps
 from ._fast import orjson as _orjson
 from ._findings import well_formed
 
-#: A value at least this large (serialized) is descended into, and digested to count repeats.
-HEAVY_BYTES = 1024
+#: A value at least this large (serialized) is descended into, and digested to count repeats:
+#: every value of this size is reached whatever its depth (its containers are larger still).
+HEAVY_BYTES = 4096
 #: Members smaller than this are counted in their parent's bytes only.
 SMALL_BYTES = 256
 #: The bins of the plot along the log; the bin width doubles to keep at most this many.
@@ -43,6 +44,20 @@ SPANNED_MEMBERS = 4
 #: A member of a value: its key (``"[*]"`` for an array element), the member, and where its
 #: writing lies in the line's writing (None: not known, the caller writes the member).
 Span = tuple[str, Any, "tuple[int, int] | None"]
+
+
+#: Member names as orjson writes them, the first few thousand names met (a log uses few).
+_NAMES: dict[str, bytes] = {}
+_NAMES_KEPT = 4096
+
+
+def _name(key: str) -> bytes:
+    written = _NAMES.get(key)
+    if written is None:
+        written = _dump(key)
+        if len(_NAMES) < _NAMES_KEPT:
+            _NAMES[key] = written
+    return written
 
 
 def _spans(value: dict[str, Any] | list[Any], data: bytes | None, low: int,
@@ -67,7 +82,7 @@ def _spans(value: dict[str, Any] | list[Any], data: bytes | None, low: int,
             yield key, item, None
         return
     keys = list(value)
-    names = [_dump(key) for key in keys]
+    names = [_name(key) for key in keys]
     position = low + 1  # after the opening brace
     for index, key in enumerate(keys):
         start = position + len(names[index]) + 1  # the name and its colon
@@ -209,31 +224,37 @@ class ByteStats:
             totals[0] += 1
             totals[1] += size
 
-    def _digest(self, kind: str, path: str, dumped: bytes | memoryview) -> None:
+    def _record(self, kind: str, path: str, digest: int) -> None:
         key = (kind, path)
-        digest = crc32(dumped) | len(dumped) << 32
         seen = self.repeats.get(key)
         if seen is None:
             seen = self.repeats[key] = {}
         seen[digest] = seen.get(digest, 0) + 1
 
     def _walk(self, kind: str, path: str, value: dict[str, Any] | list[Any],
-              data: bytes | None = None, low: int = 0, high: int = 0) -> None:
+              data: bytes | None = None, low: int = 0, high: int = 0) -> int | None:
         """Count the members of ``value`` (at ``path``) of at least :data:`SMALL_BYTES`, and
-        digest the heavy ones, at every depth (array elements share the path ``[*]``).
+        digest the heavy ones, at every depth (array elements share the path ``[*]``); answer
+        ``value``'s own digest when its members' writings were found in ``data`` (else None:
+        the caller digests its writing).
 
-        Every heavy value is digested; which of the paths that repeat alike is named is decided
-        in the report (:func:`_named`). With ``data``, orjson's writing of the line, holding
-        ``value``'s at ``data[low:high]``, the members of a wrapper or a small object are read
-        from it rather than written again (:func:`_spans`)."""
+        ``data`` is orjson's writing of the line, holding ``value``'s at ``data[low:high]``;
+        the members of a wrapper or a small object are read from it (:func:`_spans`), and the
+        digest of such a value is the CRC-32 of its writing with each heavy member's writing
+        replaced by that member's digest, so that each byte is read once whatever the depth.
+        Which of the paths that repeat alike is named is decided in the report
+        (:func:`_named`)."""
         spanned = data is not None and (len(value) == 1 if isinstance(value, list)
                                         else len(value) <= SPANNED_MEMBERS)
         if spanned:
             members: Any = _spans(value, data, low, high)
+            view = memoryview(data)  # type: ignore[arg-type]
         elif isinstance(value, dict):
             members = ((key, item, None) for key, item in value.items())
         else:
             members = (("[*]", item, None) for item in value)
+        crc = 0
+        position = low
         for key, item, span in members:
             if isinstance(item, str):
                 # a string is counted by its serialized size when it is large (exact, and
@@ -248,8 +269,9 @@ class ByteStats:
                 child = f"{path}{key}" if key == "[*]" else \
                     f"{path}.{key if key.isascii() else well_formed(key)}"
                 self._count(kind, child, size)
-                if size >= HEAVY_BYTES:
-                    self._digest(kind, child, dumped)
+                if size < HEAVY_BYTES:
+                    continue
+                digest = crc32(dumped) | size << 32
             elif isinstance(item, dict | list):
                 if span is None or data is None:
                     inner = _dump(item)
@@ -262,9 +284,21 @@ class ByteStats:
                 child = f"{path}{key}" if key == "[*]" else \
                     f"{path}.{key if key.isascii() else well_formed(key)}"
                 self._count(kind, child, size)
-                if size >= HEAVY_BYTES:
-                    self._walk(kind, child, item, inner, start, stop)
-                    self._digest(kind, child, memoryview(inner)[start:stop])
+                if size < HEAVY_BYTES:
+                    continue
+                found = self._walk(kind, child, item, inner, start, stop)
+                digest = found if found is not None else \
+                    crc32(memoryview(inner)[start:stop]) | size << 32
+            else:
+                continue
+            self._record(kind, child, digest)
+            if spanned and span is not None:
+                crc = crc32(view[position:span[0]], crc)
+                crc = crc32(digest.to_bytes(16, "little"), crc)
+                position = span[1]
+        if not spanned:
+            return None
+        return crc32(view[position:high], crc) | (high - low) << 32
 
     def merge(self, other: ByteStats) -> None:
         for kind, (lines, size) in other.by_type.items():

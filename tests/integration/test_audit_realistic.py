@@ -82,7 +82,7 @@ def test_the_seeds_amplification_is_measured(tmp_path: Path) -> None:
            b'"args":{}}\n']
     for turn in range(12):
         transcript.append({"role": "assistant", "content": [
-            {"type": "text", "text": f"turn {turn}: " + "the child reads a file " * 80}]})
+            {"type": "text", "text": f"turn {turn}: " + "the child reads a file " * 180}]})
         for _ in range(25):
             update = {"type": "tool_execution_update", "toolCallId": "call_1",
                       "toolName": "subagent", "args": {},

@@ -18,11 +18,11 @@ SETTINGS = settings(max_examples=40, deadline=None, derandomize=True, database=N
 
 
 def _heavy(index: int) -> dict[str, Any]:
-    """A message of about 3 KiB, none of its members nine tenths of it (a value made mostly of
-    one member is named by that member)."""
+    """A message of about 5 KiB (values of 4 KiB or more are looked into), none of its members
+    nine tenths of it (a value made mostly of one member is named by that member)."""
     return {"role": "assistant",
-            "text": f"step {index}: " + "reads a file and writes a patch " * 48,
-            "thinking": f"and then {index}: " + "runs the tests again " * 70}
+            "text": f"step {index}: " + "reads a file and writes a patch " * 80,
+            "thinking": f"and then {index}: " + "runs the tests again " * 120}
 
 
 @st.composite
