@@ -84,9 +84,10 @@ class SessionSummary:
     tool_results: dict[str, Record] = field(default_factory=dict)
     #: when each tool result was written (the event's ``time``), by call id
     result_times: dict[str, float] = field(default_factory=dict)
-    #: digest of the text of the first user message after the seed: the task the child was
-    #: given (a delegation's prompt), and the label of its descriptor
-    task: bytes | None = None
+    #: digests of the texts of the first user messages after the seed, in order: the task the
+    #: child was given (a delegation's prompt) is the first, unless context was injected
+    #: before it; and the label of its descriptor
+    tasks: list[bytes] = field(default_factory=list)
     label: str | None = None
 
     def settle_events(self) -> list[dict[str, Any]]:
@@ -154,14 +155,14 @@ class SessionReader:
             self._tool_result(data, number, offset, raw, when)
         if summary.events <= summary.seed_length:
             return  # the fork seed: events of an earlier run (selection.md §5)
-        if summary.task is None:
-            if kind == "user/message":
-                summary.task = _text_digest(data.get("content"))
-            elif kind == "agent/inbox/spliced" and isinstance(data.get("inserted"), list):
-                first = next((item for item in data["inserted"] if isinstance(item, dict)),
-                             None)
-                if first is not None:
-                    summary.task = _text_digest(first.get("content"))
+        if len(summary.tasks) < TASKS_KEPT:
+            texts = [data.get("content")] if kind == "user/message" else [
+                item.get("content") for item in data["inserted"] if isinstance(item, dict)
+            ] if kind == "agent/inbox/spliced" and isinstance(data.get("inserted"), list) else []
+            for content in texts:
+                digest = _text_digest(content)
+                if digest is not None and digest not in summary.tasks:
+                    summary.tasks.append(digest)
         if kind in _STRUCTURAL:
             summary.structure.append(_reduced(kind, data))
         elif kind == "assistant/message":
@@ -216,6 +217,8 @@ class SessionReader:
 BACKGROUND_ANSWERS = ("started background subagent job ", "started subagent ")
 
 
+#: User messages after the seed whose texts are kept (as digests) to identify a child's call.
+TASKS_KEPT = 8
 #: String members of a call's arguments kept (as digests) to identify the child it started.
 MAX_ARGUMENT_STRINGS = 64
 
@@ -344,9 +347,18 @@ def pair_children(parent: SessionSummary, children: list[SessionSummary],
         else:
             rest.append(child)
 
-    def holds_task(child: SessionSummary, call: Call) -> bool:
-        return child.task is not None and child.task in call.strings and (
-            child.label is None or not child.label or _digest(child.label) in call.strings)
+    def holds_label(child: SessionSummary, call: Call) -> bool:
+        return child.label is None or not child.label or _digest(child.label) in call.strings
+
+    def holding(child: SessionSummary) -> list[Call]:
+        """The calls that hold the child's first user message (its task), else one of the
+        next ones (context injected before the task)."""
+        for tasks in (child.tasks[:1], child.tasks[1:]):
+            found = [call for call in parent.calls if holds_label(child, call)
+                     and any(task in call.strings for task in tasks)]
+            if found:
+                return found
+        return []
 
     def in_time(child: SessionSummary, call: Call) -> bool:
         if call.time is None or not child.created:
@@ -355,8 +367,7 @@ def pair_children(parent: SessionSummary, children: list[SessionSummary],
         return call.time <= child.created and (
             call.background or finished is None or child.created <= finished)
 
-    candidates = {id(child): [call for call in parent.calls if holds_task(child, call)]
-                  for child in rest}
+    candidates = {id(child): holding(child) for child in rest}
     progress = True
     while progress and rest:
         progress = False
@@ -373,7 +384,7 @@ def pair_children(parent: SessionSummary, children: list[SessionSummary],
     for child in rest:
         left = [call for call in candidates[id(child)] if call.call_id not in taken]
         where = f"child session {child.id} ({child.file})"
-        if child.task is None:
+        if not child.tasks:
             notices.append(f"{where} is not judged: it holds no user message after its seed, "
                            f"so no call of {parent.file} can be identified as the one that "
                            "started it")

@@ -44,6 +44,8 @@ class Planned:
     wrong: bool
     fork: bool
     result_line: int = 0
+    #: context injected into the child before its task (a project's notes)
+    context: bool = False
 
     @property
     def child(self) -> str:
@@ -68,7 +70,7 @@ def parents(draw: st.DrawFn) -> tuple[dict[str, bytes], list[Planned]]:
                 draw(st.sampled_from(["Fix parse().", "Run the tests.", "Read README."])),
                 draw(st.sampled_from(["fix", "tests", "read"])),
                 draw(st.sampled_from(["Found 3 call sites.", "All 12 tests pass.", "Done."])),
-                draw(st.booleans()), draw(st.booleans())))
+                draw(st.booleans()), draw(st.booleans()), context=draw(st.booleans())))
     files: dict[str, bytes] = {}
     parent: list[Any] = [{"type": "session", "version": 0, "id": "parent", "createdAt": T0}]
     seq = 0
@@ -127,9 +129,13 @@ def _child(files: dict[str, bytes], call: Planned, created: int,
         header["seedLength"] = len(inherited)
     run = child_run(call.answer)
     mode = "continuable" if call.kind == "continuable" else "one-shot"
+    injected = [session_event("user/message", {"id": "c", "role": "user", "content": [
+        {"type": "text", "text": "AGENTS.md: keep answers short."}],
+        "source": {"kind": "context"}}, 0)] if call.context else []
     own = [run[0], session_event("subagent/descriptor", {"version": 2, "mode": mode,
                                                          "provider": "spawn",
                                                          "label": call.label}, 0),
+           *injected,
            session_event("user/message", {"id": "u", "role": "user", "content": [
                {"type": "text", "text": call.prompt}], "source": {"kind": "user"}}, 0),
            *run[1:]]
