@@ -565,13 +565,15 @@ def _profile_verdict(profile: str, rows: Sequence[RuleRow], declared: frozenset[
 
 
 def judge_run(rows: Sequence[RuleRow], *, declared: Iterable[str], allow_untested: bool,
-              ending: str = "", profiles: Mapping[str, Sequence[str]] | None = None
-              ) -> RunVerdict:
+              ending: str = "", profiles: Mapping[str, Sequence[str]] | None = None,
+              untested_note: str | None = None) -> RunVerdict:
     """The verdict on a run: the one function that decides it.
 
     ``rows`` are the results of the rules the run checked, ``declared`` the operations the
     implementation declared, ``ending`` why the run ended early ("" if it did not), ``profiles``
-    each profile's operations (by default the operation table's). The exit code
+    each profile's operations (by default the operation table's), ``untested_note`` why a
+    command's untested rules are untested when it is not a run's (the audit: no line could show
+    them; it names no option the command lacks). The exit code
     is "every declared rule": an operation the implementation does not declare makes its rules
     ``skip`` and its profile ``not declared`` (or ``partly declared``), which the summary says but
     which does not decide the code. A run that judged no rule at all does not conform.
@@ -609,8 +611,8 @@ def judge_run(rows: Sequence[RuleRow], *, declared: Iterable[str], allow_unteste
                        "differently when asked again")
     if untested and ending not in _ENDING_CODES:
         allowed = " (let through by --allow-untested)" if allow_untested else ""
-        reasons.append(_plural(len(untested), "MUST rule") + f" untested: judged on no answer"
-                       f"{allowed}")
+        note = untested_note or f"judged on no answer{allowed}"
+        reasons.append(_plural(len(untested), "MUST rule") + f" untested: {note}")
     if stale:
         reasons.append(_plural(stale, "stale expectation") + " (listed, but passing now)")
     if rows and judged == 0:

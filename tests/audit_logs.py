@@ -154,6 +154,24 @@ def child_run(answer: str = "Found 3 call sites.") -> list[dict[str, Any]]:
     ]
 
 
+def delegated(prompt: str, label: str, seq: int = 0) -> list[dict[str, Any]]:
+    """What a child's log holds of the call that started it, as a dsh-style provider writes
+    it: the descriptor (its label the call's ``description``) and the task as the first user
+    message (the call's ``prompt``)."""
+    return [
+        session_event("subagent/descriptor", {"version": 2, "mode": "one-shot",
+                                              "provider": "spawn", "label": label}, seq),
+        session_event("user/message", {"id": f"msg_u{seq}", "role": "user",
+                                       "content": [{"type": "text", "text": prompt}],
+                                       "source": {"kind": "user"}}, seq),
+    ]
+
+
+def delegation_arguments(prompt: str, label: str, **more: Any) -> str:
+    """A delegation call's raw arguments, as the model wrote them."""
+    return json.dumps({"description": label, "prompt": prompt, **more})
+
+
 def end_record(events: list[dict[str, Any]], **changes: Any) -> dict[str, Any]:
     """The ``subagent/end`` record the reference's settle gives for ``events``."""
     end = settle_run(events, cancelled=False)["end"]
@@ -186,13 +204,16 @@ def session_directory(tool_text: str | None = None) -> dict[str, bytes]:
     """A dsh-style session directory: a parent that delegated once, and its child, whose
     parent's tool result holds ``tool_text`` (the right text when None)."""
     child_events = child_run()
+    task = delegated("Find the call sites of parse().", "find call sites")
     right = settle_run(child_events, cancelled=False)["toolResult"]
     parent = [
         {"type": "session", "version": 3, "id": "parent-1", "createdAt": 1767225600000,
          "delegationDepth": 0},
         session_event("turn/start", {"turn": 1}, 0),
         session_event("tool/call", {"turn": 1, "step": 0, "callId": "call_7",
-                                    "name": "subagent", "arguments": "{}"}, 1),
+                                    "name": "subagent", "arguments": delegation_arguments(
+                                        "Find the call sites of parse().", "find call sites")},
+                      1),
         session_event("tool/result", {"turn": 1, "step": 0, "message": {
             "id": "msg_t1", "role": "user", "source": {"kind": "tool", "callId": "call_7"},
             "content": [{"type": "tool-result", "toolCallId": "call_7", "isError": True,
@@ -204,7 +225,8 @@ def session_directory(tool_text: str | None = None) -> dict[str, bytes]:
     header = {"type": "session", "version": 3, "id": "child-1", "createdAt": 1767225600500,
               "parentSession": "parent-1", "origin": "subagent", "delegationDepth": 1}
     return {"--work--/parent-1/session.jsonl": lines(*parent),
-            "--work--/child-1/session.jsonl": lines(header, *child_events)}
+            "--work--/child-1/session.jsonl": lines(header, *child_events[:1], *task,
+                                                    *child_events[1:])}
 
 
 SESSION_CASES["settle.tool-result"] = lambda: session_directory("Found 3 call sites.")

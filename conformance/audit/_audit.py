@@ -3,6 +3,7 @@ files, and over chunks of one large plain file), then the parts merged into one 
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -17,8 +18,8 @@ from .._operations import OPS
 from .._results import RuleRow, RunVerdict, judge_run
 from . import _fast
 from ._bytes import ByteStats
-from ._findings import Finding, Tallies
-from ._lines import LineJudge, WireSettings, parse
+from ._findings import Finding, Tallies, excerpt
+from ._lines import UNKNOWN, LineJudge, WireSettings, parse, read_wire
 from ._rules import (
     AUDIT_RULES,
     BUDGET_RULE_IDS,
@@ -28,17 +29,19 @@ from ._rules import (
     rule,
 )
 from ._sessions import (
-    DELEGATION_TOOLS,
+    SESSION_TYPES,
     SessionReader,
     SessionSummary,
     judge_sessions,
     looks_like_session,
 )
-from ._source import Source, SourceError, chunks, read_lines, size_of
+from ._source import MAX_LINE_BYTES, Source, SourceError, chunks, read_lines, size_of
 
 KINDS = ("auto", "wire", "session")
 #: Lines a log's kind is detected from.
 DETECT_LINES = 32
+#: Unreadable lines named one by one per file (the rest are counted).
+UNREAD_NAMED = 5
 #: Bytes between two progress reports.
 PROGRESS_STEP = 8 << 20
 
@@ -52,8 +55,8 @@ class Settings:
     max_bytes: int = DEFAULT_MAX_BYTES
     max_findings: int = 5
     fit: str = "halving"
-    delegation_tools: tuple[str, ...] = DELEGATION_TOOLS
     jobs: int = 1
+    max_line_bytes: int = MAX_LINE_BYTES
 
 
 @dataclass
@@ -84,10 +87,42 @@ def _kind_of(lines: list[bytes]) -> str:
     return "session" if looks_like_session(types) else "wire"
 
 
-def detect_kind(source: Source) -> str:
+#: The event types of the wire profile (spec/wire.md §2.2): evidence that a log is a wire log.
+WIRE_TYPES = frozenset({
+    "agent_start", "agent_end", "turn_start", "turn_end", "message_start", "message_update",
+    "message_end", "tool_execution_start", "tool_execution_update", "tool_execution_end",
+})
+
+
+def contradiction(kind: str, head: list[tuple[int, bytes]]) -> str | None:
+    """Why the first lines of a log contradict ``--kind kind`` (the line and what it holds), or
+    None: the lines read as the other kind, and one holds an event type only that kind has."""
+    lines = [raw for _, raw in head]
+    detected = _kind_of(lines)
+    if detected == kind:
+        return None
+    theirs = WIRE_TYPES if detected == "wire" else SESSION_TYPES | {"session"}
+    for number, raw in enumerate(lines, start=1):
+        try:
+            value = _fast.loads(raw)
+        except (_fast.DecodeError, ValueError):
+            continue
+        kind_of_line = value.get("type") if isinstance(value, dict) else None
+        if isinstance(kind_of_line, str) and kind_of_line in theirs:
+            what = ("the session header of a session log" if kind_of_line == "session"
+                    else f"a {detected} event")
+            return (f"--kind {kind} contradicts the log: line {number} is {what} "
+                    f"(type {json.dumps(kind_of_line)}: {excerpt(raw, 0, 80)}), and its first "
+                    f"lines read as a {detected} log. Audit it with --kind {detected}, or "
+                    "--kind auto to detect each log's kind")
+    return None
+
+
+def detect_kind(source: Source, max_line_bytes: int = MAX_LINE_BYTES) -> str:
     """``wire`` or ``session``, from the types of the first lines of ``source``."""
     try:
-        lines = [raw for _, raw in islice(read_lines(Source(source.path)), DETECT_LINES)]
+        lines = [raw for _, raw in islice(read_lines(Source(source.path), max_line_bytes),
+                                          DETECT_LINES)]
     except SourceError:
         return "wire"
     return _kind_of(lines)
@@ -102,7 +137,7 @@ def audit_part(source: Source, kind: str, settings: Settings,
     stats = part.stats
     judge = LineJudge(tallies, name, WireSettings(settings.live_events, settings.max_bytes,
                                                  settings.fit))
-    lines: Iterator[tuple[int, bytes]] = read_lines(source)
+    lines: Iterator[tuple[int, bytes]] = read_lines(source, settings.max_line_bytes)
     number = parsed_lines = events = 0
     reported = source.start
     reader: SessionReader | None = None
@@ -111,8 +146,15 @@ def audit_part(source: Source, kind: str, settings: Settings,
             head = list(islice(lines, DETECT_LINES))
             kind = part.kind = _kind_of([raw for _, raw in head])
             lines = chain(head, lines)
+        elif source.start == 0:
+            head = list(islice(lines, DETECT_LINES))
+            refused = contradiction(kind, head)
+            if refused is not None:
+                part.error = f"{name}: {refused}"
+                return part
+            lines = chain(head, lines)
         wire = kind == "wire"
-        reader = None if wire else SessionReader(name, settings.delegation_tools)
+        reader = None if wire else SessionReader(name)
         utf8_rule = "canon.utf8" if wire else "log.utf8"
         figures = stats.file(name)
         figures.projected = wire
@@ -129,7 +171,11 @@ def audit_part(source: Source, kind: str, settings: Settings,
                 judge._find("log.json", "the line is blank: every line of a log is one event")
                 stats.line(name, number, offset, "(blank)", len(raw), None)
                 continue
-            parsed = parse(body)
+            known: bytes | None = UNKNOWN
+            if wire:
+                parsed, known = read_wire(body)
+            else:
+                parsed = parse(body)
             if not parsed.ok:
                 assert parsed.error is not None
                 at, reason = parsed.error
@@ -155,11 +201,12 @@ def audit_part(source: Source, kind: str, settings: Settings,
                 continue
             events += 1
             if wire:
-                figures.facts_only += judge.wire(value, parsed, body)
+                figures.facts_only += judge.wire(value, parsed, body, known)
             else:
                 assert reader is not None
                 reader.line(value, number, offset, raw)
-            stats.line(name, number, offset, value["type"], len(raw), value)
+            stats.line(name, number, offset, value["type"], len(raw), value,
+                       body if parsed.proven else None)
         if number and source.end is None:
             tallies.judged("log.truncated")
     except SourceError as error:
@@ -197,6 +244,8 @@ class AuditReport:
     errors: list[str]
     records: int
     duration: float
+    #: What the logs hold but do not let the audit judge, and why (never a finding).
+    notices: list[str] = field(default_factory=list)
 
     @property
     def lines(self) -> int:
@@ -244,7 +293,9 @@ class AuditReport:
             rows.append(RuleRow(cited.id, cited.level, cited.profile, cited.op,
                                 self.outcome(cited),
                                 tally is not None and (tally.judged > 0 or tally.count > 0)))
-        return judge_run(rows, declared=OPS, allow_untested=True)
+        return judge_run(rows, declared=OPS, allow_untested=True, untested_note=(
+            "no line or record of these logs could show them (a log is judged on what it "
+            "holds)"))
 
     @property
     def conforms(self) -> bool:
@@ -265,7 +316,7 @@ def audit(sources: list[Source], settings: Settings,
         if settings.jobs > 1 and source.compression() == "none" and source.path != "-":
             pieces = chunks(source, settings.jobs)
             if len(pieces) > 1:
-                kind = detect_kind(source) if kind == "auto" else kind
+                kind = detect_kind(source, settings.max_line_bytes) if kind == "auto" else kind
                 if kind == "wire":
                     tasks.extend((piece, kind, settings) for piece in pieces)
                     continue
@@ -305,14 +356,16 @@ def merge(parts: list[Part], settings: Settings, duration: float) -> AuditReport
             entry["error"] = part.error
             errors.append(part.error)
         errors.extend(f"{name}:{number + shift} (byte {offset:,}): {reason}; it was not judged"
-                      for number, offset, reason in part.unread[:settings.max_findings])
-        if len(part.unread) > settings.max_findings:
-            errors.append(f"{name}: {len(part.unread) - settings.max_findings:,} more lines "
-                          "could not be read")
+                      for number, offset, reason in part.unread[:UNREAD_NAMED])
+        if len(part.unread) > UNREAD_NAMED:
+            errors.append(f"{name}: {len(part.unread) - UNREAD_NAMED:,} more lines could not "
+                          "be read")
         if part.session is not None:
             summaries.append(part.session)
-    records = judge_sessions(summaries, tallies) if summaries else 0
-    return AuditReport(settings, list(files.values()), tallies, stats, errors, records, duration)
+    notices: list[str] = []
+    records = judge_sessions(summaries, tallies, notices) if summaries else 0
+    return AuditReport(settings, list(files.values()), tallies, stats, errors, records, duration,
+                       notices)
 
 
 def total_size(sources: list[Source]) -> int | None:

@@ -2,25 +2,29 @@
 lines, the facts-only projection, and bytes along the log by event type (the seed's analysis,
 for any log).
 
-Memory stays bounded: per path a count and a sum, per distinct heavy value one digest (its
-CRC-32 and length), a fixed number of bins along each log, and the largest lines as a small heap.
+Memory stays bounded: per path a count and a sum, per distinct heavy value one digest (a CRC-32
+and the length, never the value), a fixed number of bins along each log, and the
+largest lines as a small heap. Heavy values are looked for at every depth: a transcript mirrored
+into progress updates sits many levels below the event.
 """
 
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from zlib import crc32
 
 from ._fast import dumps
+from ._fast import orjson as _orjson
+from ._findings import well_formed
 
-#: A value at least this large (serialized) is descended into, and digested to count repeats.
-HEAVY_BYTES = 1024
+#: A value at least this large (serialized) is descended into, and digested to count repeats:
+#: every value of this size is reached whatever its depth (its containers are larger still).
+HEAVY_BYTES = 4096
 #: Members smaller than this are counted in their parent's bytes only.
 SMALL_BYTES = 256
-#: Levels of members below the event that paths are counted for.
-MAX_DEPTH = 3
 #: The bins of the plot along the log; the bin width doubles to keep at most this many.
 ALONG_BINS = 256
 #: The first bin width, in bytes.
@@ -32,6 +36,68 @@ PATHS_SHOWN = 25
 
 
 _dump = dumps
+
+
+#: Objects of at most this many members have their members' spans found (wrappers, blocks);
+#: a larger object's heavy members are written again (finding every name would cost more).
+SPANNED_MEMBERS = 4
+#: A member of a value: its key (``"[*]"`` for an array element), the member, and where its
+#: writing lies in the line's writing (None: not known, the caller writes the member).
+Span = tuple[str, Any, "tuple[int, int] | None"]
+
+
+#: Member names as orjson writes them, the first few thousand names met (a log uses few).
+_NAMES: dict[str, bytes] = {}
+_NAMES_KEPT = 4096
+
+
+def _name(key: str) -> bytes:
+    written = _NAMES.get(key)
+    if written is None:
+        written = _dump(key)
+        if len(_NAMES) < _NAMES_KEPT:
+            _NAMES[key] = written
+    return written
+
+
+def _spans(value: dict[str, Any] | list[Any], data: bytes | None, low: int,
+           high: int) -> Iterator[Span]:
+    """Every member of ``value``, whose writing is ``data[low:high]`` (``data``: orjson's
+    writing of the whole line, or None). An object member's writing is the span between its
+    name and the next member's name (the next ``,"name":`` after it: inside a written string a
+    quote is always escaped, so a string, number, boolean or null member holds none, and a
+    container member's span is taken only when the next name occurs once after it); the last
+    member's runs to the closing brace; an array's only element is the array less its
+    brackets. orjson writes a member inside a value as it writes it alone. Only objects of at
+    most :data:`SPANNED_MEMBERS` members are read so."""
+    if isinstance(value, list):
+        if data is not None and len(value) == 1:
+            yield "[*]", value[0], (low + 1, high - 1)
+            return
+        for item in value:
+            yield "[*]", item, None
+        return
+    if data is None or len(value) > SPANNED_MEMBERS:
+        for key, item in value.items():
+            yield key, item, None
+        return
+    keys = list(value)
+    names = [_name(key) for key in keys]
+    position = low + 1  # after the opening brace
+    for index, key in enumerate(keys):
+        start = position + len(names[index]) + 1  # the name and its colon
+        item = value[key]
+        if index + 1 == len(keys):
+            stop = high - 1  # the closing brace
+        else:
+            following = b"," + names[index + 1] + b":"
+            stop = data.find(following, start, high)
+            if stop < 0 or (isinstance(item, dict | list)
+                            and data.find(following, stop + 1, high) >= 0):
+                # the next name also occurs inside this member: write it to know its span
+                stop = start + len(_dump(item))
+        yield key, item, (start, stop)
+        position = stop + 1  # the comma
 
 
 @dataclass
@@ -71,6 +137,29 @@ class Along:
             self._widen()
 
 
+def _inside(inner: str, outer: str) -> bool:
+    """True when the path pattern ``inner`` lies below ``outer``."""
+    return len(inner) > len(outer) and inner.startswith(outer) and inner[len(outer)] in ".["
+
+
+def _named(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The repeats worth naming: paths that repeat alike (the same distinct values written as
+    often, one inside the other) are one repeat, named once: by the inner path when it holds
+    nine tenths of the outer's bytes (the outer only wraps it), else by the outer (the inner is
+    a part of each repeated value)."""
+    hidden: set[int] = set()
+    alike: dict[tuple[str, int, int], list[int]] = {}
+    for index, row in enumerate(rows):
+        alike.setdefault((row["type"], row["distinct"], row["occurrences"]), []).append(index)
+    for members in alike.values():
+        for outer in members:
+            for inner in members:
+                if _inside(rows[inner]["path"], rows[outer]["path"]):
+                    wraps = rows[inner]["bytes"] * 10 >= rows[outer]["bytes"] * 9
+                    hidden.add(outer if wraps else inner)
+    return [row for index, row in enumerate(rows) if index not in hidden]
+
+
 @dataclass
 class FileBytes:
     """One log's byte figures."""
@@ -99,8 +188,10 @@ class ByteStats:
         return found
 
     def line(self, name: str, number: int, offset: int, kind: str, size: int,
-             value: Any) -> None:
-        """Account one line of ``size`` bytes whose parsed value is ``value``."""
+             value: Any, written: bytes | None = None) -> None:
+        """Account one line of ``size`` bytes whose parsed value is ``value`` (``written``:
+        orjson's writing of it, when the line is that writing)."""
+        kind = well_formed(kind)
         figures = self.file(name)
         figures.lines += 1
         figures.bytes += size
@@ -117,7 +208,12 @@ class ByteStats:
         elif entry > self.largest[0]:  # the largest under one total order, whatever the
             heapq.heapreplace(self.largest, entry)  # order lines arrive in (chunks, --jobs)
         if size >= HEAVY_BYTES and isinstance(value, dict | list):
-            self._walk(kind, "$", value, 0)
+            if written is None and _orjson is not None:
+                try:
+                    written = _orjson.dumps(value)
+                except TypeError:  # a lone surrogate, an integer beyond 64 bits
+                    written = None
+            self._walk(kind, "$", value, written, 0, len(written or b""))
 
     def _count(self, kind: str, path: str, size: int) -> None:
         key = (kind, path)
@@ -128,50 +224,81 @@ class ByteStats:
             totals[0] += 1
             totals[1] += size
 
-    def _digest(self, kind: str, path: str, dumped: bytes) -> None:
+    def _record(self, kind: str, path: str, digest: int) -> None:
         key = (kind, path)
-        digest = crc32(dumped) | len(dumped) << 32
         seen = self.repeats.get(key)
         if seen is None:
             seen = self.repeats[key] = {}
         seen[digest] = seen.get(digest, 0) + 1
 
-    def _walk(self, kind: str, path: str, value: dict[str, Any] | list[Any], depth: int) -> int:
+    def _walk(self, kind: str, path: str, value: dict[str, Any] | list[Any],
+              data: bytes | None = None, low: int = 0, high: int = 0) -> int | None:
         """Count the members of ``value`` (at ``path``) of at least :data:`SMALL_BYTES`, and
-        digest the heavy ones; answer the size of its largest member.
+        digest the heavy ones, at every depth (array elements share the path ``[*]``); answer
+        ``value``'s own digest when its members' writings were found in ``data`` (else None:
+        the caller digests its writing).
 
-        A heavy value is digested unless one of its members makes up nine tenths of it: the
-        repeats of that member say the same, and digesting every level of a chain of wrappers
-        would read the same bytes once per level."""
-        largest = 0
-        items = (value.items() if isinstance(value, dict)
-                 else (("[*]", item) for item in value))
-        for key, item in items:
+        ``data`` is orjson's writing of the line, holding ``value``'s at ``data[low:high]``;
+        the members of a wrapper or a small object are read from it (:func:`_spans`), and the
+        digest of such a value is the CRC-32 of its writing with each heavy member's writing
+        replaced by that member's digest, so that each byte is read once whatever the depth.
+        Which of the paths that repeat alike is named is decided in the report
+        (:func:`_named`)."""
+        spanned = data is not None and (len(value) == 1 if isinstance(value, list)
+                                        else len(value) <= SPANNED_MEMBERS)
+        if spanned:
+            members: Any = _spans(value, data, low, high)
+            view = memoryview(data)  # type: ignore[arg-type]
+        elif isinstance(value, dict):
+            members = ((key, item, None) for key, item in value.items())
+        else:
+            members = (("[*]", item, None) for item in value)
+        crc = 0
+        position = low
+        for key, item, span in members:
             if isinstance(item, str):
                 # a string is counted by its serialized size when it is large (exact, and
                 # digested to count repeats); a small one only in its parent's bytes
-                if len(item) >= SMALL_BYTES:
-                    dumped = _dump(item)
-                    child = f"{path}{key}" if key == "[*]" else f"{path}.{key}"
-                    size = len(dumped)
-                    self._count(kind, child, size)
-                    if size >= HEAVY_BYTES:
-                        self._digest(kind, child, dumped)
-                    largest = max(largest, size)
-            elif isinstance(item, dict | list):
-                dumped = _dump(item)
+                if len(item) < SMALL_BYTES:
+                    continue
+                if span is None or data is None:
+                    dumped: bytes | memoryview = _dump(item)
+                else:
+                    dumped = memoryview(data)[span[0]:span[1]]
                 size = len(dumped)
+                child = f"{path}{key}" if key == "[*]" else \
+                    f"{path}.{key if key.isascii() else well_formed(key)}"
+                self._count(kind, child, size)
+                if size < HEAVY_BYTES:
+                    continue
+                digest = crc32(dumped) | size << 32
+            elif isinstance(item, dict | list):
+                if span is None or data is None:
+                    inner = _dump(item)
+                    start, stop = 0, len(inner)
+                else:
+                    inner, (start, stop) = data, span
+                size = stop - start
                 if size < SMALL_BYTES:
                     continue
-                largest = max(largest, size)
-                child = f"{path}{key}" if key == "[*]" else f"{path}.{key}"
+                child = f"{path}{key}" if key == "[*]" else \
+                    f"{path}.{key if key.isascii() else well_formed(key)}"
                 self._count(kind, child, size)
-                if size >= HEAVY_BYTES:
-                    inner = self._walk(kind, child, item, depth + 1) \
-                        if depth + 1 < MAX_DEPTH else 0
-                    if inner * 10 < size * 9:
-                        self._digest(kind, child, dumped)
-        return largest
+                if size < HEAVY_BYTES:
+                    continue
+                found = self._walk(kind, child, item, inner, start, stop)
+                digest = found if found is not None else \
+                    crc32(memoryview(inner)[start:stop]) | size << 32
+            else:
+                continue
+            self._record(kind, child, digest)
+            if spanned and span is not None:
+                crc = crc32(view[position:span[0]], crc)
+                crc = crc32(digest.to_bytes(16, "little"), crc)
+                position = span[1]
+        if not spanned:
+            return None
+        return crc32(view[position:high], crc) | (high - low) << 32
 
     def merge(self, other: ByteStats) -> None:
         for kind, (lines, size) in other.by_type.items():
@@ -221,9 +348,13 @@ class ByteStats:
             occurrences = sum(seen.values())
             if occurrences > len(seen):
                 size = self.by_path[(kind, path)][1]
+                again = sum((count - 1) * (digest >> 32) for digest, count in seen.items())
                 repeated.append({"type": kind, "path": path, "distinct": len(seen),
-                                 "occurrences": occurrences, "bytes": size})
-        repeated.sort(key=lambda entry: (-entry["bytes"], entry["type"], entry["path"]))
+                                 "occurrences": occurrences, "bytes": size,
+                                 "repeatedBytes": again})
+        repeated = _named(repeated)
+        repeated.sort(key=lambda entry: (-entry["repeatedBytes"], -entry["bytes"], entry["type"],
+                                         entry["path"]))
         return {
             "lines": lines,
             "bytes": total,

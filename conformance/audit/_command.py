@@ -11,16 +11,16 @@ import click
 from eventproof.reference import DEFAULT_MAX_BYTES, MIN_MAX_BYTES
 
 from ._audit import KINDS, Settings, audit, total_size
-from ._sessions import DELEGATION_TOOLS
-from ._source import SourceError, expand
+from ._source import MAX_LINE_BYTES, SourceError, expand
 
 
 @click.command("audit")
 @click.argument("logs", nargs=-1, required=True, metavar="LOG...")
 @click.option("--kind", type=click.Choice(KINDS), default="auto", show_default=True,
-              help="What the logs are: a projected wire log (pi-style --mode json or rpc "
-                   "output), a session log of the selection profile (a dsh-style session "
-                   "directory), or auto: detected from each log's first lines.")
+              help="What the logs are: a projected wire log (what a pi-style harness writes "
+                   "in its JSON or RPC mode), a session log of the selection profile (a "
+                   "dsh-style session directory), or auto: detected from each log's first "
+                   "lines. A kind the log's first lines contradict is refused.")
 @click.option("--live-events", is_flag=True,
               help="The wire logs were written for a consumer that opted in to live events "
                    "(message_update and tool_execution_update frames are then expected).")
@@ -32,9 +32,10 @@ from ._source import SourceError, expand
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Audit in this many worker processes: one file each, and a large plain "
                    "wire log in chunks.")
-@click.option("--delegation-tool", "delegation_tools", multiple=True, metavar="NAME",
-              help="The name of the parent's delegation tool in session logs (repeatable; "
-                   f"default: {', '.join(DELEGATION_TOOLS)}).")
+@click.option("--max-line-bytes", type=click.IntRange(min=1024), default=MAX_LINE_BYTES,
+              show_default=True,
+              help="The longest line read: a longer one (or an endless input with no line "
+                   "feed) stops the audit of that file with a message naming it.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the JSON report (schemas/audit-report.json) here; '-' writes it to "
                    "stdout (the console summary then goes to stderr).")
@@ -48,7 +49,7 @@ from ._source import SourceError, expand
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @click.option("-v", "--verbose", is_flag=True, help="List passing rules too.")
 def audit_command(logs: tuple[str, ...], kind: str, live_events: bool, max_bytes: int,
-                  max_findings: int, jobs: int, delegation_tools: tuple[str, ...],
+                  max_findings: int, jobs: int, max_line_bytes: int,
                   json_path: Path | None, junit_path: Path | None, markdown_path: Path | None,
                   html_path: Path | None, no_progress: bool, verbose: bool) -> None:
     """Check JSON Lines event logs a harness wrote (files, directories, globs, - for stdin;
@@ -72,7 +73,7 @@ def audit_command(logs: tuple[str, ...], kind: str, live_events: bool, max_bytes
         _fail(str(error))
     settings = Settings(kind=kind, live_events=live_events, max_bytes=max_bytes,
                         max_findings=max_findings, jobs=jobs,
-                        delegation_tools=delegation_tools or DELEGATION_TOOLS)
+                        max_line_bytes=max_line_bytes)
     with _user_errors():
         progress_console = _console(stderr=True)
         if no_progress or not progress_console.is_terminal:

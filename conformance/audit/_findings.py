@@ -14,6 +14,17 @@ EXCERPT_CHARACTERS = 160
 _HIDDEN = re.compile("[\x00-\x1f\x7f\u2028\u2029\ud800-\udfff\ufffd]")
 
 
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+def well_formed(text: str) -> str:
+    """``text`` with every lone surrogate written as its escape (``\\ud800``): a name or a
+    message taken from a log stays printable and writable as UTF-8."""
+    if text.isascii() or not _LONE.search(text):
+        return text
+    return _LONE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
 def _shown(match: re.Match[str]) -> str:
     char = match.group()
     return "\\n" if char == "\n" else f"\\u{ord(char):04x}"
@@ -87,7 +98,7 @@ class Tallies:
         tally.count += 1
         if len(tally.examples) < self.keep:
             tally.examples.append(Finding(rule_id, file, line_number, offset + at,
-                                          excerpt(line, at), message))
+                                          excerpt(line, at), well_formed(message)))
 
     def add_excerpt(self, rule_id: str, file: str, line_number: int, offset: int, shown: str,
                     message: str) -> None:
@@ -97,7 +108,8 @@ class Tallies:
             tally = self.by_rule[rule_id] = RuleTally()
         tally.count += 1
         if len(tally.examples) < self.keep:
-            tally.examples.append(Finding(rule_id, file, line_number, offset, shown, message))
+            tally.examples.append(Finding(rule_id, file, line_number, offset, shown,
+                                          well_formed(message)))
 
     def merge(self, other: Tallies) -> None:
         for rule_id, tally in other.by_rule.items():

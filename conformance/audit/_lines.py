@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 from eventproof.reference import MARKER, InvalidInput, canonical_bytes, project_event, well_formed
@@ -25,13 +28,18 @@ from eventproof.reference._budget import (
     STATUSES,
     cost,
 )
-from eventproof.reference._canonical import number_to_string
+from eventproof.reference._canonical import (
+    _PLAIN_SHORTCUT,
+    _STRICT_INTEGER,
+    _plain_tree,
+    number_to_string,
+)
 
 from .._json import holds_lone_surrogate
 from . import _fast
 from ._findings import Tallies
 
-_loads = _fast.orjson.loads if _fast.orjson is not None else _fast.loads
+_orjson = _fast.orjson
 
 MAX_SAFE_INTEGER = 2**53 - 1
 ID_CLIP = 256
@@ -88,6 +96,8 @@ class Parsed:
     error: tuple[int, str] | None = None
     #: True when every number was read with its spelling (``numbers`` is then complete).
     exact: bool = False
+    #: True when the line is orjson's own writing of ``value`` (byte for byte).
+    proven: bool = False
 
 
 class _Big:
@@ -99,10 +109,22 @@ class _Big:
         self.literal = literal
 
 
+#: The deepest nesting of arrays and objects a line is read at (RFC 8259 §9 lets a reader bound
+#: it): the deepest orjson writes, so that every figure of a line read (its sizes and digests,
+#: its canonical bytes) is computed by one serializer, whichever parser read it. A deeper line is
+#: a ``log.json`` finding, and the rest of the log is read.
+MAX_DEPTH = 254
+#: The longest integer literal read as a number (Python's own conversion limit): a longer one
+#: is a number no reader can carry, kept with its spelling.
+MAX_INTEGER_DIGITS = 4300
+
+
 def _parse_int(literal: str) -> Any:
     """An integer literal; beyond 2^53-1, the double it reads as when it is exactly how that
     double is written (``10000000000000000`` is 1e16, which a line may carry: wire.md §6.3),
     else a :class:`_Big` that no reader can take faithfully."""
+    if len(literal) > MAX_INTEGER_DIGITS:
+        return _Big(literal)
     number = int(literal)
     if abs(number) <= MAX_SAFE_INTEGER:
         return number
@@ -129,20 +151,34 @@ def _unsafe_numbers(value: Any, path: str = "$") -> Iterator[tuple[str, Any]]:
                          reversed(list(enumerate(item))))
 
 
+def _restored(big: _Big) -> Any:
+    if len(big.literal) > MAX_INTEGER_DIGITS:  # beyond any double: read as JSON.parse does
+        return -math.inf if big.literal.startswith("-") else math.inf
+    return int(big.literal)
+
+
 def _restore(value: Any) -> Any:
-    """``value`` with every kept big integer turned back into a Python int."""
+    """``value`` with every kept big integer turned back into a Python int (iterative)."""
     if isinstance(value, _Big):
-        return int(value.literal)
-    if isinstance(value, dict):
-        return {key: _restore(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_restore(item) for item in value]
+        return _restored(value)
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        pairs = item.items() if isinstance(item, dict) else enumerate(item) \
+            if isinstance(item, list) else ()
+        for key, inner in list(pairs):
+            if isinstance(inner, _Big):
+                item[key] = _restored(inner)
+            elif isinstance(inner, dict | list):
+                stack.append(inner)
     return value
 
 
 def _literal(value: Any) -> str:
     if isinstance(value, _Big):
-        return value.literal
+        literal = value.literal
+        return literal if len(literal) <= 40 else \
+            f"{literal[:20]}… (an integer literal of {len(literal.lstrip('-')):,} digits)"
     return "1e400 (an infinity)" if value == math.inf else (
         "-1e400 (an infinity)" if value == -math.inf else "NaN")
 
@@ -152,43 +188,181 @@ def may_hold_long_integer(body: bytes) -> bool:
     return _long_integer(body, body.translate(_DIGITS_TO_NUL))
 
 
+class _Repeats(dict[str, Any]):
+    """An object that repeats a member name (the last value kept, as ``JSON.parse`` does)."""
+
+    name = ""
+    times = 0
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook``: the object, marked when it repeats a member name."""
+    value = dict(pairs)
+    if len(value) == len(pairs):
+        return value
+    marked = _Repeats(value)
+    seen: dict[str, int] = {}
+    for name, _ in pairs:
+        seen[name] = seen.get(name, 0) + 1
+    marked.name = next(name for name, _ in pairs if seen[name] > 1)
+    marked.times = seen[marked.name]
+    return marked
+
+
+def _first_repeat(value: Any) -> tuple[str, _Repeats] | None:
+    """The first object (document order) that repeats a member name, with its JSONPath."""
+    stack: list[tuple[str, Any]] = [("$", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, _Repeats):
+            return path, item
+        if isinstance(item, dict):
+            stack.extend((f"{path}.{key}", inner) for key, inner in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{index}]", inner)
+                         for index, inner in reversed(list(enumerate(item))))
+    return None
+
+
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKETS = bytes(code for code in range(256) if code not in b"[{]}")
+
+
+def nesting(body: bytes) -> tuple[int, int]:
+    """The deepest nesting of arrays and objects in ``body`` and the byte where it is first
+    reached (strings left out: what a reader of any kind counts)."""
+    brackets = _STRING.sub(b'""', body).translate(None, _NOT_BRACKETS)
+    levels = list(accumulate(1 if char in (0x5B, 0x7B) else -1 for char in brackets))
+    deepest = max(levels, default=0)
+    if deepest <= 0:
+        return 0, 0
+    # where: the same walk over the line itself (only for a line reported)
+    outside = _STRING.sub(lambda match: b" " * len(match.group()), body)
+    depth = 0
+    for index, char in enumerate(outside):
+        if char in (0x5B, 0x7B):
+            depth += 1
+            if depth == deepest:
+                return deepest, index
+        elif char in (0x5D, 0x7D):
+            depth -= 1
+    return deepest, 0  # pragma: no cover - the walk reaches the deepest level
+
+
+def _too_deep(body: bytes) -> tuple[int, int] | None:
+    """(depth, byte) when ``body`` nests deeper than :data:`MAX_DEPTH`, else None."""
+    if body.count(b"[") + body.count(b"{") <= MAX_DEPTH:
+        return None
+    brackets = _STRING.sub(b'""', body).translate(None, _NOT_BRACKETS)
+    if max(accumulate(1 if char in (0x5B, 0x7B) else -1 for char in brackets),
+           default=0) <= MAX_DEPTH:
+        return None
+    return nesting(body)
+
+
+#: The recursion limit a reading runs under: the levels of one line and the audit's own frames.
+_ROOM = MAX_DEPTH * 2 + 1000
+
+
+def _read(text: str) -> Any:
+    """The standard library's reading of ``text``, with room on the stack for
+    :data:`MAX_DEPTH` levels."""
+    limit = sys.getrecursionlimit()
+    needed = max(limit, _ROOM)
+    if needed > limit:
+        sys.setrecursionlimit(needed)
+    try:
+        return json.loads(text, parse_int=_parse_int, parse_constant=_constant,
+                          object_pairs_hook=_pairs)
+    finally:
+        if needed > limit:
+            sys.setrecursionlimit(limit)
+
+
 def parse(body: bytes, *, exact: bool = False) -> Parsed:
-    """Parse one line (without its line feed): orjson first, the standard library for what
-    orjson refuses (lone surrogates, infinities, NaN, invalid UTF-8) so that the line is still
-    judged. With ``exact``, or when orjson refuses the line, every integer literal beyond
-    2^53-1 is found (orjson reads one beyond 2^64 as a double without a word)."""
-    if not exact:
-        try:
-            return Parsed(_loads(body), True)
-        except _fast.DecodeError:
-            pass
+    """Read one line (without its line feed) by one set of rules, whichever parser runs: the
+    line must be UTF-8, nest at most :data:`MAX_DEPTH` levels and repeat no member name in an
+    object; lone surrogates and numbers no reader can carry are found (wire lines judge them).
+
+    orjson reads the line first when it is installed, and its reading stands only when it
+    provably is the strict one (see :func:`_proven`); every other line is read by the standard
+    library with the same rules. ``exact`` is kept for callers: every reading is exact."""
+    del exact
+    return read_wire(body)[0]
+
+
+#: Canonical bytes not computed (the line is judged without them).
+UNKNOWN = b""
+
+
+def _proven(body: bytes) -> tuple[Any, bytes] | None:
+    """orjson's reading of ``body`` and its writing of it, when that reading is the strict one:
+    orjson refuses invalid UTF-8, lone surrogates and infinities when it reads; and when it
+    writes back what it read as the line itself, byte for byte, under its 53-bit integer rule,
+    no member name was repeated (the writing has each once), the nesting is within
+    :data:`MAX_DEPTH` (orjson writes no deeper) and every integer is within 2^53-1 (so the
+    strict reader reads the same numbers)."""
+    if _orjson is None:
+        return None
+    try:
+        value = _orjson.loads(body)
+        written = _orjson.dumps(value, option=_STRICT_INTEGER)
+    except (_orjson.JSONDecodeError, TypeError):  # TypeError: orjson refuses to write it
+        return None
+    return (value, written) if written == body else None
+
+
+def read_wire(body: bytes) -> tuple[Parsed, bytes | None]:
+    """:func:`parse`, with the canonical bytes of the value read when they come for free (a
+    plain tree's canonical form is orjson's writing: wire.md §6), else :data:`UNKNOWN`."""
+    proven = _proven(body)
+    if proven is None:
+        return strict_parse(body), UNKNOWN
+    value, written = proven
+    canonical = written if _PLAIN_SHORTCUT and _plain_tree(value) else UNKNOWN
+    return Parsed(value, True, exact=True, proven=True), canonical
+
+
+def strict_parse(body: bytes) -> Parsed:
+    """The standard library's reading of one line by the rules of :func:`parse`."""
     bad_utf8 = None
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as error:
         bad_utf8 = (error.start, f"byte 0x{body[error.start]:02x} {error.reason}")
         text = body.decode("utf-8", "replace")
+    deep = _too_deep(body)
+    if deep is not None:
+        depth, at = deep
+        return Parsed(None, False, bad_utf8, error=(
+            at, f"the line nests {depth:,} arrays and objects deep, past the {MAX_DEPTH:,} "
+                f"levels this audit reads (reached at byte {at:,}); the line is not judged"))
     try:
-        value = json.loads(text, parse_int=_parse_int, parse_constant=_constant)
-    except RecursionError:
+        value = _read(text)
+    except RecursionError:  # pragma: no cover - the depth is bounded above
         return Parsed(None, False, bad_utf8, error=(-1, "the line nests deeper than this "
-                                                        "audit can follow (about a thousand "
-                                                        "levels)"))
+                                                        "audit can follow"))
     except ValueError as error:
         position = getattr(error, "pos", 0) or 0
         where = len(text[:position].encode("utf-8", "surrogatepass"))
         reason = getattr(error, "msg", str(error))
         return Parsed(None, False, bad_utf8,
                       error=(where, f"the line is not JSON: {reason} at byte {where}"))
+    repeat = _first_repeat(value)
+    if repeat is not None:
+        path, item = repeat
+        quoted = json.dumps(item.name).encode("utf-8", "surrogatepass")
+        first = body.find(quoted)
+        at = body.find(quoted, first + 1) if first >= 0 else -1
+        shown = json.dumps(item.name if len(item.name) <= 64 else item.name[:64] + "…")
+        return Parsed(None, False, bad_utf8, error=(
+            max(at, 0), f"the object at {path} gives the member {shown} {item.times} times: "
+                        "a reader that keeps the first and one that keeps the last read "
+                        "different events (RFC 8259 §4); the line is not judged"))
     numbers = tuple((path, _literal(number)) for path, number in _unsafe_numbers(value))
-    try:
-        if numbers:
-            value = _restore(value)
-        lone = holds_lone_surrogate(value)
-    except RecursionError:
-        return Parsed(None, False, bad_utf8, error=(-1, "the line nests deeper than this "
-                                                        "audit can follow (about a thousand "
-                                                        "levels)"))
+    if numbers:
+        value = _restore(value)
+    lone = holds_lone_surrogate(value)
     return Parsed(value, True, bad_utf8, lone, numbers, exact=True)
 
 
@@ -245,9 +419,11 @@ class LineJudge:
 
     # -- wire -------------------------------------------------------------------------------
 
-    def wire(self, value: dict[str, Any], parsed: Parsed, body: bytes) -> int:
+    def wire(self, value: dict[str, Any], parsed: Parsed, body: bytes,
+             known: bytes | None = UNKNOWN) -> int:
         """Judge one agent event line; answer the bytes its facts-only projection writes
-        (line feed included)."""
+        (line feed included). ``known`` is the value's canonical bytes when already computed
+        (None: the reference refuses them)."""
         kind = value["type"]
         settings = self.settings
         before = self.found
@@ -273,10 +449,13 @@ class LineJudge:
         # have been written, or an event written unprojected, is wrong whatever its bytes
         canonical = None
         if not broken and not (parsed.lone_surrogate or parsed.numbers or parsed.bad_utf8):
-            try:
-                canonical = canonical_bytes(value)
-            except (InvalidInput, RecursionError):
-                canonical = None
+            if known != UNKNOWN:
+                canonical = known
+            else:
+                try:
+                    canonical = canonical_bytes(value)
+                except (InvalidInput, RecursionError):
+                    canonical = None
         if not parsed.exact and (canonical is None or canonical != body) and \
                 may_hold_long_integer(body):
             parsed = parse(body, exact=True)  # the canonical form refused an integer, or differs
@@ -339,8 +518,7 @@ class LineJudge:
         extra = [key for key in value if key not in _MESSAGE_UPDATE_KEYS]
         if carried or extra or not isinstance(message_event, dict):
             if not self._wants("project.message-update"):
-                self.tallies.add("project.message-update", self.file, self.number, self.offset,
-                                 b"", "")
+                self._find("project.message-update", "")  # counted; its message not shown
                 return
             what = (f"the line carries {', '.join(carried)}, the cumulative message"
                     if carried else f"the line has {_shown_keys(_keys(value))}")
@@ -354,7 +532,7 @@ class LineJudge:
         if _keys(value) == keys and self._boundary_types(value):
             return
         if not self._wants(rule_id):
-            self.tallies.add(rule_id, self.file, self.number, self.offset, b"", "")
+            self._find(rule_id, "")  # counted (and the line is broken); its message not shown
             return
         held = [key for key in inputs if key in value]
         if held:
@@ -424,18 +602,29 @@ class LineJudge:
     # -- budget records ----------------------------------------------------------------------
 
     def _budget(self, value: dict[str, Any], kind: str) -> None:
+        """Judge the budget records where a harness writes them (budget.md §3, §6): a live
+        roster in a tool update's ``partialResult.details``; the final details in a tool
+        result's ``details``, and again in the tool result message that carries the same result
+        (``message_start``/``message_end`` of a ``toolResult`` message)."""
         if kind == "tool_execution_update":
             holder = value.get("partialResult")
             if isinstance(holder, dict):
                 details = holder.get("details")
                 if isinstance(details, dict) and _task_list(details.get("results")):
                     self._roster(details)
-        elif kind == "tool_execution_end":
+            return
+        if kind == "tool_execution_end":
             holder = value.get("result")
-            if isinstance(holder, dict):
-                details = holder.get("details")
-                if isinstance(details, dict) and _task_list(details.get("results")):
-                    self._details(details["results"])
+        elif kind in ("message_start", "message_end"):
+            holder = value.get("message")
+            if not isinstance(holder, dict) or holder.get("role") != "toolResult":
+                return
+        else:
+            return
+        if isinstance(holder, dict):
+            details = holder.get("details")
+            if isinstance(details, dict) and _task_list(details.get("results")):
+                self._details(details["results"])
 
     def _roster(self, roster: dict[str, Any]) -> None:
         for rule_id in ("roster.allowlist", "roster.bounded", "roster.count"):
@@ -517,10 +706,13 @@ def _marked_text(partial: Any) -> str | None:
 
 
 def _task_list(results: Any) -> bool:
-    """A list of task records (final or live): objects with an id, a status and a task."""
+    """A list of the records of a batch of delegated tasks (final or live): objects with an id,
+    a status and a task, and the agent that runs them (budget.md §2.1). A list of other
+    records (a to-do tool's items: an id, a status and a task, and no agent) is not judged."""
     return (isinstance(results, list) and len(results) > 0
             and all(isinstance(record, dict) and "id" in record and "status" in record
-                    and "task" in record for record in results[:64]))
+                    and "task" in record for record in results[:64])
+            and any("agent" in record for record in results[:64]))
 
 
 def _order_problem(keys: list[str], order: tuple[str, ...], required: tuple[str, ...]) -> str:

@@ -76,12 +76,16 @@ def document(report: AuditReport) -> dict[str, Any]:
         },
         "rules": rules,
         "findings": [finding.document() for finding in report.findings()],
+        "notices": list(report.notices),
         "bytes": report.stats.document(),
     }
 
 
 def dumps_document(report: AuditReport) -> str:
-    return json.dumps(document(report), indent=2, ensure_ascii=False)
+    """The JSON report as text; a lone surrogate anywhere in it (a file name that is not UTF-8)
+    is written as its JSON escape, so the text is always UTF-8."""
+    text = json.dumps(document(report), indent=2, ensure_ascii=False)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def write_json(report: AuditReport, path: Path) -> None:
@@ -153,6 +157,8 @@ def render_console(report: AuditReport, console: Console, *, verbose: bool = Fal
         if more > 0:
             console.print(f"  [dim]{rule['id']}: {more:,} more finding(s) like these "
                           "(--max-findings shows more)[/]", soft_wrap=True)
+    for notice in report.notices:
+        console.print(f"[yellow]not judged:[/] {escape(notice)}", soft_wrap=True)
     _console_bytes(doc["bytes"], console)
     verdict = report.verdict
     console.print(f"\n[bold]{escape(_verdict(report))}[/]: {report.count('MUST'):,} MUST and "
@@ -183,7 +189,8 @@ def _console_bytes(figures: dict[str, Any], console: Console) -> None:
         console.print(paths)
     for row in figures["repeated"][:5]:
         console.print(f"repeated: {row['type']} {row['path']}: {row['distinct']:,} distinct "
-                      f"values written {row['occurrences']:,} times ({_size(row['bytes'])})",
+                      f"values written {row['occurrences']:,} times ({_size(row['bytes'])}, "
+                      f"{_size(row.get('repeatedBytes', 0))} of it written again)",
                       markup=False, soft_wrap=True)
     for row in figures["largestLines"][:3]:
         console.print(f"largest line: {row['file']}:{row['line']} ({row['type']}), "
@@ -234,6 +241,9 @@ def write_junit(report: AuditReport, path: Path) -> None:
     for error in report.errors:
         case = ET.SubElement(suite, "testcase", classname="audit.log", name="readable", time="0")
         ET.SubElement(case, "error", message=error)
+    if report.notices:
+        out = ET.SubElement(suite, "system-out")
+        out.text = "not judged:\n" + "\n".join(report.notices)
     path.parent.mkdir(parents=True, exist_ok=True)
     ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
 
@@ -271,6 +281,9 @@ def markdown(report: AuditReport) -> str:
                     f"{_code(finding['file'])} line {finding['line']}, byte "
                     f"{finding['offset']:,}: {_md(finding['message'])}",
                     f"  - line: {_code(finding['excerpt'])}", f"  - fix: {_md(finding['fix'])}"]
+    if report.notices:
+        out += ["", "## Not judged", ""]
+        out += [f"- {_md(notice)}" for notice in report.notices]
     figures = doc["bytes"]
     if figures["lines"]:
         out += ["", "## Where the bytes go", "", "| event type | lines | bytes | share |",
@@ -414,7 +427,10 @@ def page(report: AuditReport) -> str:
                f'<th>bytes</th></tr>{repeated}</table>' if repeated else "")
             + f'<h2>Rules</h2><table class="t"><tr><th>rule</th><th>level</th><th>section</th>'
             f'<th>outcome</th><th>judged</th><th>findings</th><th>what it demands</th></tr>'
-            f'{rules}</table><h2>Findings</h2>{findings or "<p>None.</p>"}')
+            f'{rules}</table><h2>Findings</h2>{findings or "<p>None.</p>"}'
+            + ("<h2>Not judged</h2><ul>" + "".join(f"<li>{_e(notice)}</li>"
+                                                   for notice in report.notices) + "</ul>"
+               if report.notices else ""))
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'

@@ -15,6 +15,7 @@ consumed work on nothing but those events).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,8 +32,6 @@ SESSION_TYPES = frozenset({
     "tool-call-chunks",
 })
 PACKED_ROWS = frozenset({"text-chunks", "reasoning-chunks", "tool-call-chunks"})
-#: The delegation tool's names looked for in a parent log unless told otherwise.
-DELEGATION_TOOLS = ("subagent", "task", "agent", "delegate")
 _STRUCTURAL = frozenset({"turn/start", "turn/end", "step/start", "agent/inbox/spliced"})
 
 
@@ -52,6 +51,19 @@ class Record:
 
 
 @dataclass
+class Call:
+    """A tool call of a parent log, reduced to what can identify the child it started."""
+
+    call_id: str
+    name: str
+    line: int
+    time: float | None
+    #: Digests of the string members of its arguments (at any depth): the delegated task.
+    strings: frozenset[bytes]
+    background: bool
+
+
+@dataclass
 class SessionSummary:
     """What one session log holds for the selection audit."""
 
@@ -67,9 +79,16 @@ class SessionSummary:
     last_content: list[Any] | None = None
     text: list[str] = field(default_factory=list)
     records: list[Record] = field(default_factory=list)
-    #: delegation tool calls of this (parent) log, in log order: (call id, run in background)
-    calls: list[tuple[str, bool]] = field(default_factory=list)
+    #: tool calls of this (parent) log, in log order
+    calls: list[Call] = field(default_factory=list)
     tool_results: dict[str, Record] = field(default_factory=dict)
+    #: when each tool result was written (the event's ``time``), by call id
+    result_times: dict[str, float] = field(default_factory=dict)
+    #: digests of the texts of the first user messages after the seed, in order: the task the
+    #: child was given (a delegation's prompt) is the first, unless context was injected
+    #: before it; and the label of its descriptor
+    tasks: list[bytes] = field(default_factory=list)
+    label: str | None = None
 
     def settle_events(self) -> list[dict[str, Any]]:
         """A log with the same settlement as the child's run (see the module docstring)."""
@@ -87,9 +106,8 @@ class SessionSummary:
 class SessionReader:
     """Folds the lines of one session log into a :class:`SessionSummary`."""
 
-    def __init__(self, file: str, delegation_tools: tuple[str, ...]) -> None:
+    def __init__(self, file: str) -> None:
         self.summary = SessionSummary(file)
-        self.delegation_tools = frozenset(delegation_tools)
         self.first = True
 
     def line(self, value: dict[str, Any], number: int, offset: int, raw: bytes) -> None:
@@ -122,15 +140,29 @@ class SessionReader:
         if not isinstance(body, dict):
             return
         data = body
-        if kind == "subagent/descriptor" and data.get("mode") == "continuable":
-            summary.mode = "continuable"
+        time = value.get("time")
+        when = float(time) if isinstance(time, int | float) and not isinstance(time, bool) \
+            else None
+        if kind == "subagent/descriptor":
+            if data.get("mode") == "continuable":
+                summary.mode = "continuable"
+            if isinstance(data.get("label"), str) and summary.label is None:
+                summary.label = data["label"]
         elif kind == "tool/call":
-            if data.get("name") in self.delegation_tools and isinstance(data.get("callId"), str):
-                summary.calls.append((data["callId"], _in_background(data.get("arguments"))))
+            if isinstance(data.get("callId"), str):
+                summary.calls.append(_call(data, number, when))
         elif kind == "tool/result":
-            self._tool_result(data, number, offset, raw)
+            self._tool_result(data, number, offset, raw, when)
         if summary.events <= summary.seed_length:
             return  # the fork seed: events of an earlier run (selection.md §5)
+        if len(summary.tasks) < TASKS_KEPT:
+            texts = [data.get("content")] if kind == "user/message" else [
+                item.get("content") for item in data["inserted"] if isinstance(item, dict)
+            ] if kind == "agent/inbox/spliced" and isinstance(data.get("inserted"), list) else []
+            for content in texts:
+                digest = _text_digest(content)
+                if digest is not None and digest not in summary.tasks:
+                    summary.tasks.append(digest)
         if kind in _STRUCTURAL:
             summary.structure.append(_reduced(kind, data))
         elif kind == "assistant/message":
@@ -158,7 +190,7 @@ class SessionReader:
         self.summary.text.extend(piece for piece in pieces[skip:] if isinstance(piece, str))
 
     def _tool_result(self, data: dict[str, Any], number: int, offset: int,
-                     raw: bytes) -> None:
+                     raw: bytes, when: float | None) -> None:
         message = data.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         if not isinstance(content, list):
@@ -171,7 +203,9 @@ class SessionReader:
                                and piece.get("type") == "text"
                                and isinstance(piece.get("text"), str)) \
                     if isinstance(inner, list) else ""
-                names = tuple(_strings(data.get("meta")))
+                names = (*_strings(data.get("meta")), *_named_ids(text))
+                if when is not None:
+                    self.summary.result_times[block["toolCallId"]] = when
                 self.summary.tool_results[block["toolCallId"]] = Record(
                     "tool", self.summary.file, number, offset, excerpt(raw),
                     {"isError": bool(block.get("isError", False)), "text": text}, names,
@@ -183,15 +217,53 @@ class SessionReader:
 BACKGROUND_ANSWERS = ("started background subagent job ", "started subagent ")
 
 
-def _in_background(arguments: Any) -> bool:
-    """True when a delegation call's raw arguments ask for a background run."""
-    if not isinstance(arguments, str) or "run_in_background" not in arguments:
-        return False
-    try:
-        parsed = json.loads(arguments)
-    except ValueError:
-        return False
-    return isinstance(parsed, dict) and parsed.get("run_in_background") is True
+#: User messages after the seed whose texts are kept (as digests) to identify a child's call.
+TASKS_KEPT = 8
+#: String members of a call's arguments kept (as digests) to identify the child it started.
+MAX_ARGUMENT_STRINGS = 64
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _call(data: dict[str, Any], number: int, when: float | None) -> Call:
+    """A tool call: its id, name, and what its raw arguments hold (a call whose arguments are
+    not a JSON object identifies no child)."""
+    arguments = data.get("arguments")
+    parsed: Any = None
+    if isinstance(arguments, str):
+        try:
+            parsed = json.loads(arguments)
+        except (ValueError, RecursionError):
+            parsed = None
+    elif isinstance(arguments, dict):
+        parsed = arguments
+    strings = frozenset(_digest(text) for text in _strings(parsed)[:MAX_ARGUMENT_STRINGS]
+                        if text) if isinstance(parsed, dict) else frozenset()
+    background = isinstance(parsed, dict) and parsed.get("run_in_background") is True
+    name = data.get("name")
+    return Call(data["callId"], name if isinstance(name, str) else "", number, when, strings,
+                background)
+
+
+def _text_digest(content: Any) -> bytes | None:
+    """The digest of the text of a message's content (a string, or its text blocks joined)."""
+    if isinstance(content, str):
+        return _digest(content) if content else None
+    if not isinstance(content, list):
+        return None
+    text = "".join(block["text"] for block in content if isinstance(block, dict)
+                   and block.get("type") == "text" and isinstance(block.get("text"), str))
+    return _digest(text) if text else None
+
+
+def _named_ids(text: str) -> tuple[str, ...]:
+    """The id a background answer names (``started subagent ID``)."""
+    for answer in BACKGROUND_ANSWERS:
+        if text.startswith(answer):
+            return (text[len(answer):].strip(),)
+    return ()
 
 
 def _strings(value: Any, depth: int = 0) -> list[str]:
@@ -224,12 +296,14 @@ def _reduced(kind: str, data: dict[str, Any]) -> dict[str, Any]:
 # -- linking children to their records, and judging -----------------------------------------
 
 
-def judge_sessions(summaries: list[SessionSummary], tallies: Tallies) -> int:
+def judge_sessions(summaries: list[SessionSummary], tallies: Tallies,
+                   notices: list[str] | None = None) -> int:
     """Find each child's records in the logs and judge them; answer how many records were
-    judged."""
+    judged. A child whose record the logs do not identify is not judged: ``notices`` is told
+    why, naming the evidence."""
+    told = notices if notices is not None else []
     by_id = {summary.id: summary for summary in summaries if summary.id is not None}
     judged = 0
-    claimed: set[int] = set()
     for summary in summaries:
         for record in summary.records:
             child = next((by_id[name] for name in record.names if name in by_id), None)
@@ -238,28 +312,93 @@ def judge_sessions(summaries: list[SessionSummary], tallies: Tallies) -> int:
             if child is not None:
                 judged += _judge(child, record, tallies)
     for parent in summaries:
-        if parent.id is None or not parent.calls:
+        if parent.id is None:
             continue
-        children = sorted((summary for summary in summaries if summary.parent == parent.id),
-                          key=lambda summary: (summary.created, summary.file))
-        # every delegation call started a child, in order; a background call's result is an
-        # id, not the child's result, so it is paired (to keep the order) but not judged
-        unnamed: list[tuple[Record | None, bool]] = []
-        for call, background in parent.calls:
-            result = parent.tool_results.get(call)
-            named = None if result is None else next(
-                (by_id[name] for name in result.names if name in by_id), None)
-            if named is None or result is None:
-                unnamed.append((result, background))
-                continue
-            claimed.add(id(named))
-            if not background:
-                judged += _judge(named, result, tallies)
-        rest = [child for child in children if id(child) not in claimed]
-        for (result, background), child in zip(unnamed, rest, strict=False):
-            if result is not None and not background:
+        children = [summary for summary in summaries if summary.parent == parent.id]
+        if not children:
+            continue
+        for child, call in pair_children(parent, children, told):
+            result = parent.tool_results.get(call.call_id)
+            if result is not None and not call.background:
                 judged += _judge(child, result, tallies)
     return judged
+
+
+def pair_children(parent: SessionSummary, children: list[SessionSummary],
+                  notices: list[str]) -> list[tuple[SessionSummary, Call]]:
+    """Each child of ``parent`` with the tool call that started it, by what identifies them in
+    the logs, never by position: the child's session id named by the call's result (its
+    ``meta``, or a background answer), else the child's task — the text of its first user
+    message after the seed, and its descriptor's label — held by the call's arguments, with the
+    times (the call written before the child was created, its result after) to tell apart calls
+    that hold the same task. A child no call identifies, or several alike, is told to
+    ``notices`` and left out."""
+    pairs: list[tuple[SessionSummary, Call]] = []
+    taken: set[str] = set()
+    calls = {call.call_id: call for call in parent.calls}
+    rest: list[SessionSummary] = []
+    for child in children:
+        named = next((call for call_id, call in calls.items() if call_id not in taken and (
+            result := parent.tool_results.get(call_id)) is not None
+            and child.id in result.names), None)
+        if named is not None:
+            taken.add(named.call_id)
+            pairs.append((child, named))
+        else:
+            rest.append(child)
+
+    def holds_label(child: SessionSummary, call: Call) -> bool:
+        return child.label is None or not child.label or _digest(child.label) in call.strings
+
+    def holding(child: SessionSummary) -> list[Call]:
+        """The calls that hold the child's first user message (its task), else one of the
+        next ones (context injected before the task)."""
+        for tasks in (child.tasks[:1], child.tasks[1:]):
+            found = [call for call in parent.calls if holds_label(child, call)
+                     and any(task in call.strings for task in tasks)]
+            if found:
+                return found
+        return []
+
+    def in_time(child: SessionSummary, call: Call) -> bool:
+        if call.time is None or not child.created:
+            return True
+        finished = parent.result_times.get(call.call_id)
+        return call.time <= child.created and (
+            call.background or finished is None or child.created <= finished)
+
+    candidates = {id(child): holding(child) for child in rest}
+    progress = True
+    while progress and rest:
+        progress = False
+        for child in list(rest):
+            left = [call for call in candidates[id(child)] if call.call_id not in taken]
+            if len(left) > 1:
+                timed = [call for call in left if in_time(child, call)]
+                left = timed if timed else left
+            if len(left) == 1:
+                taken.add(left[0].call_id)
+                pairs.append((child, left[0]))
+                rest.remove(child)
+                progress = True
+    for child in rest:
+        left = [call for call in candidates[id(child)] if call.call_id not in taken]
+        where = f"child session {child.id} ({child.file})"
+        if not child.tasks:
+            notices.append(f"{where} is not judged: it holds no user message after its seed, "
+                           f"so no call of {parent.file} can be identified as the one that "
+                           "started it")
+        elif not left:
+            notices.append(f"{where} is not judged: no tool call of {parent.file} holds its "
+                           "task (the text of its first user message"
+                           + (", and its descriptor's label" if child.label else "")
+                           + ") in its arguments, nor does a result name its id")
+        else:
+            lines = ", ".join(f"{call.call_id} (line {call.line})" for call in left[:5])
+            notices.append(f"{where} is not judged: {len(left)} tool calls of {parent.file} "
+                           f"hold its task, and nothing in the logs tells which started it: "
+                           f"{lines}")
+    return pairs
 
 
 def _settled(child: SessionSummary, cancelled: bool | None,

@@ -22,6 +22,9 @@ LOG_SUFFIXES = (".jsonl", ".ndjson", ".log", ".jsonl.gz", ".ndjson.gz", ".log.gz
                 *(f".ndjson{suffix}" for suffix in ZSTD_SUFFIXES))
 #: Bytes read at a time from a plain file.
 BUFFER = 1 << 20
+#: The longest line read by default (``--max-line-bytes``): a line is one event, and the audit
+#: holds a small multiple of its largest line in memory.
+MAX_LINE_BYTES = 64 << 20
 STDIN = "-"
 
 
@@ -40,7 +43,10 @@ class Source:
 
     @property
     def label(self) -> str:
-        return "<stdin>" if self.path == STDIN else self.path
+        if self.path == STDIN:
+            return "<stdin>"
+        # a file name that is not UTF-8 holds lone surrogates (os.fsdecode): shown escaped
+        return self.path.encode("utf-8", "backslashreplace").decode("utf-8")
 
     def compression(self) -> str:
         name = self.path.lower()
@@ -129,18 +135,21 @@ def open_source(source: Source) -> BinaryIO:
     return raw
 
 
-def read_lines(source: Source) -> Iterator[tuple[int, bytes]]:
+def read_lines(source: Source,
+               max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes]]:
     """``(byte offset, line)`` for every line of ``source`` (the line feed kept when present),
-    one at a time. A decompression failure raises :class:`SourceError` with the offset."""
+    one at a time. A decompression failure raises :class:`SourceError` with the offset, and so
+    does a line longer than ``max_line_bytes`` (an endless input, ``/dev/zero``, stops there)."""
     stream = open_source(source)
     offset = source.start
     end = source.end
+    number = 0
     try:
         while True:
             if end is not None and offset >= end:
                 return
             try:
-                line = stream.readline()
+                line = stream.readline(max_line_bytes + 1)
             except (OSError, EOFError, ValueError) as error:
                 raise SourceError(
                     f"{source.label}: the {source.compression()} stream is damaged after byte "
@@ -153,6 +162,15 @@ def read_lines(source: Source) -> Iterator[tuple[int, bytes]]:
                     "log or audit the part that is intact") from None
             if not line:
                 return
+            number += 1
+            if len(line) > max_line_bytes:
+                raise SourceError(
+                    f"{source.label}: line {number:,} (byte {offset:,} of its content) is longer "
+                    f"than {max_line_bytes:,} bytes, the longest line the audit reads: it stopped "
+                    "reading this file there (the lines before it were audited). A log holds one "
+                    "event per line; if this file is a log whose events are that large, audit it "
+                    "with --max-line-bytes N (N more than the line's length), else check that it "
+                    "is a log at all")
             yield offset, line
             offset += len(line)
     finally:
@@ -178,7 +196,10 @@ def chunks(source: Source, count: int, minimum: int = 64 << 20) -> list[Source]:
             stream.seek(max(bounds[-1], size * index // count))
             if stream.tell() > 0:
                 stream.seek(stream.tell() - 1)
-                stream.readline()  # to the start of the next line
+                while True:  # to the start of the next line, in bounded reads
+                    piece = stream.readline(BUFFER)
+                    if not piece or piece.endswith(b"\n"):
+                        break
             bounds.append(stream.tell())
     bounds.append(size)
     # the last chunk runs to the end of the file (it judges whether the last line is whole)

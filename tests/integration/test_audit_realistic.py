@@ -12,7 +12,16 @@ from typing import Any
 
 import orjson
 import pytest
-from audit_logs import child_run, counts, facts_only, lines, message, session_event
+from audit_logs import (
+    child_run,
+    counts,
+    delegated,
+    delegation_arguments,
+    facts_only,
+    lines,
+    message,
+    session_event,
+)
 from eventproof.conformance._workloads import build_stream
 from eventproof.conformance.audit import Settings, audit, document, expand
 from eventproof.reference import settle_run
@@ -73,7 +82,7 @@ def test_the_seeds_amplification_is_measured(tmp_path: Path) -> None:
            b'"args":{}}\n']
     for turn in range(12):
         transcript.append({"role": "assistant", "content": [
-            {"type": "text", "text": f"turn {turn}: " + "the child reads a file " * 80}]})
+            {"type": "text", "text": f"turn {turn}: " + "the child reads a file " * 180}]})
         for _ in range(25):
             update = {"type": "tool_execution_update", "toolCallId": "call_1",
                       "toolName": "subagent", "args": {},
@@ -106,8 +115,8 @@ def _session_directory(tmp_path: Path, wrong: int, background: bool = False) -> 
         parent += [
             session_event("tool/call", {"turn": 1, "step": 9, "callId": "call_bg",
                                         "name": "subagent",
-                                        "arguments": '{"prompt": "index", '
-                                                     '"run_in_background": true}'},
+                                        "arguments": delegation_arguments(
+                                            "index", "index", run_in_background=True)},
                           90),
             session_event("tool/result", {"turn": 1, "step": 9, "message": {
                 "id": "msg_bg", "role": "user", "source": {"kind": "tool", "callId": "call_bg"},
@@ -117,7 +126,7 @@ def _session_directory(tmp_path: Path, wrong: int, background: bool = False) -> 
         (root / "job-1" / "session.jsonl").write_bytes(lines(
             {"type": "session", "version": 3, "id": "job-1", "createdAt": 1767225600900,
              "parentSession": "parent-1", "origin": "subagent", "delegationDepth": 1},
-            *child_run("Indexed 40 files.")))
+            *delegated("index", "index"), *child_run("Indexed 40 files.")))
     for index, answer in enumerate(answers):
         child = child_run(answer) if index != 2 else [
             session_event("turn/start", {"turn": 1}, 0),
@@ -138,7 +147,9 @@ def _session_directory(tmp_path: Path, wrong: int, background: bool = False) -> 
         call = f"call_{index}"
         parent += [
             session_event("tool/call", {"turn": 1, "step": index, "callId": call,
-                                        "name": "subagent", "arguments": "{}"}, 2 * index),
+                                        "name": "subagent", "arguments": delegation_arguments(
+                                            f"Task {index}: {answer}", f"task {index}")},
+                          2 * index),
             session_event("tool/result", {"turn": 1, "step": index, "message": {
                 "id": f"msg_t{index}", "role": "user",
                 "source": {"kind": "tool", "callId": call},
@@ -152,7 +163,9 @@ def _session_directory(tmp_path: Path, wrong: int, background: bool = False) -> 
         directory.mkdir(parents=True)
         compressor = zstandard.ZstdCompressor()
         (directory / "session.jsonl.zstd").write_bytes(
-            compressor.compress(lines(header)) + compressor.compress(lines(*child)))
+            compressor.compress(lines(header)) + compressor.compress(
+                lines(*child[:1], *delegated(f"Task {index}: {answer}", f"task {index}"),
+                      *child[1:])))
     (root / "parent-1").mkdir(parents=True)
     (root / "parent-1" / "session.jsonl").write_bytes(lines(*parent))
     return tmp_path / "sessions"

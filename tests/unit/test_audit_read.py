@@ -6,15 +6,20 @@ from __future__ import annotations
 
 import gzip
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from audit_logs import ASSISTANT, START, audit_bytes, counts, line
+from click.testing import CliRunner
 from eventproof.conformance.audit import Settings, SourceError, audit, expand
+from eventproof.conformance.audit import _lines as _lines_module
 from eventproof.conformance.audit._audit import audit_part, merge
+from eventproof.conformance.audit._lines import MAX_DEPTH, parse, strict_parse
 from eventproof.conformance.audit._render import document
 from eventproof.conformance.audit._source import Source, chunks
+from eventproof.conformance.cli import main
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -55,14 +60,52 @@ def test_any_bytes_give_a_verdict_never_a_traceback(pieces: list[bytes]) -> None
     assert document(report)["summary"]["lines"] == report.lines
 
 
-def test_a_line_nested_too_deep_to_follow_is_named_not_judged() -> None:
-    deep = b'{"type":"x","v":' + b"[" * 5000 + b"]" * 5000 + b"}\n"
+@pytest.mark.parametrize("depth", [MAX_DEPTH + 1, 100_000])
+def test_a_line_nested_too_deep_is_a_finding_and_the_rest_is_read(depth: int) -> None:
+    deep = b'{"type":"x","v":' + b"[" * (depth - 1) + b"]" * (depth - 1) + b"}\n"
     report = audit_bytes(line(START) + deep + TURN_END)
-    assert report.exit_code == 2  # a line could not be read: the audit is not complete
-    assert report.errors == [f"{report.files[0]['file']}:2 (byte {len(line(START))}): the line "
-                             "nests deeper than this audit can follow (about a thousand "
-                             "levels); it was not judged"]
-    assert counts(report) == {"project.turn-end": 1}  # the lines around it were judged
+    assert report.errors == []
+    assert counts(report) == {"log.json": 1, "project.turn-end": 1}  # the rest was judged
+    finding = report.tallies.by_rule["log.json"].examples[0]
+    assert finding.line == 2
+    assert f"nests {depth:,} arrays and objects deep" in finding.message
+    assert report.exit_code == 1
+
+
+def test_the_deepest_line_read_is_read() -> None:
+    deep = b'{"type":"x","v":' + b"[" * (MAX_DEPTH - 1) + b"]" * (MAX_DEPTH - 1) + b"}\n"
+    report = audit_bytes(line(START) + deep)
+    assert "log.json" not in counts(report)
+    assert report.errors == []
+
+
+def test_a_lone_surrogate_in_an_event_type_is_a_finding_on_every_output(
+        tmp_path: Path) -> None:
+    """A lone surrogate in a type (a name every report shows) is a finding; every output is
+    written, none fails."""
+    log = tmp_path / "run.jsonl"
+    log.write_bytes(line(START) + b'{"type":"\\ud800x"}\n')
+    outputs = [str(tmp_path / name) for name in ("a.json", "a.html", "a.md", "a.xml")]
+    result = CliRunner().invoke(main, ["audit", str(log), "--no-progress", "--json",
+                                       outputs[0], "--html", outputs[1], "--markdown",
+                                       outputs[2], "--junit", outputs[3]])
+    assert result.exit_code == 1, result.output
+    assert "internal error" not in result.output
+    assert "\\ud800x" in Path(outputs[0]).read_text(encoding="utf-8")
+
+
+def test_an_endless_line_stops_the_file_with_a_message(tmp_path: Path) -> None:
+    """A line past the bound (an endless input with no line feed) stops the audit of that file
+    with a message naming the file, the line, the bound and the option; nothing unbounded is
+    read."""
+    log = tmp_path / "endless.jsonl"
+    log.write_bytes(line(START) + b"0" * 5000)
+    report = audit(expand((str(log),)), Settings(max_line_bytes=4096))
+    assert report.exit_code == 2
+    (error,) = report.errors
+    assert all(part in error for part in (str(log), "line 2", "4,096", "--max-line-bytes"))
+    assert "--max-line-bytes" in error
+    assert audit(expand((str(log),)), Settings(max_line_bytes=8192)).exit_code == 1
 
 
 def test_an_escaped_lone_surrogate_breaks_a_wire_line_not_a_session_line() -> None:
@@ -159,3 +202,137 @@ def test_worker_processes_give_the_report_of_one(tmp_path: Path) -> None:
     many = audit(expand((str(tmp_path),)), Settings(jobs=2))
     assert _without_time(many) == _without_time(one)
     assert counts(many) == {"project.turn-end": 6}
+
+
+# -- one reader, whichever parser runs ----------------------------------------------------------
+
+_ODD_STRINGS = ["\ud800", "a\udc00b", "\ud83d\ude00", "é", "\u2028", ":", '"', "\\", "\x00",
+                "[{", "x" * 20]
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False,
+                                                                         allow_infinity=False)
+    | st.sampled_from(_ODD_STRINGS) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.sampled_from(["a", "b", "type", "\ud800", "é"]) | st.text(max_size=3),
+                      inner, max_size=4),
+    max_leaves=12)
+
+
+def _written(value: Any, how: str) -> bytes:
+    import json
+
+    import orjson
+
+    if how == "orjson":
+        try:
+            return orjson.dumps(value)
+        except TypeError:
+            how = "ascii"
+    if how == "ascii":
+        return json.dumps(value).encode()
+    if how == "spaced":
+        return json.dumps(value, indent=None, separators=(", ", ": ")).encode()
+    return json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
+@st.composite
+def _lines(draw: st.DrawFn) -> bytes:
+    """One line as a harness, a careless writer or a damaged file may write it: an event of
+    drawn values serialized one of several ways, then perhaps a member name repeated, a
+    number beyond every double or any integer spelled out, nesting around the bound, or bytes
+    changed."""
+    event = {"type": draw(st.sampled_from(["agent_start", "tool_execution_end", "\ud800x",
+                                           "user/message"])), "v": draw(_JSON)}
+    body = _written(event, draw(st.sampled_from(["orjson", "ascii", "spaced", "raw"])))
+    change = draw(st.sampled_from(["none", "repeat", "number", "deep", "bytes"]))
+    if change == "repeat":
+        body = body[:1] + b'"v":1,' + body[1:]
+    elif change == "number":
+        literal = draw(st.sampled_from([b"1e400", b"9007199254740993", b"1" * 5000,
+                                        b"10000000000000000", b"-0", b"1E5", b"0.1"]))
+        body = body[:-1] + b',"n":' + literal + b"}"
+    elif change == "deep":
+        depth = draw(st.integers(MAX_DEPTH - 3, MAX_DEPTH + 3))
+        body = body[:-1] + b',"d":' + b"[" * depth + b"]" * depth + b"}"
+    elif change == "bytes" and body:
+        at = draw(st.integers(0, len(body) - 1))
+        body = body[:at] + draw(st.sampled_from([b"\xff", b"\xed\xa0\x80", b"\\", b'"']))\
+            + body[at + 1:]
+    return body
+
+
+def _reading(parsed: Any) -> tuple[Any, ...]:
+    return (parsed.ok, repr(parsed.value), parsed.bad_utf8, parsed.lone_surrogate,
+            parsed.numbers, parsed.error, parsed.exact)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(_lines())
+def test_a_line_reads_the_same_with_or_without_orjson(body: bytes) -> None:
+    """orjson's reading of a line stands only where it is the strict reader's: the same value,
+    surrogates, numbers, repeated names, depth and errors."""
+    assert _reading(parse(body)) == _reading(strict_parse(body))
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(st.lists(_lines(), min_size=1, max_size=6), st.sampled_from(["wire", "session"]))
+def test_an_audit_is_the_same_with_or_without_orjson(bodies: list[bytes], kind: str) -> None:
+    """The whole report (findings, counts, verdict) of a log is the same whether the reader
+    had orjson or forced the standard library's path."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "run.jsonl"
+        path.write_bytes(b"".join(body + b"\n" for body in bodies))
+        how = Settings(kind=kind, max_findings=100)
+        with_orjson = _without_time(audit(expand((str(path),)), how))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_lines_module, "_orjson", None)
+            without = _without_time(audit(expand((str(path),)), how))
+    assert with_orjson == without
+
+
+@pytest.mark.parametrize("body", [b'{"type":"x","type":"y"}', b'{"type":"x","v":"\\ud800"}'])
+def test_readings_that_trust_their_parser_are_caught(body: bytes) -> None:
+    """The wrong readers the property above rules out: orjson's reading taken as it comes (a
+    repeated name read as the last one), and the standard library's without the strict rules
+    (a lone surrogate read as a string)."""
+    import json
+
+    import orjson
+    from eventproof.conformance.audit._lines import Parsed
+
+    strict = _reading(strict_parse(body))
+    try:
+        trusting = Parsed(orjson.loads(body), True, exact=True)
+    except orjson.JSONDecodeError:
+        trusting = strict_parse(body)
+    plain = Parsed(json.loads(body), True, exact=True)
+    if b"\\ud800" in body:
+        assert strict != _reading(plain)  # orjson refuses this line: the fallback reads it
+    else:
+        assert strict != _reading(trusting)
+
+
+@pytest.mark.parametrize(("log", "forced", "line_number", "type_name"), [
+    (line(START) + TURN_END, "session", 1, "agent_start"),
+    (b'{"note":1}\n' + line(START), "session", 2, "agent_start"),
+    (b'{"type":"session","id":"s","createdAt":0}\n', "wire", 1, "session"),
+    (b'{"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}\n', "wire", 1, "turn/start"),
+])
+def test_a_kind_the_log_contradicts_is_refused_naming_the_evidence(
+        log: bytes, forced: str, line_number: int, type_name: str) -> None:
+    report = audit_bytes(log, kind=forced)
+    assert report.exit_code == 2
+    (error,) = report.errors
+    assert f"--kind {forced} contradicts the log: line {line_number}" in error
+    assert f'type "{type_name}"' in error
+    assert "--kind auto" in error
+    assert audit_bytes(log).exit_code != 2  # detected, it is audited
+
+
+def test_a_kind_the_log_does_not_contradict_is_taken() -> None:
+    """Lines of types neither kind names (or too few to tell) are audited as told."""
+    log = b'{"type":"custom_event"}\n'
+    assert audit_bytes(log, kind="session").errors == []
+    assert audit_bytes(log, kind="wire").errors == []

@@ -58,7 +58,7 @@ def packed(events: list[Event]) -> list[Event]:
 
 
 def folded(log: list[Event], header: Event | None = None) -> list[Event]:
-    reader = SessionReader("run.jsonl", ("subagent",))
+    reader = SessionReader("run.jsonl")
     for number, value in enumerate(([header] if header else []) + log, start=1):
         reader.line(json.loads(json.dumps(value)), number, 0, b"")
     return reader.summary.settle_events()
