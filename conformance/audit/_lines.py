@@ -429,11 +429,13 @@ class LineJudge:
         before = self.found
         frame = kind in ("message_update", "tool_execution_update")
         if not settings.live_events and frame:
+            # One finding per line: a frame that should not be there has no projected form to
+            # judge (wire.md §4.3 and §5 state the form of an opted-in frame only).
             self._find("project.frame-opt-in",
                        f"a {kind} frame was written to a log that did not opt in to live "
                        "events: frames are ephemeral progress, written only to consumers "
                        "that asked for them (wire.md §4.1)")
-        if kind == "message_update":
+        elif kind == "message_update":
             self._message_update(value)
         elif kind == "turn_end":
             self._boundary(value, "project.turn-end", _TURN_END_KEYS,
