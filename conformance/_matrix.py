@@ -72,7 +72,8 @@ _OUTCOME_COLOURS: dict[str, str] = {
 _STATUS_COLOURS: dict[str, str] = {
     "conforms": "#1a7f37", "does not conform": "#cf222e", "interrupted": "#8250df",
     "terminated": "#8250df", "could not be checked": "#57606a", "partly declared": "#9a6700",
-    "not declared": "#6e7781", "not checked": "#8c959f"}
+    "not declared": "#6e7781", "not checked": "#8c959f", "checked only": "#9a6700",
+    "checked only part": "#9a6700", "stale expectations": "#bf3989"}
 _BROKEN = frozenset({"fail", "error", "crash", "timeout", "unstable"})
 _REGISTRY_ORDER = {rule.id: index for index, rule in enumerate(RULES)}
 _PROFILE_ORDER = {profile: index for index, profile in
@@ -308,8 +309,11 @@ def _label(column: _Column) -> str:
 def _profile_notes(verdict: Mapping[str, Any]) -> list[str]:
     """``budget not declared``, ``wire does not conform`` …: each profile not conforming in
     full, with its status as the verdict states it."""
-    return [f"{profile['profile']} {profile['status']}" for profile in verdict.get("profiles", [])
-            if profile["status"] != "conforms"]
+    scope = verdict.get("scope") or {}
+    part = ([f"checked only {scope['checkedRules']} of {scope['rules']} rules"]
+            if scope and not scope.get("whole", True) else [])
+    return part + [f"{profile['profile']} {profile['status']}"
+                   for profile in verdict.get("profiles", []) if profile["status"] != "conforms"]
 
 
 def badge(report: Mapping[str, Any]) -> dict[str, Any]:
@@ -323,7 +327,8 @@ def badge(report: Mapping[str, Any]) -> dict[str, Any]:
              else "eventproof")
     colour = {"conforms": "brightgreen" if not notes else "yellowgreen",
               "does not conform": "red", "interrupted": "orange",
-              "terminated": "orange"}.get(headline, "lightgrey")
+              "terminated": "orange", "stale expectations": "orange",
+              "checked only part": "yellow"}.get(headline, "lightgrey")
     message = headline + (f" ({', '.join(notes)})" if notes else "")
     return {"schemaVersion": 1, "label": label, "message": message, "color": colour}
 

@@ -692,7 +692,8 @@ def markdown_summary(
     files = replay_files or {}
     run_verdict = report.verdict
     verdict = run_verdict.headline
-    mark = "✅" if run_verdict.conforms else "❌"
+    # ✅ only for a whole run that conforms; a slice that broke nothing is ⚠️ (checked only part).
+    mark = "✅" if verdict == "conforms" else "⚠️" if run_verdict.conforms else "❌"
     seed = "none (deterministic)" if report.seed is None else str(report.seed)
     lines = [
         f"# {mark} eventproof: {_cell(_impl_label(report.implementation))} {verdict}",
@@ -756,7 +757,7 @@ _STYLE = {"pass": "green", "fail": "bold red", "error": "bold red", "crash": "bo
           "skip": "yellow", "xfail": "yellow", "xpass": "bold red"}
 
 
-_PROFILE_STYLE = {"conforms": "green", "does not conform": "bold red",
+_PROFILE_STYLE = {"conforms": "green", "does not conform": "bold red", "checked only": "yellow",
                   "partly declared": "yellow", "not declared": "yellow", "not checked": "dim"}
 
 

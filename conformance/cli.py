@@ -716,7 +716,8 @@ def _summarize(checked: list[_Checked], console: Console, *, skipped: list[str],
     conforming = sum(1 for entry in checked if entry.verdict.conforms)
     console.print(Text(f"{conforming} of {len(checked) + len(skipped)} implementation(s) "
                        "conform", style="bold"), soft_wrap=True)
-    styles = {"conforms": "green", "interrupted": "magenta", "terminated": "magenta"}
+    styles = {"conforms": "green", "interrupted": "magenta", "terminated": "magenta",
+              "checked only part": "yellow", "stale expectations": "yellow"}
     for entry in checked:
         verdict = entry.verdict
         line = Text(f"  {verdict.headline:<20}", style=styles.get(verdict.headline, "red"))

@@ -413,6 +413,25 @@ def pytest_cmdline_main(config: pytest.Config) -> Generator[None, Any, Any]:
     return (yield)
 
 
+def _subset(config: pytest.Config) -> str:
+    """The options of this session that select part of the rules (``-k bound -m …``), as the
+    verdict names them; "" when none does (what the session left out is known from its rules
+    either way)."""
+    option = config.option
+    words = []
+    if getattr(option, "keyword", ""):
+        words.append(f"-k {shlex.quote(option.keyword)}")
+    if getattr(option, "markexpr", ""):
+        words.append(f"-m {shlex.quote(option.markexpr)}")
+    if getattr(option, "deselect", None):
+        words.append("--deselect")
+    if getattr(option, "lf", False):
+        words.append("--lf")
+    if any(str(arg).startswith(f"{ROOT}::") or f"/{ROOT}::" in str(arg) for arg in config.args):
+        words.append("node ids")
+    return " ".join(words)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     settings = _configured(config)
     impl = settings["impl"]
@@ -441,13 +460,14 @@ def pytest_configure(config: pytest.Config) -> None:
             expectations = load_expectations(expect)
         except ExpectationsError as error:
             raise pytest.UsageError(str(error)) from None
+    subset = _subset(config)  # before the node ids are taken out of the arguments
     config.stash[_RUN] = _Run(
         impl=impl, budget=settings["examples"], seed=settings["seed"],
         timeout=settings["timeout"], use_shell=settings["shell"], expectations=expectations,
         failures_directory=config.rootpath / ".eventproof" / "failures",
         selection=_take_selection(config),
     )
-    config.pluginmanager.register(_Summary(), "eventproof-summary")
+    config.pluginmanager.register(_Summary(subset), "eventproof-summary")
     dist = getattr(config.option, "dist", "no")
     if dist in ("load", "worksteal") and not config.stash.get(_SCHEDULES, False):
         config.issue_config_time_warning(pytest.PytestWarning(
@@ -545,15 +565,18 @@ def verdict_properties(report: RunReport, result: RuleResult, impl: str
         (f"{PROPERTY}declared", ",".join(sorted(report.capabilities.ops))),
         (f"{PROPERTY}allowUntested", "yes" if report.allow_untested else "no"),
         (f"{PROPERTY}ending", report.cut_short),
-        (f"{PROPERTY}implementation", str(report.implementation.get("name", impl)))]
+        (f"{PROPERTY}implementation", str(report.implementation.get("name", impl))),
+        *([(f"{PROPERTY}note", row.note)] if row.note else [])]
 
 
 class _Summary:
     """Collects each rule's verdict from the reports (local or from xdist workers) and writes the
     conformance summary from them."""
 
-    def __init__(self) -> None:
+    def __init__(self, subset: str = "") -> None:
         self.verdicts: dict[str, dict[str, str]] = {}
+        #: The options that selected part of the rules (``-k bound``), named by the verdict.
+        self.subset = subset
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call":
@@ -567,17 +590,19 @@ class _Summary:
         """The verdict on the rules this session judged (:func:`._results.judge_run`, as
         ``eventproof run`` judges them); None when no rule was judged or the implementation
         could not be checked."""
-        from ._results import RuleRow, judge_run
+        from ._results import RuleRow, judge_run, whole_run
 
         judged = [each for each in self.verdicts.values() if "outcome" in each]
         if not judged or any("problem" in each for each in self.verdicts.values()):
             return None
         rows = [RuleRow(each["rule"], each["level"], each["profile"], each["operation"],
-                        each["outcome"], each["judged"] == "yes", each.get("cause", ""))
+                        each["outcome"], each["judged"] == "yes", each.get("cause", ""),
+                        each.get("note", ""))
                 for each in judged]
         return judge_run(rows, declared=judged[0]["declared"].split(","),
                          allow_untested=judged[0]["allowUntested"] == "yes",
-                         ending=next((each["ending"] for each in judged if each["ending"]), ""))
+                         ending=next((each["ending"] for each in judged if each["ending"]), ""),
+                         whole=whole_run(), subset=self.subset)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

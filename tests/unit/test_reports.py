@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from eventproof.conformance._engine import Counterexample, Coverage, RuleResult, RunReport
 from eventproof.conformance._model import Capabilities
-from eventproof.conformance._operations import OPS, RULES_BY_ID
+from eventproof.conformance._operations import OPS, RULES, RULES_BY_ID
 from eventproof.conformance._reports import (
     OUTCOMES,
     REPORT_VERSION,
@@ -297,10 +297,13 @@ def test_console_is_plain_text_outside_a_terminal() -> None:
     assert "replay: eventproof replay c.json --impl 'node adapter.js'" in text
     assert "XPASS  settle.output" in text
     assert text.rstrip().endswith(
-        "does not conform (exit code 1, 8 of 10 rules judged): 4 MUST rules broken; 1 rule "
+        "does not conform (exit code 1, 8 of 10 rules judged): checked only 10 of 59 rules "
+        "(select 3 of 4, fold all, settle 2 of 9, classify all, project 2 of 18); a whole run "
+        "decides conformance; 4 MUST rules broken; 1 rule "
         "unstable: one input was answered differently when asked again; 1 MUST rule "
-        "untested: judged on no answer; 1 stale expectation (listed, but passing now); 1 expected "
-        "failure")
+        "untested: judged on no answer; 1 stale expectation: settle.output is listed as an "
+        "expected failure but passes now (no profile failure): delete that line, or rewrite the "
+        "file with --update-expectations; 1 expected failure")
 
 
 def test_console_uses_colour_on_a_terminal() -> None:
@@ -331,17 +334,31 @@ def test_console_verbose_lists_every_rule() -> None:
 
 def test_should_failure_alone_conforms_everywhere() -> None:
     """A broken SHOULD rule is reported but the verdict stays 'conforms' (exit code 0)."""
-    report = make_report([
-        RuleResult(RULES_BY_ID["canon.bytes"], "fail", example(
-            "project", {"event": {"type": "agent_start"}}, {"line": "a"}, {"line": "b"}, "bytes")),
-    ])
+    report = make_report([RuleResult(rule, "pass") for rule in RULES if rule.id != "canon.bytes"]
+                         + [RuleResult(RULES_BY_ID["canon.bytes"], "fail", example(
+                             "project", {"event": {"type": "agent_start"}}, {"line": "a"},
+                             {"line": "b"}, "bytes"))])
     assert report_document(report)["conforms"] is True
     text = console_output(report, terminal=False)
     assert "SHOULD: reported, does not decide conformance" in text
-    assert text.rstrip().endswith("conforms (exit code 0, 1 of 1 rules judged): 1 SHOULD rule "
+    assert text.rstrip().endswith("conforms (exit code 0, 59 of 59 rules judged): 1 SHOULD rule "
                                   "broken (does not "
                                   "decide conformance)")
     assert "conforms" in markdown_summary(report).splitlines()[0]
+
+
+def test_a_slice_with_a_should_failure_says_it_checked_only_part() -> None:
+    """The same SHOULD failure in a run of that one rule exits 0 but is called "checked only
+    part", never "conforms" (the overclaim of ``--rule``)."""
+    report = make_report([RuleResult(RULES_BY_ID["canon.bytes"], "fail", example(
+        "project", {"event": {"type": "agent_start"}}, {"line": "a"}, {"line": "b"}, "bytes"))])
+    assert report.verdict.exit_code == 0
+    text = console_output(report, terminal=False)
+    assert text.rstrip().splitlines()[-1].startswith(
+        "checked only part (exit code 0, 1 of 1 rules judged): checked only 1 of 59 rules "
+        "(project 1 of 18)")
+    assert "wire checked only" in text
+    assert "⚠️" in markdown_summary(report).splitlines()[0]
 
 
 def test_failure_text_names_rule_values_and_replay() -> None:
