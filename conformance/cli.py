@@ -8,6 +8,7 @@ reports are written. A user mistake prints one clear message, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import math
 import os
@@ -790,7 +791,8 @@ def replay(files: tuple[Path, ...], impl: str | None, fit: str | None,
     Each case is replayed against the implementation it was saved from (the command, --shell,
     --timeout and --isolate its file records); --impl replays every case against another one
     instead, and says so on each case saved from another. Each input is asked twice: answers
-    that differ are unstable, never fixed. Exit code 0 only when every case is fixed.
+    that differ are unstable, never fixed. The exit code is the run's for the same rules: 0
+    when every MUST rule's case is fixed and none is unstable (a SHOULD rule decides nothing).
     """
     from . import _replay
     from ._versions import HYPOTHESIS_VERSION
@@ -816,9 +818,18 @@ def replay(files: tuple[Path, ...], impl: str | None, fit: str | None,
                                      isolate=isolate)
     outcomes: dict[int, tuple[_replay.ReplayResult, str]] = {}
     for group in groups:
-        console.print(Text(f"replaying {len(group.cases)} case(s) against {group.options()}"),
-                      soft_wrap=True)
-        with _user_errors():
+        where: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+        here = ""
+        if group.cwd is not None and Path(group.cwd) != Path.cwd():
+            if Path(group.cwd).is_dir():
+                where = contextlib.chdir(group.cwd)
+                here = f" in {group.cwd} (the directory the run that saved them ran in)"
+            else:
+                here = (f" in this directory: the one the run that saved them ran in, "
+                        f"{group.cwd}, no longer exists")
+        console.print(Text(f"replaying {len(group.cases)} case(s) against {group.options()}"
+                           f"{here}"), soft_wrap=True)
+        with _user_errors(), where:
             results = _replay.replay(group.cases, group.impl, timeout=group.timeout,
                                      use_shell=group.use_shell, isolate=group.isolate,
                                      expect_name=group.expect_name)
