@@ -51,6 +51,7 @@ __all__ = [
     "readable_json",
     "render_console",
     "report_document",
+    "same_cause_line",
     "section_label",
     "section_url",
     "totals",
@@ -135,12 +136,27 @@ def _ops_in(report: RunReport) -> list[str]:
 
 
 def _explanation(result: RuleResult) -> str:
-    """The one message that says what went wrong (or why the rule was not judged)."""
+    """The one message that says what went wrong (or why the rule was not judged). A failure
+    that follows from another names that rule rather than a place ("reported above" is true of
+    the console alone: JUnit and pytest list rules in rule order)."""
     if result.outcome == "xpass":
         return result.note
     if result.counterexample is not None:
-        return result.counterexample.message
+        message = result.counterexample.message
+        if result.cause:
+            message = message.replace("reported above", f"reported under {result.cause}")
+        return message
     return result.note
+
+
+def same_cause_line(result: RuleResult) -> str:
+    """How every output names a failure that follows from another (the console's line under the
+    failure it follows from): ``same cause: FAIL  bound.x  MUST  spec/wire.md §5.2 (follows
+    from canon.bytes: …)``."""
+    rule = result.rule
+    return (f"same cause: {result.outcome.upper()}  {rule.id}  {rule.level}  "
+            f"{section_label(rule.section)} (follows from {result.cause}'s failure, shown in "
+            f"full under {result.cause}: fix that one first)")
 
 
 def _plural(count: int, noun: str) -> str:
@@ -465,7 +481,14 @@ def failure_text(
     ]
     example = result.counterexample
     where = str(replay_file) if replay_file is not None else "the JSON report (--json)"
-    if example is not None and result.outcome != "xpass":
+    if result.cause and result.outcome in _SHOWN:
+        # As the console: one line under the failure it follows from, whose input (shrunk for
+        # that rule) is the one to read; this one's may not be minimal.
+        lines.insert(1, same_cause_line(result))
+        command = _replay_command(replay_file, impl_spec, invocation)
+        if command:
+            lines.append(f"replay: {command}")
+    elif example is not None and result.outcome != "xpass":
         lines += [
             "", f"minimal input ({example.op}):", _clip(readable_json(example.input), limit, where),
             "", "expected:", _clip(readable_json(example.expected), limit, where),
@@ -888,10 +911,9 @@ def render_console(
         _console_failure(console, result, files.get(result.rule.id), impl_spec, verbose,
                          report.implementation, report.invocation)
         for follower in _same_cause(report, result):
+            words = same_cause_line(follower).removeprefix("same cause: ")
             line = Text("  same cause: ", style="dim")
-            line.append(f"{follower.outcome.upper()}  {follower.rule.id}  "
-                        f"{follower.rule.level}  {section_label(follower.rule.section)}",
-                        style=_STYLE[follower.outcome])
+            line.append(words, style=_STYLE[follower.outcome])
             _out(console, line)
     unjudged = _unjudged_line(report)
     if unjudged:

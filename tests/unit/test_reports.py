@@ -20,10 +20,12 @@ from eventproof.conformance._reports import (
     answer_diff,
     dumps_json,
     failure_text,
+    junit_tree,
     markdown_summary,
     readable_json,
     render_console,
     report_document,
+    same_cause_line,
     section_url,
     write_json,
     write_junit,
@@ -566,3 +568,30 @@ def test_engine_measures_each_operation_honestly() -> None:
     # Nothing broken: the last (only) round settled every select rule, in equal shares.
     assert len({result.seconds for result in select}) == 1
     assert len(classify) == 1
+
+
+def test_a_same_cause_failure_reads_the_same_in_every_output() -> None:
+    """A failure that follows from another is, in the plain text JUnit and pytest show, the
+    console's same-cause line: it names the rule it follows from (never "reported above", which
+    JUnit and pytest, in rule order, may print below it) and does not show its own, possibly
+    unshrunk, input in full."""
+    long_input = {"events": [*TWO_MESSAGES["events"]] * 30}
+    primary = RuleResult(RULES_BY_ID["select.last-message"], "fail", example(
+        "select", TWO_MESSAGES, [{"type": "text", "text": "last"}],
+        [{"type": "text", "text": "first"}], "the output is not the last message"))
+    follower = RuleResult(RULES_BY_ID["select.agrees"], "fail", example(
+        "select", long_input, [{"type": "text", "text": "last"}],
+        [{"type": "text", "text": "first"}],
+        "the answer differs from the reference's, and select.last-message explains why (its "
+        "own failure, reported above)"), cause="select.last-message")
+    report = make_report([follower, primary])  # the follower first, as in JUnit's order
+    text = failure_text(follower)
+    assert "above" not in text
+    assert "reported under select.last-message" in text
+    assert "minimal input" not in text
+    assert text.splitlines()[1] == same_cause_line(follower)
+    console = console_output(report, terminal=False)
+    assert f"  {same_cause_line(follower)}" in console.splitlines()
+    junit = ET.tostring(junit_tree(report).getroot(), encoding="unicode")
+    assert "above" not in junit
+    assert "same cause: FAIL  select.agrees" in junit
