@@ -27,7 +27,7 @@ from ._clip import (
     clip_text,
     clip_value,
 )
-from ._model import BROKEN, FAILING, Capabilities, Outcome, Rule
+from ._model import BROKEN, BYTE_FORM_KIND, BYTE_FORM_RULE, FAILING, Capabilities, Outcome, Rule
 
 __all__ = [
     "ABANDONED_REASON",
@@ -53,6 +53,7 @@ __all__ = [
     "StopReason",
     "apply_expectations",
     "combined_exit_code",
+    "group_byte_forms",
     "group_refusals",
     "iter_failures",
     "judge_run",
@@ -446,6 +447,36 @@ def group_refusals(results: Sequence[RuleResult]) -> list[RuleResult]:
     return grouped
 
 
+def group_byte_forms(results: Sequence[RuleResult]) -> list[RuleResult]:
+    """One byte-form bug, one failure: a failure whose check found it explained by the answer's
+    non-canonical byte form (its kind is :data:`~._model.BYTE_FORM_KIND`, given only when the
+    size the implementation measured, read off its own line, explains it) is "same cause" as
+    the byte-form rule's failure, when the run found that rule broken. Outcomes (and so the
+    verdict) do not change."""
+    primary = next((result for result in results if result.rule.id == BYTE_FORM_RULE
+                    and result.outcome in BROKEN and not result.cause), None)
+    if primary is None:
+        return list(results)
+    grouped = [replace(result, cause=BYTE_FORM_RULE)
+               if (result is not primary and not result.cause and result.outcome in BROKEN
+                   and result.counterexample is not None
+                   and result.counterexample.kind == BYTE_FORM_KIND) else result
+               for result in results]
+    # A failure that followed from one now listed under the byte form follows from it too: every
+    # failure is listed under one that is shown.
+    causes = {result.rule.id: result.cause for result in grouped}
+
+    def root(rule_id: str) -> str:
+        seen = {rule_id}
+        while causes.get(rule_id) and causes[rule_id] not in seen:
+            rule_id = causes[rule_id]
+            seen.add(rule_id)
+        return rule_id
+
+    return [replace(result, cause=root(result.cause)) if result.cause else result
+            for result in grouped]
+
+
 def iter_failures(report: RunReport) -> Iterator[RuleResult]:
     """Results with a counterexample, in rule order."""
     return (result for result in report.results if result.counterexample is not None)
@@ -784,7 +815,7 @@ def judge_run(rows: Sequence[RuleRow], *, declared: Iterable[str], allow_unteste
     elif ending:
         reasons.append(ending)
     if broken:
-        distinct = sum(1 for row in broken if not row.cause)
+        distinct = len({row.cause or row.id for row in broken})
         same = f" ({distinct} distinct, the rest same cause)" if distinct < len(broken) else ""
         reasons.append(_plural(len(broken), "MUST rule") + f" broken{same}")
     if unstable:
