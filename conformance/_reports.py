@@ -283,6 +283,72 @@ def _visible(line: str) -> str:
     return _NOT_SHOWN_RAW.sub(lambda match: f"⟨U+{ord(match.group()):04X}⟩", line)
 
 
+#: Characters of one diff line (or wire line) shown around the first difference; the rest of
+#: the line is folded, with how much, and the exact value is in the case file.
+DIFF_WIDTH = 160
+
+
+def _differ_at(a: str, b: str) -> int:
+    """The index of the first character where ``a`` and ``b`` differ (the shorter's length when
+    one is a prefix of the other)."""
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                min(len(a), len(b)))
+
+
+def window(text: str, at: int, width: int = DIFF_WIDTH) -> str:
+    """``text`` cut to ``width`` characters around index ``at`` (a third before it), each cut
+    said: what is at ``at`` is always shown."""
+    if len(text) <= width:
+        return text
+    start = max(0, min(at - width // 3, len(text) - width))
+    end = min(len(text), start + width)
+    head = f"…({start} characters)… " if start else ""
+    tail = f" …({len(text) - end} more characters)" if end < len(text) else ""
+    return head + text[start:end] + tail
+
+
+def window_pair(a: str, b: str, width: int = DIFF_WIDTH) -> tuple[str, str]:
+    """Two texts folded around their first difference, at the same place: both sides show it."""
+    at = _differ_at(a, b)
+    return window(a, at, width), window(b, at, width)
+
+
+def fold_diff(diff: str, width: int = DIFF_WIDTH) -> str:
+    """A unified diff whose long lines are folded around where they differ: each ``-`` line is
+    paired with the ``+`` line that replaces it and both are cut at the same place around their
+    first difference, so a long string never pushes the ``+`` side out of what is shown."""
+    lines = diff.splitlines()
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if line.startswith("-") and not line.startswith("---"):
+            minus = []
+            while index < len(lines) and lines[index].startswith("-"):
+                minus.append(lines[index])
+                index += 1
+            plus = []
+            while index < len(lines) and lines[index].startswith("+"):
+                plus.append(lines[index])
+                index += 1
+            for position in range(max(len(minus), len(plus))):
+                if position < len(minus) and position < len(plus):
+                    a, b = window_pair(minus[position][1:], plus[position][1:], width)
+                    minus[position], plus[position] = "-" + a, "+" + b
+                elif position < len(minus):
+                    minus[position] = "-" + window(minus[position][1:], 0, width)
+                else:
+                    plus[position] = "+" + window(plus[position][1:], 0, width)
+            out += minus + plus
+            continue
+        if line.startswith(("---", "+++", "@@")):
+            out.append(line)
+        else:
+            out.append(line[:1] + window(line[1:], 0, width))
+        index += 1
+    return "\n".join(out)
+
+
 def _first_difference(expected: str, actual: str) -> str:
     index = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b),
                  min(len(expected), len(actual)))
@@ -293,12 +359,13 @@ def _first_difference(expected: str, actual: str) -> str:
             f"actual {around_actual}")
 
 
-def answer_diff(op: str, expected: Any, actual: Any) -> str:
+def answer_diff(op: str, expected: Any, actual: Any, width: int | None = DIFF_WIDTH) -> str:
     """A unified diff from the expected to the actual answer, over pretty JSON.
 
     For ``project`` the wire lines are parsed first, so the diff shows which member differs rather
     than one long changed line; when the parsed values agree, the first differing character of the
-    lines is named instead (the bytes differ, wire.md §6).
+    lines is named instead (the bytes differ, wire.md §6). Lines longer than ``width`` are folded
+    around their first difference (:func:`fold_diff`; None: shown whole).
     """
     expected_line, actual_line = _line_of(expected), _line_of(actual)
     if op == "project" and expected_line is not None and actual_line is not None:
@@ -310,7 +377,7 @@ def answer_diff(op: str, expected: Any, actual: Any) -> str:
         fromfile="expected", tofile="actual", lineterm="",
     ))
     if diff:
-        return diff
+        return diff if width is None else fold_diff(diff, width)
     if expected_line is not None and actual_line is not None and expected_line != actual_line:
         return ("(the lines parse to equal JSON values; the bytes differ) "
                 + _first_difference(expected_line, actual_line))
@@ -498,8 +565,9 @@ def failure_text(
         ]
         expected_line, actual_line = _line_of(example.expected), _line_of(example.actual)
         if example.op == "project" and expected_line is not None and actual_line is not None:
-            lines += ["", "expected line: " + _clip(_visible(expected_line), limit, where),
-                      "actual line:   " + _clip(_visible(actual_line), limit, where)]
+            shown_expected, shown_actual = window_pair(_visible(expected_line),
+                                                       _visible(actual_line), limit)
+            lines += ["", "expected line: " + shown_expected, "actual line:   " + shown_actual]
         if example.stderr:
             lines += ["", "stderr of the implementation:", _clip(example.stderr, limit, where)]
         lines += ["", f"seed: {_seed_note(example.seed, invocation)}"]
@@ -829,17 +897,18 @@ def _console_failure(console: Console, result: RuleResult, replay_file: str | Pa
         _out(console, Text("  actual:", style="bold"))
         _out(console, Text(_indented(_clip(readable_json(example.actual), limit, where))))
     _out(console, Text("  expected → actual:", style="bold"))
-    _out(console, _diff_text(_clip(answer_diff(example.op, example.expected, example.actual),
+    _out(console, _diff_text(_clip(answer_diff(example.op, example.expected, example.actual,
+                                               None if verbose else DIFF_WIDTH),
                                    limit, where)))
     expected_line, actual_line = _line_of(example.expected), _line_of(example.actual)
     if example.op == "project" and expected_line is not None and actual_line is not None:
-        def line(text: str) -> str:
-            folded = None if verbose else fold_text(text)
-            return _visible(text) if folded is None else folded
-
+        # Folded around where the lines first differ, at the same place on both: a fold never
+        # hides the part that differs.
+        shown_expected, shown_actual = window_pair(_visible(expected_line),
+                                                   _visible(actual_line),
+                                                   limit if verbose else DIFF_WIDTH)
         _out(console, Text(_indented(
-            "expected line: " + _clip(line(expected_line), limit, where) + "\n"
-            + "actual line:   " + _clip(line(actual_line), limit, where))))
+            "expected line: " + shown_expected + "\n" + "actual line:   " + shown_actual)))
     if example.stderr:
         tail = example.stderr if verbose else "\n".join(example.stderr.splitlines()[-20:])
         _out(console, Text("  stderr (last lines):" if not verbose else "  stderr:",
