@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
 from ._results import ExitCode
@@ -109,3 +110,21 @@ def write(option: str, path: Path, write: Callable[[], None]) -> None:
     except OSError as error:
         fail(f"{option} {path}: the report could not be written ({error.strerror or error}). "
               "Name a file in a directory you can write to")
+
+
+def print_table(console: Console, table: Table) -> None:
+    """Print ``table`` whole: on a terminal at its width, elsewhere (a pipe, a CI log, which
+    rich would render 80 columns wide and wrap) at the table's own natural width, so that each
+    row stays on one line whatever the log's width."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    from rich.measure import Measurement as Span
+
+    width = Span.get(console, console.options.update_width(1 << 16), table).maximum
+    saved = console.width
+    console.width = max(width, saved)  # print caps a width at the console's own
+    try:
+        console.print(table, crop=False)
+    finally:
+        console.width = saved
