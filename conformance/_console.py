@@ -128,3 +128,21 @@ def print_table(console: Console, table: Table) -> None:
         console.print(table, crop=False)
     finally:
         console.width = saved
+
+
+#: What ``--html`` names on every command (``run``, ``report``, ``audit``): a directory, whose
+#: ``index.html`` is the page.
+HTML_PAGE = "index.html"
+
+
+def html_target(path: Path) -> tuple[Path, str, str]:
+    """Where ``--html PATH`` writes its page, the same on every command: PATH is a directory and
+    the page is its ``index.html`` (the matrix's badges go to ``badges/`` beside it). A PATH that
+    names an HTML file (``.html`` or ``.htm``, not an existing directory) is accepted: the page is
+    written to that file, and the note returned says so. Returns (directory, page name, note)."""
+    if path.suffix.lower() in (".html", ".htm") and not path.is_dir():
+        note = (f"note: --html takes a directory (DIR/{HTML_PAGE}, as on run, report and "
+                f"audit); {path} names an HTML file, so the page is written to it")
+        return path.parent, path.name, note
+    return path, HTML_PAGE, ""
+

@@ -690,10 +690,11 @@ def matrix_html(reports: Sequence[tuple[Path, dict[str, Any]]], *,
 def write_matrix(directory: str | os.PathLike[str],
                  report_paths: Iterable[str | os.PathLike[str]], *,
                  title: str = "eventproof conformance matrix",
-                 labels: Sequence[str] | None = None) -> list[Path]:
-    """Write ``index.html`` and ``badges/<implementation>.json`` for the reports into
-    ``directory`` (created if need be); return the files written, the page first. ``labels``
-    head the columns, one per report in order (default: name and version)."""
+                 labels: Sequence[str] | None = None,
+                 page_name: str = "index.html") -> list[Path]:
+    """Write ``index.html`` (or ``page_name``) and ``badges/<implementation>.json`` for the
+    reports into ``directory`` (created if need be); return the files written, the page first.
+    ``labels`` head the columns, one per report in order (default: name and version)."""
     sources = [Path(path) for path in report_paths]
     reports = [(source, load_report(source)) for source in sources]
     if not reports:
@@ -705,7 +706,10 @@ def write_matrix(directory: str | os.PathLike[str],
                           "the page and its badges")
     columns = _columns(reports, labels)
     badge_names = [f"badges/{column.slug}.json" for column in columns]
-    page = target / "index.html"
+    page = target / page_name
+    if page.is_dir():
+        raise MatrixError(f"{page}: is a directory; give the directory to write {page_name} "
+                          "into, or an HTML file name")
     (target / "badges").mkdir(parents=True, exist_ok=True)
     page.write_text(matrix_html(reports, title=title, badge_paths=badge_names, labels=labels),
                     encoding="utf-8", newline="\n")

@@ -353,10 +353,11 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
               help="Write each implementation's reports into DIR, named after the name it "
                    "declares: NAME.json, NAME.xml (JUnit) and NAME.md (a second NAME becomes "
                    "NAME-2). The way to keep the reports of several --impl.")
-@click.option("--html", "html_dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--html", "html_dir", type=click.Path(path_type=Path),
               default=None, metavar="DIR",
               help="Write the conformance matrix of the checked implementations (DIR/index.html "
-                   "and DIR/badges/), as `eventproof report --html`; the JSON reports go to "
+                   "and DIR/badges/; a FILE.html is taken as the page's name, with a note), as "
+                   "`eventproof report --html`; the JSON reports go to "
                    "--reports DIR, or else to DIR/reports/ (an implementation that could not be "
                    "checked gets a column and a short report there too).")
 @click.option("--label", "labels", multiple=True, metavar="TEXT",
@@ -441,6 +442,13 @@ def run(
     for option, path in (("--json", json_path), ("--junit", junit_path),
                          ("--markdown", markdown_path)):
         _writable_file(option, path)
+    html_page = "index.html"
+    if html_dir is not None:
+        from ._console import html_target
+
+        html_dir, html_page, note = html_target(html_dir)
+        if note:
+            _console(stderr=True).print(note, markup=False, soft_wrap=True)
     for option, directory in (("--reports", reports_dir), ("--html", html_dir)):
         if directory is not None:
             if directory.exists() and not directory.is_dir():
@@ -526,7 +534,8 @@ def run(
         # An implementation the run did not reach (it ended first) still has its column.
         ended = [_Checked(spec, None, error="not checked: the run ended before it reached this "
                           "implementation") for spec in specs[len(checked):]]
-        _write_html(html_dir, [*checked, *ended], labels, reports_dir, console)
+        _write_html(html_dir, [*checked, *ended], labels, reports_dir, console,
+                    page_name=html_page)
     code = combined_exit_code(entry.verdict for entry in checked)
     if len(specs) > 1:
         _summarize(checked, console, skipped=specs[len(checked):], code=code)
@@ -669,7 +678,8 @@ def _report_one(entry: _Checked, earlier: list[_Checked], settings: _RunSettings
 
 
 def _write_html(html_dir: Path, checked: list[_Checked], labels: tuple[str, ...],
-                reports_dir: Path | None, console: Console) -> None:
+                reports_dir: Path | None, console: Console, *,
+                page_name: str = "index.html") -> None:
     """The matrix of every implementation of the run, one column each: the report of each one
     checked, and for one that could not be checked a short report of its command and verdict
     (``could not be checked``, its error), written next to the others."""
@@ -699,7 +709,8 @@ def _write_html(html_dir: Path, checked: list[_Checked], labels: tuple[str, ...]
     try:
         written = write_matrix(html_dir, [entry.json_file for entry, _ in shown
                                           if entry.json_file is not None],
-                               labels=[label for _, label in shown] if labels else None)
+                               labels=[label for _, label in shown] if labels else None,
+                               page_name=page_name)
     except MatrixError as error:
         _fail(str(error))
     except OSError as error:

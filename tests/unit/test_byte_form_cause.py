@@ -13,8 +13,6 @@ bytes does get, with no byte-form note.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any, ClassVar
 
 from eventproof.conformance._model import BYTE_FORM_KIND, Capabilities, Case
@@ -24,8 +22,6 @@ from eventproof.conformance.wire.checks.bound import check_only_when_over
 from eventproof.reference import Reference, canonical_bytes
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from miniatures.wire import BoundsAtExactlyMaxBytes, Pipeline
 
 #: Characters an encoder may escape that the canonical form writes raw, and others it may hold.
