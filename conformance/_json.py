@@ -1,4 +1,4 @@
-"""The one JSON value model of the harness (spec/protocol.md §1.3): equality, rendering and the
+"""The one JSON value model of the harness (spec/protocol.md §1.1): equality, rendering and the
 first difference between two values.
 
 Every face that compares an answer with the reference's (the checks, the vectors, replay, the

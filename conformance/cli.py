@@ -936,6 +936,23 @@ def rules(where: str | None, as_json: bool) -> None:
                       markup=False)
 
 
+@main.command("spec")
+@click.argument("section", nargs=-1, required=True)
+def spec_command(section: tuple[str, ...]) -> None:
+    """Print a section of the spec, from the copy installed with the kit.
+
+    SECTION as reports cite it: selection.md#3.1, 'spec/wire.md §5.2', budget 5.3, or a file
+    alone (protocol) for its table of contents. Exit code 2 for a section that does not exist.
+    """
+    from ._spec_text import SpecError, find_section
+
+    try:
+        found = find_section(" ".join(section))
+    except SpecError as error:
+        _fail(str(error))
+    _console().print(found.text, markup=False, soft_wrap=True, highlight=False)
+
+
 def _add_optional_commands() -> None:
     """Commands whose modules are optional extras (benchmarking needs pytest-benchmark)."""
     try:
