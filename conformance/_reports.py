@@ -155,8 +155,8 @@ def same_cause_line(result: RuleResult) -> str:
     from canon.bytes: …)``."""
     rule = result.rule
     return (f"same cause: {result.outcome.upper()}  {rule.id}  {rule.level}  "
-            f"{section_label(rule.section)} (follows from {result.cause}'s failure, shown in "
-            f"full under {result.cause}: fix that one first)")
+            f"{section_label(rule.section)} (follows from {result.cause}'s failure: fix that "
+            "one first)")
 
 
 def _plural(count: int, noun: str) -> str:
