@@ -13,8 +13,10 @@ bytes does get, with no byte-form note.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
+import pytest
 from eventproof.conformance._model import BYTE_FORM_KIND, Capabilities, Case
 from eventproof.conformance._operations import RULES_BY_ID
 from eventproof.conformance._results import RuleResult, group_byte_forms
@@ -22,7 +24,7 @@ from eventproof.conformance.wire.checks.bound import check_only_when_over
 from eventproof.reference import Reference, canonical_bytes
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from miniatures.wire import BoundsAtExactlyMaxBytes, Pipeline
+from miniatures.wire import BoundsAtExactlyMaxBytes, MaximalPipeline, Pipeline
 
 #: Characters an encoder may escape that the canonical form writes raw, and others it may hold.
 ESCAPABLE = "\u2028\u2029<>&"
@@ -36,10 +38,10 @@ def update(text: str) -> dict[str, Any]:
                                           "details": {}}}
 
 
-def case(impl: Any, event: dict[str, Any], max_bytes: int) -> Case:
+def case(impl: Any, event: dict[str, Any], max_bytes: int, fit: str = "halving") -> Case:
     op_input = {"event": event, "includeLiveEvents": True, "maxBytes": max_bytes}
-    capabilities = Capabilities(ops=frozenset({"project"}))
-    expected = Reference("halving").run("project", op_input)
+    capabilities = Capabilities(ops=frozenset({"project"}), fit_strategy=fit)
+    expected = Reference(fit).run("project", op_input)
     return Case("project", op_input, expected, impl.run("project", op_input), capabilities)
 
 
@@ -99,3 +101,42 @@ def test_the_byte_form_failure_is_listed_under_canon_bytes() -> None:
         "canon.bytes", "canon.bytes", ""]
     assert [result.cause for result in group_byte_forms(results[:2])] == [
         "bound.only-when-over", ""]
+
+
+class ShortTail(MaximalPipeline):
+    """Maximal, but keeps three code points fewer than fit: short for no `<` reason."""
+
+    name = "short-tail"
+
+    def maximal(self, text: str, fits: Callable[[str], bool]) -> int:
+        return max(super().maximal(text, fits) - 3, 0)
+
+
+def test_the_comparison_hint_needs_the_comparison_to_be_the_cause() -> None:
+    """bound.tail's ``<=`` hint is given to a tail one ``<`` search would pick, and not to a
+    tail that is short for another reason, even where the largest tail lands exactly on
+    maxBytes."""
+    from eventproof.conformance.wire.checks.bound import check_tail
+    from eventproof.conformance.wire.explain import project_view
+    from miniatures.wire import MaximalRejectsExactFit
+
+    for text_size in range(3400, 3460):
+        event = update("é" * (text_size // 2))
+        for max_bytes in range(3215, 3300):
+            probe = case(MaximalRejectsExactFit(), event, max_bytes, "maximal")
+            view = project_view(probe)
+            bound = view.bound() if view is not None else None
+            if bound is None:
+                continue
+            want = bound.pick("maximal", max_bytes)
+            if bound.size(want) != max_bytes or want < 4:
+                continue
+            exact = [v.message for v in check_tail(probe)]
+            short = [v.message for v in check_tail(case(ShortTail(), event, max_bytes,
+                                                        "maximal"))]
+            assert exact
+            assert "compare with <=, not <" in exact[0]
+            assert short
+            assert "compare with <=, not <" not in short[0]
+            return
+    pytest.fail("no case where the largest tail lands exactly on maxBytes")

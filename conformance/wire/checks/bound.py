@@ -342,7 +342,10 @@ def check_tail(case: Case) -> Iterator[Violation]:
     if got < want:
         notes.append(f"your line is {line.size} bytes; {want} code points make "
                      f"{bound.size(want)} bytes, within maxBytes {view.max_bytes}")
-        if bound.size(want) == view.max_bytes:
+        # Only when `<` for `<=` is the cause: the tail is the one a search comparing with `<`
+        # picks (the pick for one byte less), not merely some shorter one.
+        if (bound.size(want) == view.max_bytes
+                and got == bound.pick(strategy, view.max_bytes - 1)):
             notes.append("a line of exactly maxBytes bytes fits: compare with <=, not <")
     detail = f" ({'; '.join(notes)})" if notes else ""
     yield Violation("bound.tail", (
