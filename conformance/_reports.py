@@ -538,9 +538,12 @@ def _seed_note(seed: int | None, invocation: Invocation | None = None) -> str:
 def failure_text(
     result: RuleResult, *, replay_file: str | Path | None = None, impl_spec: str | None = None,
     limit: int = _DOCUMENT_LIMIT, invocation: Invocation | None = None,
+    cause_shown: bool = True,
 ) -> str:
     """Everything about one failed (or stale) rule as plain text: what, where, the values, how to
-    replay. Each value is cut after ``limit`` characters with a note of its full size."""
+    replay. Each value is cut after ``limit`` characters with a note of its full size. A failure
+    that follows from another is its same-cause line alone, as in the console, when the output
+    shows that other failure in full (``cause_shown``); else the line and the whole failure."""
     rule = result.rule
     lines = [
         f"{rule.id} ({rule.level}) {result.outcome} — {section_label(rule.section)}: {rule.title}",
@@ -548,7 +551,9 @@ def failure_text(
     ]
     example = result.counterexample
     where = str(replay_file) if replay_file is not None else "the JSON report (--json)"
-    if result.cause and result.outcome in _SHOWN:
+    if result.cause and result.outcome in _SHOWN and not cause_shown:
+        lines.insert(1, same_cause_line(result))
+    if result.cause and result.outcome in _SHOWN and cause_shown:
         # As the console: one line under the failure it follows from, whose input (shrunk for
         # that rule) is the one to read; this one's may not be minimal.
         lines.insert(1, same_cause_line(result))

@@ -228,8 +228,17 @@ class RuleItem(pytest.Item):
             pytest.skip(result.note or "the implementation skipped it")
         if outcome == "xfail":
             pytest.xfail(result.note or "listed in the expectations file")
+        # A failure that follows from another is one line when that other is a failure shown
+        # in full here; a SHOULD rule's is an xfail, whose reason is one line: then in full.
+        cause = next((each for each in report.results
+                      if result.cause and each.rule.id == result.cause), None)
+        cause_shown = cause is not None and (
+            cause.outcome in ("xpass", "unstable")
+            or (cause.rule.level == "MUST" and cause.outcome in ("fail", "error", "crash",
+                                                                 "timeout")))
         text = failure_text(result, replay_file=run.replay_files.get(rule.id),
-                            invocation=report.invocation, impl_spec=run.impl)
+                            invocation=report.invocation, impl_spec=run.impl,
+                            cause_shown=cause_shown)
         if rule.level == "SHOULD" and outcome not in ("xpass", "unstable"):
             first = text.splitlines()[1] if len(text.splitlines()) > 1 else text
             pytest.xfail(f"SHOULD rule broken (does not decide conformance): {first}")
@@ -540,6 +549,47 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             return str(super()._split_scope(nodeid))
 
     return OperationScheduling(config, log)
+
+
+def console_order(reports: list[Any]) -> list[Any]:
+    """Test reports in the console's order: the eventproof rules' failures, each that follows
+    from another ("same cause") moved right after the one it follows from, as the console lists
+    it under that failure; every other report keeps its place. Rule order alone would print a
+    follower before its cause when the cause is a later rule (canon.bytes after the bound
+    rules)."""
+    def values(report: Any) -> dict[str, str]:
+        return {str(name)[len(PROPERTY):]: str(value)
+                for name, value in getattr(report, "user_properties", ())
+                if str(name).startswith(PROPERTY)}
+
+    ours = [(index, values(report)) for index, report in enumerate(reports)
+            if "rule" in values(report)]
+    if not ours:
+        return list(reports)
+    present = {found["rule"] for _, found in ours}
+    primaries = [index for index, found in ours
+                 if not found.get("cause") or found["cause"] not in present]
+    followers: dict[str, list[int]] = {}
+    for index, found in ours:
+        if found.get("cause") and found["cause"] in present:
+            followers.setdefault(found["cause"], []).append(index)
+    rule_of = {index: found["rule"] for index, found in ours}
+    ordered = [each for index in primaries
+               for each in (index, *followers.get(rule_of[index], []))]
+    ordered += [index for index, _ in ours if index not in ordered]  # a cycle: as they were
+    slots = iter(ordered)
+    return [reports[next(slots)] if index in rule_of else report
+            for index, report in enumerate(reports)]
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter: Any) -> Generator[None, None, None]:
+    """Before pytest prints its FAILURES section, put the rules' failures in the console's
+    order (:func:`console_order`)."""
+    failed = terminalreporter.stats.get("failed")
+    if failed:
+        failed[:] = console_order(failed)
+    return (yield)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:

@@ -595,3 +595,15 @@ def test_a_same_cause_failure_reads_the_same_in_every_output() -> None:
     junit = ET.tostring(junit_tree(report).getroot(), encoding="unicode")
     assert "above" not in junit
     assert "same cause: FAIL  select.agrees" in junit
+
+
+def test_a_same_cause_failure_is_whole_where_its_cause_is_not_shown() -> None:
+    """Where the failure it follows from is not shown in full (a SHOULD rule's is an xfail in
+    pytest, one line), a follower keeps its same-cause line and shows itself whole."""
+    follower = RuleResult(RULES_BY_ID["bound.only-when-over"], "fail", example(
+        "project", {"event": {}}, {"line": "a"}, {"line": "b"}, "bounded a line that fits"),
+        cause="canon.bytes")
+    text = failure_text(follower, cause_shown=False)
+    assert text.splitlines()[1] == same_cause_line(follower)
+    assert "minimal input (project):" in text
+    assert "minimal input" not in failure_text(follower)
