@@ -1,5 +1,5 @@
-"""Sessions: tests, lint, typing, spec, build, docs (default); slow, vectors, mutation, bench,
-bench-publish, thorough, catch-rate, real, real-logs (opt-in).
+"""Sessions: tests, lint, typing, spec, build, docs (default); slow, release, vectors, mutation,
+bench, bench-publish, thorough, catch-rate, real, real-logs (opt-in).
 
 Every session uses the Python that runs nox; dependency groups come from pyproject.toml.
 """
@@ -131,6 +131,14 @@ def docs(session: nox.Session) -> None:
     # The rules and commands pages are made from the installed kit at build time.
     session.install(".", *_group("docs"))
     session.run("mkdocs", "build", "--strict", "--clean", *session.posargs)
+
+
+@nox.session(default=False)
+def release(session: nox.Session) -> None:
+    """Check that a release is one version: pyproject.toml's, CHANGELOG.md's top release and
+    every tag the README, docs, templates and action name; `-- --tag vX.Y.Z` checks the tag
+    being pushed too."""
+    session.run("python", "tests/release_check.py", *session.posargs)
 
 
 @nox.session(default=False)

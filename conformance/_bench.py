@@ -32,6 +32,7 @@ from rich.console import JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
+from ._console import print_table
 from ._model import FIT_STRATEGIES
 from ._workloads import WORKLOAD_KINDS
 
@@ -230,13 +231,29 @@ def _through_adapter(adapter: Any, path: str, build: Callable[[], list[Any]], ba
         adapter.stop()
 
 
+def _document(measurement: Measurement, reference: Measurement | None) -> dict[str, Any]:
+    """One subject's figures as ``bench --json`` writes them (the table's, unrounded)."""
+    return {
+        "subject": measurement.subject, "path": measurement.path,
+        "events": measurement.events, "inputBytes": measurement.input_bytes,
+        "roundSeconds": list(measurement.rounds), "medianSeconds": measurement.seconds,
+        "eventsPerSecond": measurement.events_per_second,
+        "megabytesPerSecond": measurement.megabytes_per_second,
+        "microsecondsPerEvent": measurement.microseconds_per_event,
+        "timesReference": (None if reference is None
+                           else measurement.seconds / reference.seconds),
+        "answers": dict(sorted(measurement.answers.items())),
+        "failed": measurement.failed,
+    }
+
+
 def _table(results: Sequence[Measurement], reference: Measurement | None) -> Table:
     table = Table(title="project, one request per event (median round)", title_justify="left")
     columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("subject", "left"), ("path", "left"), ("events/s", "right"), ("MB/s", "right"),
         ("µs/event", "right"), ("x reference", "right"), ("answers", "left"))
     for name, justify in columns:
-        table.add_column(name, justify=justify, overflow="fold")
+        table.add_column(name, justify=justify, overflow="fold", no_wrap=True)
     for result in results:
         relative = ("" if reference is None
                     else f"{result.seconds / reference.seconds:.2f}")
@@ -272,29 +289,60 @@ def _table(results: Sequence[Measurement], reference: Measurement | None) -> Tab
               help="Start --impl through the shell (pipes, env assignments); off by default.")
 @click.option("--no-baselines", is_flag=True,
               help="Measure only --impl (no reference, no no-op paths).")
+@click.option("--json", "json_path", metavar="FILE", default=None,
+              help="Also write every figure as JSON to FILE (unrounded, each round's seconds); "
+                   "'-' writes it to stdout and the tables to stderr.")
 def bench(impl: str | None, fit: str, streams: tuple[str, ...], events: int, batch: int,
           rounds: int, scale: float, seed: int, timeout: float, use_shell: bool,
-          no_baselines: bool) -> None:
+          no_baselines: bool, json_path: str | None) -> None:
     """Measure events/s and MB/s of IMPL's project answers beside the reference and no-ops."""
     from ._console import console as _console
 
-    console = _console()
+    console = _console(stderr=json_path == "-")
     spec = impl or (_DEFAULT_IMPL if fit == "halving"
                     else "python:eventproof.reference:maximal_reference")
     console.print(f"implementation: {spec}", markup=False)
     failed = 0
+    documents = []
     for stream in dict.fromkeys(streams):
-        failed += _bench_stream(console, spec, stream, events=events, batch=batch,
-                                rounds=rounds, scale=scale, seed=seed, timeout=timeout,
-                                use_shell=use_shell, no_baselines=no_baselines)
+        missed, document = _bench_stream(
+            console, spec, stream, events=events, batch=batch, rounds=rounds, scale=scale,
+            seed=seed, timeout=timeout, use_shell=use_shell, no_baselines=no_baselines)
+        failed += missed
+        documents.append(document)
+    if json_path is not None:
+        _write_json(json_path, {
+            "implementation": spec, "events": events, "batch": batch, "rounds": rounds,
+            "scale": scale, "seed": seed, "python": sys.version.split()[0],
+            "streams": documents})
     if failed:
         sys.exit(1)
 
 
+def _write_json(path: str, document: dict[str, Any]) -> None:
+    """``document`` as JSON to ``path`` ('-': stdout); an unwritable path is a usage error."""
+    from pathlib import Path
+
+    from ._json import dumps_json
+
+    text = dumps_json(document, indent=2) + "\n"
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as error:
+        _fail(f"--json {path}: cannot be written ({error.strerror or error}); give a writable "
+              "file path")
+
+
 def _bench_stream(console: Any, spec: str, stream: str, *, events: int, batch: int, rounds: int,
                   scale: float, seed: int, timeout: float, use_shell: bool,
-                  no_baselines: bool) -> int:
-    """One workload's table; answers how many of its requests to ``spec`` failed."""
+                  no_baselines: bool) -> tuple[int, dict[str, Any]]:
+    """One workload's table; answers how many of its requests to ``spec`` failed, and the
+    workload's figures as ``--json`` writes them."""
     from ._adapters import SubprocessAdapter, adapter_for
     from ._workloads import build_workload, json_size
 
@@ -324,10 +372,12 @@ def _bench_stream(console: Any, spec: str, stream: str, *, events: int, batch: i
                                         timeout=timeout, description="no-op program")
             results.append(_through_adapter(program, "subprocess", build, batch, rounds,
                                             input_bytes)[0])
-    console.print(_table(results, reference))
+    print_table(console, _table(results, reference))
     if measured.failed:
         console.print(
             f"{measured.failed} of {measured.events} requests to {spec} got no answer or an "
             "errored one, so its figures are not comparable; run `eventproof run --ops project "
             f"--impl {spec!r}` to see why.", markup=False)
-    return measured.failed
+    return measured.failed, {
+        "stream": stream, "events": events, "inputBytes": input_bytes,
+        "results": [_document(result, reference) for result in results]}

@@ -26,7 +26,7 @@ from ._engine import BUDGETS, Engine, Replays, default_max_time
 from ._errors import HarnessError
 from ._operations import OPERATIONS, OPS, RULES_BY_ID
 from ._protocol import StartResponse
-from ._results import Invocation, RuleResult, RunReport, group_refusals
+from ._results import Invocation, RuleResult, RunReport, group_byte_forms, group_refusals
 from ._shard import shard_ops
 
 __all__ = ["CheckOptions", "Implementation", "Scheduler", "check", "check_implementation"]
@@ -208,7 +208,7 @@ def check(impl: ImplementationLike, options: CheckOptions, *,
             results = [result for result in results if result.rule.id in options.rules]
         return RunReport(
             implementation=handshake.implementation_dict(), capabilities=capabilities,
-            results=group_refusals(results), budget=options.examples,
+            results=group_byte_forms(group_refusals(results)), budget=options.examples,
             seed=run_seed, deterministic=options.deterministic,
             duration=time.perf_counter() - started, calls=engine.calls,
             allow_untested=options.allow_untested, cut_short=engine.cut_short,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
 from ._results import ExitCode
@@ -109,3 +110,39 @@ def write(option: str, path: Path, write: Callable[[], None]) -> None:
     except OSError as error:
         fail(f"{option} {path}: the report could not be written ({error.strerror or error}). "
               "Name a file in a directory you can write to")
+
+
+def print_table(console: Console, table: Table) -> None:
+    """Print ``table`` whole: on a terminal at its width, elsewhere (a pipe, a CI log, which
+    rich would render 80 columns wide and wrap) at the table's own natural width, so that each
+    row stays on one line whatever the log's width."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    from rich.measure import Measurement as Span
+
+    width = Span.get(console, console.options.update_width(1 << 16), table).maximum
+    saved = console.width
+    console.width = max(width, saved)  # print caps a width at the console's own
+    try:
+        console.print(table, crop=False)
+    finally:
+        console.width = saved
+
+
+#: What ``--html`` names on every command (``run``, ``report``, ``audit``): a directory, whose
+#: ``index.html`` is the page.
+HTML_PAGE = "index.html"
+
+
+def html_target(path: Path) -> tuple[Path, str, str]:
+    """Where ``--html PATH`` writes its page, the same on every command: PATH is a directory and
+    the page is its ``index.html`` (the matrix's badges go to ``badges/`` beside it). A PATH that
+    names an HTML file (``.html`` or ``.htm``, not an existing directory) is accepted: the page is
+    written to that file, and the note returned says so. Returns (directory, page name, note)."""
+    if path.suffix.lower() in (".html", ".htm") and not path.is_dir():
+        note = (f"note: --html takes a directory (DIR/{HTML_PAGE}, as on run, report and "
+                f"audit); {path} names an HTML file, so the page is written to it")
+        return path.parent, path.name, note
+    return path, HTML_PAGE, ""
+

@@ -27,7 +27,7 @@ from pathlib import Path
 from eventproof.reference import SPEC_VERSION
 
 from ._errors import ExpectationsError
-from ._results import RunReport
+from ._results import Expectations, RunReport
 from ._versions import SUITE_VERSION
 
 __all__ = ["PREFIX_LENGTH", "ExpectationsError", "load_expectations", "write_expectations"]
@@ -48,8 +48,8 @@ def _known_rule_ids() -> list[str]:
     return [rule.id for rule in RULES]
 
 
-def load_expectations(path: str | os.PathLike[str]) -> dict[str, str]:
-    """Read an expectations file into ``{rule id: message prefix}``.
+def load_expectations(path: str | os.PathLike[str]) -> Expectations:
+    """Read an expectations file into ``{rule id: message prefix}``, with the line of each.
 
     Raises :class:`ExpectationsError` for an unreadable file, an unknown rule id (with the closest
     real ids) and a rule listed twice.
@@ -76,8 +76,8 @@ def load_expectations(path: str | os.PathLike[str]) -> dict[str, str]:
                                 "Check the path and its permissions") from None
     known = _known_rule_ids()
     known_set = set(known)
-    entries: dict[str, str] = {}
-    first_seen: dict[str, int] = {}
+    entries = Expectations(path=shown)
+    first_seen = entries.lines
     for number, raw_line in enumerate(text.splitlines(), start=1):
         line = raw_line.strip()
         if not line or line.startswith("#"):

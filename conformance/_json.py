@@ -269,6 +269,19 @@ def render(value: Any, limit: int = SHOWN_CHARACTERS) -> str:
     return f"{text[: limit * 2 // 3]}…{text[-(limit // 4):]} ({size})"
 
 
+def around(text: str, at: int, width: int = 60) -> str:
+    """``text`` as a JSON string cut to ``width`` code points around code point ``at`` (where it
+    differs from another), each cut said with its size: the code point at ``at`` is always
+    shown, as on the other side, where :func:`render` would elide the middle."""
+    if len(text) <= width:
+        return _compact(text)
+    start = max(0, min(at - width // 3, len(text) - width))
+    end = min(len(text), start + width)
+    head = f"…({start} code points)…" if start else ""
+    tail = f"…({len(text) - end} more)" if end < len(text) else ""
+    return f"{head}{_compact(text[start:end])}{tail}"
+
+
 def member_path(path: str, key: str) -> str:
     """``$.a`` for a plain name, ``$["a b"]`` otherwise."""
     if re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", key):
@@ -359,7 +372,7 @@ def first_difference(got: Any, want: Any, *, numbers: Numbers = "exact",
                    else "expected the end")
         return Difference(path, got, want, (
             f"the strings differ at code point {at}: {what}, {instead} "
-            f"(yours {render(got, 80)}, expected {render(want, 80)})"))
+            f"(yours {around(got, at)}, expected {around(want, at)})"))
     return Difference(path, got, want, f"yours is {render(got, 80)}, expected {render(want, 80)}")
 
 

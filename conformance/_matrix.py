@@ -72,7 +72,8 @@ _OUTCOME_COLOURS: dict[str, str] = {
 _STATUS_COLOURS: dict[str, str] = {
     "conforms": "#1a7f37", "does not conform": "#cf222e", "interrupted": "#8250df",
     "terminated": "#8250df", "could not be checked": "#57606a", "partly declared": "#9a6700",
-    "not declared": "#6e7781", "not checked": "#8c959f"}
+    "not declared": "#6e7781", "not checked": "#8c959f", "checked only": "#9a6700",
+    "checked only part": "#9a6700", "stale expectations": "#bf3989"}
 _BROKEN = frozenset({"fail", "error", "crash", "timeout", "unstable"})
 _REGISTRY_ORDER = {rule.id: index for index, rule in enumerate(RULES)}
 _PROFILE_ORDER = {profile: index for index, profile in
@@ -308,8 +309,11 @@ def _label(column: _Column) -> str:
 def _profile_notes(verdict: Mapping[str, Any]) -> list[str]:
     """``budget not declared``, ``wire does not conform`` …: each profile not conforming in
     full, with its status as the verdict states it."""
-    return [f"{profile['profile']} {profile['status']}" for profile in verdict.get("profiles", [])
-            if profile["status"] != "conforms"]
+    scope = verdict.get("scope") or {}
+    part = ([f"checked only {scope['checkedRules']} of {scope['rules']} rules"]
+            if scope and not scope.get("whole", True) else [])
+    return part + [f"{profile['profile']} {profile['status']}"
+                   for profile in verdict.get("profiles", []) if profile["status"] != "conforms"]
 
 
 def badge(report: Mapping[str, Any]) -> dict[str, Any]:
@@ -323,7 +327,8 @@ def badge(report: Mapping[str, Any]) -> dict[str, Any]:
              else "eventproof")
     colour = {"conforms": "brightgreen" if not notes else "yellowgreen",
               "does not conform": "red", "interrupted": "orange",
-              "terminated": "orange"}.get(headline, "lightgrey")
+              "terminated": "orange", "stale expectations": "orange",
+              "checked only part": "yellow"}.get(headline, "lightgrey")
     message = headline + (f" ({', '.join(notes)})" if notes else "")
     return {"schemaVersion": 1, "label": label, "message": message, "color": colour}
 
@@ -685,10 +690,11 @@ def matrix_html(reports: Sequence[tuple[Path, dict[str, Any]]], *,
 def write_matrix(directory: str | os.PathLike[str],
                  report_paths: Iterable[str | os.PathLike[str]], *,
                  title: str = "eventproof conformance matrix",
-                 labels: Sequence[str] | None = None) -> list[Path]:
-    """Write ``index.html`` and ``badges/<implementation>.json`` for the reports into
-    ``directory`` (created if need be); return the files written, the page first. ``labels``
-    head the columns, one per report in order (default: name and version)."""
+                 labels: Sequence[str] | None = None,
+                 page_name: str = "index.html") -> list[Path]:
+    """Write ``index.html`` (or ``page_name``) and ``badges/<implementation>.json`` for the
+    reports into ``directory`` (created if need be); return the files written, the page first.
+    ``labels`` head the columns, one per report in order (default: name and version)."""
     sources = [Path(path) for path in report_paths]
     reports = [(source, load_report(source)) for source in sources]
     if not reports:
@@ -700,7 +706,10 @@ def write_matrix(directory: str | os.PathLike[str],
                           "the page and its badges")
     columns = _columns(reports, labels)
     badge_names = [f"badges/{column.slug}.json" for column in columns]
-    page = target / "index.html"
+    page = target / page_name
+    if page.is_dir():
+        raise MatrixError(f"{page}: is a directory; give the directory to write {page_name} "
+                          "into, or an HTML file name")
     (target / "badges").mkdir(parents=True, exist_ok=True)
     page.write_text(matrix_html(reports, title=title, badge_paths=badge_names, labels=labels),
                     encoding="utf-8", newline="\n")

@@ -227,6 +227,13 @@ class Violation:
     cause: bool = False
 
 
+#: The kind of a failure that its answer's non-canonical byte form explains (an encoder that
+#: escapes U+2028 measures a line 3 bytes longer and bounds one that fits): reports list it as
+#: the same cause as the byte-form rule's failure (:func:`._results.group_byte_forms`).
+BYTE_FORM_KIND = "measured in a non-canonical byte form"
+#: The rule that judges the byte form of a line (wire.md §6).
+BYTE_FORM_RULE = "canon.bytes"
+
 Check = Callable[[Case], Iterator[Violation]]
 
 

@@ -62,6 +62,11 @@ ReplayStatus = Literal["fixed", "still failing", "unstable", "error", "crash", "
                        "skipped"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+#: The outcome a run gives a rule whose case replays with each status (the replay's verdict is
+#: the run's, judged from these).
+_OUTCOMES: dict[str, str] = {
+    "fixed": "pass", "still failing": "fail", "unstable": "unstable", "error": "error",
+    "crash": "crash", "timeout": "timeout", "skipped": "untested"}
 
 
 @dataclass(frozen=True)
@@ -76,10 +81,17 @@ class CaseOrigin:
     isolate: bool = False
     #: The fit strategy the implementation declared (``halving`` or ``maximal``).
     fit: str = "halving"
+    #: The working directory of the run that saved it (a relative command or module path is
+    #: relative to it); None when the file does not say.
+    cwd: str | None = None
 
     def document(self) -> dict[str, Any]:
-        return {"impl": self.impl, "shell": self.shell, "timeout": self.timeout,
-                "isolate": self.isolate, "fit": self.fit}
+        document: dict[str, Any] = {"impl": self.impl, "shell": self.shell,
+                                    "timeout": self.timeout, "isolate": self.isolate,
+                                    "fit": self.fit}
+        if self.cwd is not None:
+            document["cwd"] = self.cwd
+        return document
 
     def options(self) -> str:
         """The command-line options that start it again (``--impl 'node port.mjs' --shell``)."""
@@ -162,18 +174,30 @@ class ReplayVerdict:
     #: Cases the implementation declined (``skipped``): judged on nothing, never fixed.
     unjudged: int
     exit_code: ExitCode
+    #: Of the cases still failing, those of SHOULD rules (reported; they decide nothing).
+    should: int = 0
 
     @classmethod
     def of(cls, results: Sequence[ReplayResult]) -> ReplayVerdict:
-        """The verdict on ``results``: exit code 0 only when there was a case and every case is
-        fixed, else 1."""
+        """The verdict on ``results``, judged as a run judges the same rules (the one
+        :func:`~._results.judge_run`): a case still failing breaks the replay when its rule is a
+        MUST rule (a SHOULD rule's is reported and decides nothing, as in the run that saved
+        it), an unstable case always, a declined case as an untested rule; a replay of no case
+        judged nothing and exits 1."""
+        from ._results import RuleRow, judge_run
+
         fixed = sum(1 for result in results if result.status == "fixed")
         unstable = sum(1 for result in results if result.status == "unstable")
         unjudged = sum(1 for result in results if result.status == "skipped")
         still = len(results) - fixed - unstable - unjudged
-        code = (ExitCode.CONFORMS if results and fixed == len(results)
-                else ExitCode.NONCONFORMING)
-        return cls(fixed, still, unstable, unjudged, code)
+        should = sum(1 for result in results if result.case.level == "SHOULD"
+                     and result.status not in ("fixed", "unstable", "skipped"))
+        rows = [RuleRow(result.case.rule, result.case.level, "", result.case.op,
+                        _OUTCOMES[result.status], result.status != "skipped")
+                for result in results]
+        verdict = judge_run(rows, declared={result.case.op for result in results},
+                            allow_untested=False, profiles={})
+        return cls(fixed, still, unstable, unjudged, verdict.exit_code, should)
 
     @property
     def cases(self) -> int:
@@ -182,8 +206,10 @@ class ReplayVerdict:
     def line(self) -> str:
         """``2 fixed, 1 still failing, 0 unstable (exit code 1)``."""
         unjudged = f", {self.unjudged} not judged (skipped)" if self.unjudged else ""
-        return (f"{self.fixed} fixed, {self.still_failing} still failing, {self.unstable} "
-                f"unstable{unjudged} (exit code {int(self.exit_code)})")
+        should = (f" ({self.should} of a SHOULD rule: reported, does not decide conformance)"
+                  if self.should else "")
+        return (f"{self.fixed} fixed, {self.still_failing} still failing{should}, "
+                f"{self.unstable} unstable{unjudged} (exit code {int(self.exit_code)})")
 
 
 # -- writing -----------------------------------------------------------------------------------
@@ -223,10 +249,11 @@ def origin_of(report: RunReport) -> CaseOrigin:
     """How the implementation of ``report`` was started (its run's settings)."""
     invocation = report.invocation
     fit = str(report.capabilities.fit_strategy)
+    cwd = os.getcwd()
     if invocation is None:
-        return CaseOrigin(impl=None, fit=fit)
+        return CaseOrigin(impl=None, fit=fit, cwd=cwd)
     return CaseOrigin(impl=invocation.impl, shell=invocation.use_shell,
-                      timeout=invocation.timeout, isolate=invocation.isolate, fit=fit)
+                      timeout=invocation.timeout, isolate=invocation.isolate, fit=fit, cwd=cwd)
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -388,7 +415,8 @@ def _origin(document: Any) -> CaseOrigin | None:
         return None
     return CaseOrigin(impl=document["impl"], shell=document["shell"],
                       timeout=float(document["timeout"]), isolate=document["isolate"],
-                      fit=document["fit"])
+                      fit=document["fit"],
+                      cwd=str(document["cwd"]) if document.get("cwd") is not None else None)
 
 
 def load_cases(paths: Iterable[str | os.PathLike[str]]) -> list[ReplayCase]:
@@ -414,6 +442,9 @@ class ReplayGroup:
     #: Per case (by position in :attr:`cases`): "" or the note that it was saved from another
     #: implementation than the one it is replayed against.
     notes: tuple[str, ...] = field(default=())
+    #: The directory to start the implementation in: the one the cases' run ran in (a bare
+    #: replay of files that record it), or None for this process's own.
+    cwd: str | None = None
 
     def options(self) -> str:
         return CaseOrigin(self.impl, self.use_shell, self.timeout, self.isolate).options()
@@ -463,11 +494,11 @@ def plan_replay(
                use_shell if use_shell is not None else origin.shell,
                timeout if timeout is not None else origin.timeout,
                isolate if isolate is not None else origin.isolate,
-               str(case.implementation.get("name", "")))
+               str(case.implementation.get("name", "")), origin.cwd)
         groups.setdefault(key, []).append(case)
     return [ReplayGroup(impl=key[0], use_shell=key[1], timeout=key[2], isolate=key[3],
                         cases=tuple(members), expect_name=key[4],
-                        notes=("",) * len(members))
+                        notes=("",) * len(members), cwd=key[5])
             for key, members in groups.items()]
 
 

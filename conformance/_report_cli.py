@@ -15,9 +15,10 @@ from rich.text import Text
 @click.argument("reports", nargs=-1, required=True, metavar="REPORT.json...",
                 type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--html", "html_dir", default=None, metavar="DIR",
-              type=click.Path(file_okay=False, path_type=Path),
+              type=click.Path(path_type=Path),
               help="Write the matrix page (DIR/index.html) and one badge per implementation "
-                   "(DIR/badges/NAME.json, a shields.io endpoint file) here.")
+                   "(DIR/badges/NAME.json, a shields.io endpoint file) here; a FILE.html is "
+                   "taken as the page's name, with a note.")
 @click.option("--merge", "merge_path", default=None, metavar="OUT.json",
               type=click.Path(dir_okay=False, path_type=Path),
               help="Join the JSON reports of the slices of one run (--shard K/N) into OUT.json.")
@@ -62,8 +63,14 @@ def report(reports: tuple[Path, ...], html_dir: Path | None, merge_path: Path | 
     if labels and len(labels) != len(reports):
         raise click.UsageError(f"{len(labels)} --label for {len(reports)} report(s): give one "
                                "--label per report, in the same order, or none")
+    from ._console import html_target
+
+    html_dir, page_name, note = html_target(html_dir)
+    if note:
+        _console(stderr=True).print(note, markup=False, soft_wrap=True)
     try:
-        written = write_matrix(html_dir, reports, title=title, labels=labels or None)
+        written = write_matrix(html_dir, reports, title=title, labels=labels or None,
+                               page_name=page_name)
     except MatrixError as error:
         _die(str(error))
     except OSError as error:

@@ -51,6 +51,7 @@ __all__ = [
     "readable_json",
     "render_console",
     "report_document",
+    "same_cause_line",
     "section_label",
     "section_url",
     "totals",
@@ -135,12 +136,27 @@ def _ops_in(report: RunReport) -> list[str]:
 
 
 def _explanation(result: RuleResult) -> str:
-    """The one message that says what went wrong (or why the rule was not judged)."""
+    """The one message that says what went wrong (or why the rule was not judged). A failure
+    that follows from another names that rule rather than a place ("reported above" is true of
+    the console alone: JUnit and pytest list rules in rule order)."""
     if result.outcome == "xpass":
         return result.note
     if result.counterexample is not None:
-        return result.counterexample.message
+        message = result.counterexample.message
+        if result.cause:
+            message = message.replace("reported above", f"reported under {result.cause}")
+        return message
     return result.note
+
+
+def same_cause_line(result: RuleResult) -> str:
+    """How every output names a failure that follows from another (the console's line under the
+    failure it follows from): ``same cause: FAIL  bound.x  MUST  spec/wire.md §5.2 (follows
+    from canon.bytes: …)``."""
+    rule = result.rule
+    return (f"same cause: {result.outcome.upper()}  {rule.id}  {rule.level}  "
+            f"{section_label(rule.section)} (follows from {result.cause}'s failure: fix that "
+            "one first)")
 
 
 def _plural(count: int, noun: str) -> str:
@@ -286,6 +302,72 @@ def _visible(line: str) -> str:
     return _NOT_SHOWN_RAW.sub(lambda match: f"⟨U+{ord(match.group()):04X}⟩", line)
 
 
+#: Characters of one diff line (or wire line) shown around the first difference; the rest of
+#: the line is folded, with how much, and the exact value is in the case file.
+DIFF_WIDTH = 160
+
+
+def _differ_at(a: str, b: str) -> int:
+    """The index of the first character where ``a`` and ``b`` differ (the shorter's length when
+    one is a prefix of the other)."""
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                min(len(a), len(b)))
+
+
+def window(text: str, at: int, width: int = DIFF_WIDTH) -> str:
+    """``text`` cut to ``width`` characters around index ``at`` (a third before it), each cut
+    said: what is at ``at`` is always shown."""
+    if len(text) <= width:
+        return text
+    start = max(0, min(at - width // 3, len(text) - width))
+    end = min(len(text), start + width)
+    head = f"…({start} characters)… " if start else ""
+    tail = f" …({len(text) - end} more characters)" if end < len(text) else ""
+    return head + text[start:end] + tail
+
+
+def window_pair(a: str, b: str, width: int = DIFF_WIDTH) -> tuple[str, str]:
+    """Two texts folded around their first difference, at the same place: both sides show it."""
+    at = _differ_at(a, b)
+    return window(a, at, width), window(b, at, width)
+
+
+def fold_diff(diff: str, width: int = DIFF_WIDTH) -> str:
+    """A unified diff whose long lines are folded around where they differ: each ``-`` line is
+    paired with the ``+`` line that replaces it and both are cut at the same place around their
+    first difference, so a long string never pushes the ``+`` side out of what is shown."""
+    lines = diff.splitlines()
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if line.startswith("-") and not line.startswith("---"):
+            minus = []
+            while index < len(lines) and lines[index].startswith("-"):
+                minus.append(lines[index])
+                index += 1
+            plus = []
+            while index < len(lines) and lines[index].startswith("+"):
+                plus.append(lines[index])
+                index += 1
+            for position in range(max(len(minus), len(plus))):
+                if position < len(minus) and position < len(plus):
+                    a, b = window_pair(minus[position][1:], plus[position][1:], width)
+                    minus[position], plus[position] = "-" + a, "+" + b
+                elif position < len(minus):
+                    minus[position] = "-" + window(minus[position][1:], 0, width)
+                else:
+                    plus[position] = "+" + window(plus[position][1:], 0, width)
+            out += minus + plus
+            continue
+        if line.startswith(("---", "+++", "@@")):
+            out.append(line)
+        else:
+            out.append(line[:1] + window(line[1:], 0, width))
+        index += 1
+    return "\n".join(out)
+
+
 def _first_difference(expected: str, actual: str) -> str:
     index = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b),
                  min(len(expected), len(actual)))
@@ -296,12 +378,13 @@ def _first_difference(expected: str, actual: str) -> str:
             f"actual {around_actual}")
 
 
-def answer_diff(op: str, expected: Any, actual: Any) -> str:
+def answer_diff(op: str, expected: Any, actual: Any, width: int | None = DIFF_WIDTH) -> str:
     """A unified diff from the expected to the actual answer, over pretty JSON.
 
     For ``project`` the wire lines are parsed first, so the diff shows which member differs rather
     than one long changed line; when the parsed values agree, the first differing character of the
-    lines is named instead (the bytes differ, wire.md §6).
+    lines is named instead (the bytes differ, wire.md §6). Lines longer than ``width`` are folded
+    around their first difference (:func:`fold_diff`; None: shown whole).
     """
     expected_line, actual_line = _line_of(expected), _line_of(actual)
     if op == "project" and expected_line is not None and actual_line is not None:
@@ -313,7 +396,7 @@ def answer_diff(op: str, expected: Any, actual: Any) -> str:
         fromfile="expected", tofile="actual", lineterm="",
     ))
     if diff:
-        return diff
+        return diff if width is None else fold_diff(diff, width)
     if expected_line is not None and actual_line is not None and expected_line != actual_line:
         return ("(the lines parse to equal JSON values; the bytes differ) "
                 + _first_difference(expected_line, actual_line))
@@ -474,9 +557,12 @@ def _seed_note(seed: int | None, invocation: Invocation | None = None) -> str:
 def failure_text(
     result: RuleResult, *, replay_file: str | Path | None = None, impl_spec: str | None = None,
     limit: int = _DOCUMENT_LIMIT, invocation: Invocation | None = None,
+    cause_shown: bool = True,
 ) -> str:
     """Everything about one failed (or stale) rule as plain text: what, where, the values, how to
-    replay. Each value is cut after ``limit`` characters with a note of its full size."""
+    replay. Each value is cut after ``limit`` characters with a note of its full size. A failure
+    that follows from another is its same-cause line alone, as in the console, when the output
+    shows that other failure in full (``cause_shown``); else the line and the whole failure."""
     rule = result.rule
     lines = [
         f"{rule.id} ({rule.level}) {result.outcome} — {section_label(rule.section)}: {rule.title}",
@@ -484,7 +570,16 @@ def failure_text(
     ]
     example = result.counterexample
     where = str(replay_file) if replay_file is not None else "the JSON report (--json)"
-    if example is not None and result.outcome != "xpass":
+    if result.cause and result.outcome in _SHOWN and not cause_shown:
+        lines.insert(1, same_cause_line(result))
+    if result.cause and result.outcome in _SHOWN and cause_shown:
+        # As the console: one line under the failure it follows from, whose input (shrunk for
+        # that rule) is the one to read; this one's may not be minimal.
+        lines.insert(1, same_cause_line(result))
+        command = _replay_command(replay_file, impl_spec, invocation)
+        if command:
+            lines.append(f"replay: {command}")
+    elif example is not None and result.outcome != "xpass":
         lines += [
             "", f"minimal input ({example.op}):", _clip(readable_json(example.input), limit, where),
             "", "expected:", _clip(readable_json(example.expected), limit, where),
@@ -494,8 +589,9 @@ def failure_text(
         ]
         expected_line, actual_line = _line_of(example.expected), _line_of(example.actual)
         if example.op == "project" and expected_line is not None and actual_line is not None:
-            lines += ["", "expected line: " + _clip(_visible(expected_line), limit, where),
-                      "actual line:   " + _clip(_visible(actual_line), limit, where)]
+            shown_expected, shown_actual = window_pair(_visible(expected_line),
+                                                       _visible(actual_line), limit)
+            lines += ["", "expected line: " + shown_expected, "actual line:   " + shown_actual]
         if example.stderr:
             lines += ["", "stderr of the implementation:", _clip(example.stderr, limit, where)]
         lines += ["", f"seed: {_seed_note(example.seed, invocation)}"]
@@ -711,7 +807,8 @@ def markdown_summary(
     files = replay_files or {}
     run_verdict = report.verdict
     verdict = run_verdict.headline
-    mark = "✅" if run_verdict.conforms else "❌"
+    # ✅ only for a whole run that conforms; a slice that broke nothing is ⚠️ (checked only part).
+    mark = "✅" if verdict == "conforms" else "⚠️" if run_verdict.conforms else "❌"
     seed = "none (deterministic)" if report.seed is None else str(report.seed)
     lines = [
         f"# {mark} eventproof: {_cell(_impl_label(report.implementation))} {verdict}",
@@ -778,7 +875,7 @@ _STYLE = {"pass": "green", "fail": "bold red", "error": "bold red", "crash": "bo
           "skip": "yellow", "xfail": "yellow", "xpass": "bold red"}
 
 
-_PROFILE_STYLE = {"conforms": "green", "does not conform": "bold red",
+_PROFILE_STYLE = {"conforms": "green", "does not conform": "bold red", "checked only": "yellow",
                   "partly declared": "yellow", "not declared": "yellow", "not checked": "dim"}
 
 
@@ -827,17 +924,18 @@ def _console_failure(console: Console, result: RuleResult, replay_file: str | Pa
         _out(console, Text("  actual:", style="bold"))
         _out(console, Text(_indented(_clip(readable_json(example.actual), limit, where))))
     _out(console, Text("  expected → actual:", style="bold"))
-    _out(console, _diff_text(_clip(answer_diff(example.op, example.expected, example.actual),
+    _out(console, _diff_text(_clip(answer_diff(example.op, example.expected, example.actual,
+                                               None if verbose else DIFF_WIDTH),
                                    limit, where)))
     expected_line, actual_line = _line_of(example.expected), _line_of(example.actual)
     if example.op == "project" and expected_line is not None and actual_line is not None:
-        def line(text: str) -> str:
-            folded = None if verbose else fold_text(text)
-            return _visible(text) if folded is None else folded
-
+        # Folded around where the lines first differ, at the same place on both: a fold never
+        # hides the part that differs.
+        shown_expected, shown_actual = window_pair(_visible(expected_line),
+                                                   _visible(actual_line),
+                                                   limit if verbose else DIFF_WIDTH)
         _out(console, Text(_indented(
-            "expected line: " + _clip(line(expected_line), limit, where) + "\n"
-            + "actual line:   " + _clip(line(actual_line), limit, where))))
+            "expected line: " + shown_expected + "\n" + "actual line:   " + shown_actual)))
     if example.stderr:
         tail = example.stderr if verbose else "\n".join(example.stderr.splitlines()[-20:])
         _out(console, Text("  stderr (last lines):" if not verbose else "  stderr:",
@@ -909,10 +1007,9 @@ def render_console(
         _console_failure(console, result, files.get(result.rule.id), impl_spec, verbose,
                          report.implementation, report.invocation)
         for follower in _same_cause(report, result):
+            words = same_cause_line(follower).removeprefix("same cause: ")
             line = Text("  same cause: ", style="dim")
-            line.append(f"{follower.outcome.upper()}  {follower.rule.id}  "
-                        f"{follower.rule.level}  {section_label(follower.rule.section)}",
-                        style=_STYLE[follower.outcome])
+            line.append(words, style=_STYLE[follower.outcome])
             _out(console, line)
     limited = limits_line(report)
     if limited:

@@ -27,7 +27,7 @@ from ._clip import (
     clip_text,
     clip_value,
 )
-from ._model import BROKEN, FAILING, Capabilities, Outcome, Rule
+from ._model import BROKEN, BYTE_FORM_KIND, BYTE_FORM_RULE, FAILING, Capabilities, Outcome, Rule
 
 __all__ = [
     "ABANDONED_REASON",
@@ -36,19 +36,24 @@ __all__ = [
     "INTERRUPTED_REASON",
     "MAX_TIME_REASON",
     "OUTCOMES",
+    "PARTIAL_HEADLINE",
+    "STALE_HEADLINE",
     "STOP_AFTER_REASON",
     "TERMINATED_REASON",
     "Counterexample",
     "Coverage",
     "ExitCode",
+    "Expectations",
     "Invocation",
     "ProfileVerdict",
     "RuleResult",
     "RunReport",
     "RunVerdict",
+    "Scope",
     "StopReason",
     "apply_expectations",
     "combined_exit_code",
+    "group_byte_forms",
     "group_refusals",
     "iter_failures",
     "judge_run",
@@ -153,6 +158,19 @@ class Invocation:
     rules: tuple[str, ...] = ()
     #: Whether a ``python:`` implementation ran in a worker process (``--isolate``).
     isolate: bool = False
+
+    def subset(self) -> str:
+        """The options that made this run check part of a whole run (``--rule select.x``,
+        ``--ops select,fold``, ``--shard 1/3``), or "" for a whole run."""
+        from ._operations import OPS
+
+        words = []
+        if self.ops is not None and set(self.ops) != set(OPS):
+            words.append(f"--ops {','.join(self.ops)}")
+        if self.shard is not None:
+            words.append(f"--shard {self.shard[0]}/{self.shard[1]}")
+        words.extend(f"--rule {rule}" for rule in self.rules)
+        return " ".join(words)
 
     def _common(self) -> list[str]:
         impl = shlex.quote(self.impl) if self.impl else "'<your implementation>'"
@@ -270,7 +288,8 @@ class RunReport:
         """The verdict on this run (:func:`judge_run`): every output renders this value."""
         return judge_run(self.verdict_rows(),
                          declared=self.capabilities.ops, allow_untested=self.allow_untested,
-                         ending=self.cut_short)
+                         ending=self.cut_short, whole=whole_run(),
+                         subset=self.invocation.subset() if self.invocation is not None else "")
 
     @property
     def conforms(self) -> bool:
@@ -295,11 +314,44 @@ class RunReport:
         raise KeyError(rule_id)
 
 
+class Expectations(dict[str, str]):
+    """An expectations file's entries, ``{rule id: entry}``, with the file and the line each was
+    listed on, so that an entry gone stale is named where it can be deleted."""
+
+    def __init__(self, entries: Mapping[str, str] | None = None, *, path: str = "",
+                 lines: Mapping[str, int] | None = None) -> None:
+        super().__init__(entries or {})
+        self.path = path
+        self.lines = dict(lines or {})
+
+    def where(self, rule_id: str) -> str:
+        """``FILE:LINE`` of a rule's entry (``the expectations file`` when unknown)."""
+        if not self.path:
+            return "the expectations file"
+        line = self.lines.get(rule_id)
+        return f"{self.path}:{line}" if line else self.path
+
+
+#: How a stale expectation's note begins (the verdict names such rules by it).
+STALE_NOTE = "stale expectation: "
+
+
+def stale_note(expected: Mapping[str, str], rule_id: str) -> str:
+    """The note of a listed rule that passes now: where it is listed and how to remove it."""
+    where = (expected.where(rule_id) if isinstance(expected, Expectations)
+             else "the expectations file")
+    path = expected.path if isinstance(expected, Expectations) and expected.path else "FILE"
+    return (f"{STALE_NOTE}{where} lists {rule_id} as an expected failure, but it passes now: "
+            f"delete that line, or rewrite the file with `eventproof run --expect "
+            f"{shlex.quote(path)} --update-expectations`")
+
+
 def apply_expectations(report: RunReport, expected: Mapping[str, str]) -> RunReport:
     """Turn listed failures into ``xfail`` and listed passes into ``xpass``.
 
     ``expected`` maps a rule id to ``[failure kind]`` (the current form), ``""`` (any failure),
-    or a message prefix (the earlier form, still honoured, with a migration note).
+    or a message prefix (the earlier form, still honoured, with a migration note); an
+    :class:`Expectations` also says where each is listed, which a stale entry's note names.
     """
     results = []
     for result in report.results:
@@ -329,8 +381,7 @@ def apply_expectations(report: RunReport, expected: Mapping[str, str]) -> RunRep
                                        f"message is {message[:80]!r}"))
         elif result.outcome == "pass":
             results.append(replace(result, outcome="xpass",
-                                   note="listed as an expected failure but it passes now: "
-                                        "remove it from the expectations file"))
+                                   note=stale_note(expected, result.rule.id)))
         else:
             results.append(result)
     return replace(report, results=results)
@@ -396,6 +447,36 @@ def group_refusals(results: Sequence[RuleResult]) -> list[RuleResult]:
     return grouped
 
 
+def group_byte_forms(results: Sequence[RuleResult]) -> list[RuleResult]:
+    """One byte-form bug, one failure: a failure whose check found it explained by the answer's
+    non-canonical byte form (its kind is :data:`~._model.BYTE_FORM_KIND`, given only when the
+    size the implementation measured, read off its own line, explains it) is "same cause" as
+    the byte-form rule's failure, when the run found that rule broken. Outcomes (and so the
+    verdict) do not change."""
+    primary = next((result for result in results if result.rule.id == BYTE_FORM_RULE
+                    and result.outcome in BROKEN and not result.cause), None)
+    if primary is None:
+        return list(results)
+    grouped = [replace(result, cause=BYTE_FORM_RULE)
+               if (result is not primary and not result.cause and result.outcome in BROKEN
+                   and result.counterexample is not None
+                   and result.counterexample.kind == BYTE_FORM_KIND) else result
+               for result in results]
+    # A failure that followed from one now listed under the byte form follows from it too: every
+    # failure is listed under one that is shown.
+    causes = {result.rule.id: result.cause for result in grouped}
+
+    def root(rule_id: str) -> str:
+        seen = {rule_id}
+        while causes.get(rule_id) and causes[rule_id] not in seen:
+            rule_id = causes[rule_id]
+            seen.add(rule_id)
+        return rule_id
+
+    return [replace(result, cause=root(result.cause)) if result.cause else result
+            for result in grouped]
+
+
 def iter_failures(report: RunReport) -> Iterator[RuleResult]:
     """Results with a counterexample, in rule order."""
     return (result for result in report.results if result.counterexample is not None)
@@ -405,7 +486,13 @@ def iter_failures(report: RunReport) -> Iterator[RuleResult]:
 
 #: A profile's status in a run (spec/protocol.md §5.6).
 ProfileStatus = Literal[
-    "conforms", "does not conform", "partly declared", "not declared", "not checked"]
+    "conforms", "does not conform", "checked only", "partly declared", "not declared",
+    "not checked"]
+#: The headline of a run that broke no rule it checked but checked only part of a whole run
+#: (``--rule``, ``--ops``, ``--shard``, a pytest ``-k``): it exits 0, and conforms for nothing.
+PARTIAL_HEADLINE = "checked only part"
+#: The headline of a run whose only fault is an expectation gone stale (a listed rule passes).
+STALE_HEADLINE = "stale expectations"
 #: Where each profile's operations are, in run order (read from the operation table once).
 _ENDING_CODES: Mapping[str, ExitCode] = {
     StopReason.INTERRUPTED: ExitCode.INTERRUPTED, StopReason.TERMINATED: ExitCode.TERMINATED}
@@ -425,6 +512,60 @@ class RuleRow:
     judged: bool
     #: The rule whose failure this one follows from, or "".
     cause: str = ""
+    #: The result's note (a stale expectation's names the file and line that list it).
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class RuleRef:
+    """One rule of a whole run: what the verdict needs to say what a run left out."""
+
+    id: str
+    profile: str
+    op: str
+
+
+def whole_run() -> tuple[RuleRef, ...]:
+    """Every rule a whole run checks (the operation table's), in order."""
+    from ._operations import RULES
+
+    return tuple(RuleRef(rule.id, rule.profile, rule.op) for rule in RULES)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What part of a whole run a run checked: computed by :func:`judge_run` from the rules it
+    holds, so that every output says "checked only …" of a slice, however it was cut."""
+
+    #: Rules in the run, of how many a whole run checks.
+    checked: int
+    rules: int
+    #: The options that cut the run (``--rule select.last-message``, ``--shard 1/3``,
+    #: ``-k bound``), or "" when unknown.
+    by: str = ""
+    #: Each operation the run checked, with how many of its rules it checked, of how many.
+    ops: tuple[tuple[str, int, int], ...] = ()
+
+    @property
+    def whole(self) -> bool:
+        """Whether the run checked every rule of a whole run."""
+        return self.checked >= self.rules
+
+    def describe(self) -> str:
+        """``checked only 12 of 59 rules (--shard 1/3: select, fold, settle)``; "" when whole."""
+        if self.whole:
+            return ""
+        ops = ", ".join(f"{op} all" if count == total else f"{op} {count} of {total}"
+                        for op, count, total in self.ops) or "no operation"
+        by = f"{self.by}: " if self.by else ""
+        return (f"checked only {self.checked} of {self.rules} rules ({by}{ops}); "
+                "a whole run decides conformance")
+
+    def document(self) -> dict[str, Any]:
+        return {"whole": self.whole, "checkedRules": self.checked, "rules": self.rules,
+                "by": self.by, "ops": [{"op": op, "checkedRules": count, "rules": total}
+                                       for op, count, total in self.ops],
+                "line": self.describe()}
 
 
 @dataclass(frozen=True)
@@ -444,6 +585,11 @@ class ProfileVerdict:
     #: How many of its rules judged at least one answer, of how many.
     judged: int
     rules: int
+    #: The rules of its declared operations a whole run judges that this run did not judge
+    #: (left out of the run, or judged on no answer); a profile with any is never ``conforms``.
+    missing: tuple[str, ...] = ()
+    #: How many rules the profile's declared operations have in a whole run.
+    whole: int = 0
 
     def describe(self) -> str:
         """``budget: not declared (details, roster, lane, publish)`` and the like."""
@@ -456,6 +602,12 @@ class ProfileVerdict:
             return f"{self.profile}: not checked in this run"
         unchecked = (f"; {', '.join(self.unchecked)} not checked in this run"
                      if self.unchecked else "")
+        if self.status == "checked only":
+            shown = ", ".join(self.missing[:4]) + (
+                f" and {len(self.missing) - 4} more" if len(self.missing) > 4 else "")
+            return (f"{self.profile}: checked only {self.whole - len(self.missing)} of "
+                    f"{self.whole} rules, none broken ({self.judged} of {self.rules} rules "
+                    f"judged{unchecked}; not judged: {shown})")
         return (f"{self.profile}: {self.status} ({self.judged} of {self.rules} rules judged"
                 f"{unchecked})")
 
@@ -463,7 +615,8 @@ class ProfileVerdict:
         return {"profile": self.profile, "status": self.status, "declared": list(self.declared),
                 "undeclared": list(self.undeclared), "unchecked": list(self.unchecked),
                 "counts": dict(self.counts),
-                "judgedRules": self.judged, "rules": self.rules}
+                "judgedRules": self.judged, "rules": self.rules,
+                "missing": list(self.missing)}
 
 
 @dataclass(frozen=True)
@@ -473,12 +626,13 @@ class RunVerdict:
 
     #: True when every MUST rule of every declared operation passed (or failed as expected), at
     #: least one rule was judged, no MUST rule went untested (unless let through) and the run was
-    #: neither interrupted nor terminated.
+    #: neither interrupted nor terminated. For a run of part of the rules (:attr:`scope`), that
+    #: no rule it checked broke it: its headline is then ``checked only part``.
     conforms: bool
     #: What the process returns for this implementation alone.
     exit_code: ExitCode
-    #: ``conforms``, ``does not conform``, ``interrupted``, ``terminated`` or
-    #: ``could not be checked``.
+    #: ``conforms``, ``checked only part``, ``does not conform``, ``stale expectations``,
+    #: ``interrupted``, ``terminated`` or ``could not be checked``.
     headline: str
     #: Why it does not conform (or, when it does, what is still worth saying), in words.
     reasons: tuple[str, ...]
@@ -494,6 +648,13 @@ class RunVerdict:
     ending: str = ""
     #: Why the implementation could not be checked (only for ``could not be checked``).
     error: str = ""
+    #: What part of a whole run this run checked (None: unknown, the run is its own whole).
+    scope: Scope | None = None
+
+    @property
+    def whole(self) -> bool:
+        """Whether the run checked every rule of a whole run."""
+        return self.scope is None or self.scope.whole
 
     def line(self) -> str:
         """The summary line: ``conforms (exit code 0, 34 of 59 rules judged): ...``."""
@@ -512,6 +673,8 @@ class RunVerdict:
             "profiles": [profile.document() for profile in self.profiles],
             "unjudged": list(self.unjudged), "ending": self.ending,
         }
+        if self.scope is not None:
+            document["scope"] = self.scope.document()
         if self.error:
             document["error"] = self.error
         return document
@@ -538,8 +701,15 @@ def _breaks(row: RuleRow, allow_untested: bool) -> bool:
     return row.outcome in FAILING or (row.outcome == "untested" and not allow_untested)
 
 
+def _breaks_profile(row: RuleRow, allow_untested: bool) -> bool:
+    """Whether a result makes its profile not conform: a stale expectation is the expectations
+    file's fault, named as such, never the profile's (its rule passes)."""
+    return row.outcome != "xpass" and _breaks(row, allow_untested)
+
+
 def _profile_verdict(profile: str, rows: Sequence[RuleRow], declared: frozenset[str],
-                     ops: Mapping[str, str], allow_untested: bool) -> ProfileVerdict:
+                     ops: Mapping[str, str], allow_untested: bool,
+                     whole: Sequence[RuleRef] | None) -> ProfileVerdict:
     mine = [row for row in rows if row.profile == profile]
     checked = [op for op, owner in ops.items()
                if owner == profile and any(row.op == op for row in mine)]
@@ -550,33 +720,75 @@ def _profile_verdict(profile: str, rows: Sequence[RuleRow], declared: frozenset[
     judged = sum(1 for row in mine if row.judged)
     ins = tuple(op for op in checked if op in declared)
     outs = tuple(op for op in checked if op not in declared)
+    # What a whole run of the declared operations judges that this one did not.
+    judged_ids = {row.id for row in mine if row.judged}
+    owed = ([ref.id for ref in whole if ref.profile == profile and ref.op in declared]
+            if whole is not None else [])
+    missing = tuple(rule_id for rule_id in owed if rule_id not in judged_ids)
     status: ProfileStatus
     if not checked:
         status = "not checked"
     elif not ins:
         status = "not declared"
-    elif judged == 0 or any(_breaks(row, allow_untested) for row in mine if row.op in ins):
+    elif judged == 0 or any(_breaks_profile(row, allow_untested) for row in mine
+                            if row.op in ins):
         status = "does not conform"
+    elif missing:
+        status = "checked only"
     elif outs:
         status = "partly declared"
     else:
         status = "conforms"
-    return ProfileVerdict(profile, status, ins, outs, unchecked, counts, judged, len(mine))
+    return ProfileVerdict(profile, status, ins, outs, unchecked, counts, judged, len(mine),
+                          missing, len(owed))
+
+
+def _scope(rows: Sequence[RuleRow], whole: Sequence[RuleRef], by: str) -> Scope:
+    present = {row.id for row in rows}
+    totals: dict[str, int] = {}
+    for ref in whole:
+        totals[ref.op] = totals.get(ref.op, 0) + 1
+    inside: dict[str, int] = {}
+    for ref in whole:
+        if ref.id in present:
+            inside[ref.op] = inside.get(ref.op, 0) + 1
+    ops = tuple((op, inside[op], totals[op]) for op in totals if inside.get(op))
+    return Scope(checked=sum(inside.values()), rules=len(whole), by=by, ops=ops)
+
+
+def _stale_reason(rows: Sequence[RuleRow]) -> str:
+    """The stale expectations, each by the file and line that list it."""
+    stale = [row for row in rows if row.outcome == "xpass"]
+    where = [row.note.removeprefix(STALE_NOTE).partition(" lists ")[0]
+             if row.note.startswith(STALE_NOTE) else "" for row in stale]
+    named = ", ".join(f"{row.id} ({place})" if place else row.id
+                      for row, place in zip(stale, where, strict=True))
+    listed = ("is listed as an expected failure but passes" if len(stale) == 1
+              else "are listed as expected failures but pass")
+    lines = "that line" if len(stale) == 1 else "those lines"
+    return (f"{_plural(len(stale), 'stale expectation')}: {named} {listed} now (no profile "
+            f"failure): delete {lines}, or rewrite the file with --update-expectations")
 
 
 def judge_run(rows: Sequence[RuleRow], *, declared: Iterable[str], allow_untested: bool,
               ending: str = "", profiles: Mapping[str, Sequence[str]] | None = None,
-              untested_note: str | None = None) -> RunVerdict:
+              untested_note: str | None = None, whole: Sequence[RuleRef] | None = None,
+              subset: str = "") -> RunVerdict:
     """The verdict on a run: the one function that decides it.
 
     ``rows`` are the results of the rules the run checked, ``declared`` the operations the
     implementation declared, ``ending`` why the run ended early ("" if it did not), ``profiles``
     each profile's operations (by default the operation table's), ``untested_note`` why a
     command's untested rules are untested when it is not a run's (the audit: no line could show
-    them; it names no option the command lacks). The exit code
+    them; it names no option the command lacks), ``whole`` every rule of a whole run
+    (:func:`whole_run`; None: ``rows`` are the whole) and ``subset`` the options that cut the
+    run. The exit code
     is "every declared rule": an operation the implementation does not declare makes its rules
     ``skip`` and its profile ``not declared`` (or ``partly declared``), which the summary says but
-    which does not decide the code. A run that judged no rule at all does not conform.
+    which does not decide the code. A run that judged no rule at all does not conform. A run of
+    part of a whole run (``--rule``, ``--ops``, ``--shard``) may exit 0, but its headline says
+    ``checked only part``, its first reason what it checked, and no profile of which it left a
+    rule out is ``conforms``. A stale expectation fails the run but no profile.
     """
     if profiles is None:
         from ._operations import PROFILES
@@ -594,16 +806,19 @@ def judge_run(rows: Sequence[RuleRow], *, declared: Iterable[str], allow_unteste
     stale = counts.get("xpass", 0)
     unstable = counts.get("unstable", 0)
     should = sum(1 for row in rows if row.level == "SHOULD" and row.outcome in BROKEN)
-    verdicts = tuple(_profile_verdict(profile, rows, wanted, owner, allow_untested)
+    verdicts = tuple(_profile_verdict(profile, rows, wanted, owner, allow_untested, whole)
                      for profile in profiles)
+    scope = _scope(rows, whole, subset) if whole is not None else None
     reasons: list[str] = []
+    if scope is not None and not scope.whole:
+        reasons.append(scope.describe())
     if ending in _ENDING_CODES:
         reasons.append(f"{ending}: {_plural(len(untested), 'rule')} not judged"
                        if untested else ending)
     elif ending:
         reasons.append(ending)
     if broken:
-        distinct = sum(1 for row in broken if not row.cause)
+        distinct = len({row.cause or row.id for row in broken})
         same = f" ({distinct} distinct, the rest same cause)" if distinct < len(broken) else ""
         reasons.append(_plural(len(broken), "MUST rule") + f" broken{same}")
     if unstable:
@@ -614,7 +829,7 @@ def judge_run(rows: Sequence[RuleRow], *, declared: Iterable[str], allow_unteste
         note = untested_note or f"judged on no answer{allowed}"
         reasons.append(_plural(len(untested), "MUST rule") + f" untested: {note}")
     if stale:
-        reasons.append(_plural(stale, "stale expectation") + " (listed, but passing now)")
+        reasons.append(_stale_reason(rows))
     if rows and judged == 0:
         reasons.append("no rule was judged: nothing was checked")
     elif not rows:
@@ -626,17 +841,22 @@ def judge_run(rows: Sequence[RuleRow], *, declared: Iterable[str], allow_unteste
         reasons.append(_plural(should, "SHOULD rule") + " broken (does not decide conformance)")
     if counts.get("xfail", 0):
         reasons.append(_plural(counts["xfail"], "expected failure"))
-    conforms = (judged > 0 and ending not in _ENDING_CODES
-                and not any(_breaks(row, allow_untested) for row in rows))
+    faults = [row for row in rows if _breaks(row, allow_untested)]
+    conforms = judged > 0 and ending not in _ENDING_CODES and not faults
     if ending in _ENDING_CODES:
         code = _ENDING_CODES[ending]
         headline = "interrupted" if code == ExitCode.INTERRUPTED else "terminated"
     else:
         code = ExitCode.CONFORMS if conforms else ExitCode.NONCONFORMING
-        headline = "conforms" if conforms else "does not conform"
+        if conforms:
+            headline = "conforms" if scope is None or scope.whole else PARTIAL_HEADLINE
+        elif judged > 0 and faults and all(row.outcome == "xpass" for row in faults):
+            headline = STALE_HEADLINE
+        else:
+            headline = "does not conform"
     return RunVerdict(conforms=conforms, exit_code=code, headline=headline,
                       reasons=tuple(reasons), counts=counts, judged=judged, rules=len(rows),
-                      profiles=verdicts, unjudged=untested, ending=ending)
+                      profiles=verdicts, unjudged=untested, ending=ending, scope=scope)
 
 
 def _row(result: RuleResult) -> RuleRow:
@@ -645,7 +865,7 @@ def _row(result: RuleResult) -> RuleRow:
                    or result.counterexample is not None))
     rule = result.rule
     return RuleRow(rule.id, rule.level, rule.profile, rule.op, result.outcome, judged,
-                   result.cause)
+                   result.cause, result.note if result.outcome == "xpass" else "")
 
 
 def verdict_of_document(document: Mapping[str, Any]) -> RunVerdict:
@@ -660,10 +880,14 @@ def verdict_of_document(document: Mapping[str, Any]) -> RunVerdict:
                   and (coverage is None or coverage.get("judged", 0) > 0
                        or "counterexample" in result))
         rows.append(RuleRow(result["id"], result["level"], result["profile"], result["op"],
-                            result["outcome"], judged, result.get("cause", "")))
+                            result["outcome"], judged, result.get("cause", ""),
+                            str(result.get("note", "")) if result["outcome"] == "xpass"
+                            else ""))
+    scope = (document.get("verdict") or {}).get("scope") or {}
     return judge_run(rows, declared=document.get("capabilities", {}).get("ops", ()),
                      allow_untested=bool(document.get("allowUntested", False)),
-                     ending=str(document.get("verdict", {}).get("ending", "")))
+                     ending=str(document.get("verdict", {}).get("ending", "")),
+                     whole=whole_run(), subset=str(scope.get("by", "")))
 
 
 def report_from_document(document: Mapping[str, Any]) -> RunReport:

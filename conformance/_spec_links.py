@@ -2,10 +2,11 @@
 
 A rule cites its section as ``wire.md#4.5``. On GitHub that section's heading, ``### 4.5. Title``,
 gets the anchor ``45-title`` (the heading's text, lower-cased, punctuation dropped, spaces as
-hyphens), so the link is ``…/blob/v0.1.0/spec/wire.md#45-title``. The spec's Markdown does not ship
-with the package, so the anchors are a table (:data:`SECTION_ANCHORS`); a unit test derives it
-from spec/*.md with :func:`heading_anchors` and fails, printing the table to paste, when a heading
-changes. :func:`spec_url` is the one function every report links the spec with.
+hyphens), so the link is ``…/blob/v0.1.0/spec/wire.md#45-title``. The anchors are a table
+(:data:`SECTION_ANCHORS`); a unit test derives it from spec/*.md with :func:`heading_anchors` and
+fails, printing the table to paste, when a heading changes. The spec's Markdown also ships with
+the package, and ``eventproof spec SECTION`` prints a section without a link
+(:mod:`._spec_text`). :func:`spec_url` is the one function every report links the spec with.
 """
 
 from __future__ import annotations

@@ -430,6 +430,8 @@ def render(outcome: VectorOutcome, console: Console, *, impl_spec: str | None = 
     from rich.table import Table
     from rich.text import Text
 
+    from ._console import print_table
+
     spec = impl_spec if impl_spec is not None else outcome.impl_spec
     name = outcome.implementation.get("name", "the implementation")
     styles = {"FAIL": "red", "ERROR": "red", "SHOULD": "yellow"}
@@ -452,7 +454,7 @@ def render(outcome: VectorOutcome, console: Console, *, impl_spec: str | None = 
         table.add_column(column, justify="left" if column == "group" else "right")
     for group, counts in outcome.by_group().items():
         table.add_row(group, *(str(counts[s]) for s in ("pass", "fail", "should", "skip")))
-    console.print(table)
+    print_table(console, table)
     skipped = Counter(r.message for r in outcome.results if r.status == "skip")
     for reason, count in skipped.most_common():
         console.print(f"  skipped {count}: {reason}", markup=False, soft_wrap=True)

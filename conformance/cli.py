@@ -8,6 +8,7 @@ reports are written. A user mistake prints one clear message, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import math
 import os
@@ -352,10 +353,11 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
               help="Write each implementation's reports into DIR, named after the name it "
                    "declares: NAME.json, NAME.xml (JUnit) and NAME.md (a second NAME becomes "
                    "NAME-2). The way to keep the reports of several --impl.")
-@click.option("--html", "html_dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--html", "html_dir", type=click.Path(path_type=Path),
               default=None, metavar="DIR",
               help="Write the conformance matrix of the checked implementations (DIR/index.html "
-                   "and DIR/badges/), as `eventproof report --html`; the JSON reports go to "
+                   "and DIR/badges/; a FILE.html is taken as the page's name, with a note), as "
+                   "`eventproof report --html`; the JSON reports go to "
                    "--reports DIR, or else to DIR/reports/ (an implementation that could not be "
                    "checked gets a column and a short report there too).")
 @click.option("--label", "labels", multiple=True, metavar="TEXT",
@@ -440,6 +442,13 @@ def run(
     for option, path in (("--json", json_path), ("--junit", junit_path),
                          ("--markdown", markdown_path)):
         _writable_file(option, path)
+    html_page = "index.html"
+    if html_dir is not None:
+        from ._console import html_target
+
+        html_dir, html_page, note = html_target(html_dir)
+        if note:
+            _console(stderr=True).print(note, markup=False, soft_wrap=True)
     for option, directory in (("--reports", reports_dir), ("--html", html_dir)):
         if directory is not None:
             if directory.exists() and not directory.is_dir():
@@ -525,7 +534,8 @@ def run(
         # An implementation the run did not reach (it ended first) still has its column.
         ended = [_Checked(spec, None, error="not checked: the run ended before it reached this "
                           "implementation") for spec in specs[len(checked):]]
-        _write_html(html_dir, [*checked, *ended], labels, reports_dir, console)
+        _write_html(html_dir, [*checked, *ended], labels, reports_dir, console,
+                    page_name=html_page)
     code = combined_exit_code(entry.verdict for entry in checked)
     if len(specs) > 1:
         _summarize(checked, console, skipped=specs[len(checked):], code=code)
@@ -668,7 +678,8 @@ def _report_one(entry: _Checked, earlier: list[_Checked], settings: _RunSettings
 
 
 def _write_html(html_dir: Path, checked: list[_Checked], labels: tuple[str, ...],
-                reports_dir: Path | None, console: Console) -> None:
+                reports_dir: Path | None, console: Console, *,
+                page_name: str = "index.html") -> None:
     """The matrix of every implementation of the run, one column each: the report of each one
     checked, and for one that could not be checked a short report of its command and verdict
     (``could not be checked``, its error), written next to the others."""
@@ -698,7 +709,8 @@ def _write_html(html_dir: Path, checked: list[_Checked], labels: tuple[str, ...]
     try:
         written = write_matrix(html_dir, [entry.json_file for entry, _ in shown
                                           if entry.json_file is not None],
-                               labels=[label for _, label in shown] if labels else None)
+                               labels=[label for _, label in shown] if labels else None,
+                               page_name=page_name)
     except MatrixError as error:
         _fail(str(error))
     except OSError as error:
@@ -716,7 +728,8 @@ def _summarize(checked: list[_Checked], console: Console, *, skipped: list[str],
     conforming = sum(1 for entry in checked if entry.verdict.conforms)
     console.print(Text(f"{conforming} of {len(checked) + len(skipped)} implementation(s) "
                        "conform", style="bold"), soft_wrap=True)
-    styles = {"conforms": "green", "interrupted": "magenta", "terminated": "magenta"}
+    styles = {"conforms": "green", "interrupted": "magenta", "terminated": "magenta",
+              "checked only part": "yellow", "stale expectations": "yellow"}
     for entry in checked:
         verdict = entry.verdict
         line = Text(f"  {verdict.headline:<20}", style=styles.get(verdict.headline, "red"))
@@ -789,7 +802,8 @@ def replay(files: tuple[Path, ...], impl: str | None, fit: str | None,
     Each case is replayed against the implementation it was saved from (the command, --shell,
     --timeout and --isolate its file records); --impl replays every case against another one
     instead, and says so on each case saved from another. Each input is asked twice: answers
-    that differ are unstable, never fixed. Exit code 0 only when every case is fixed.
+    that differ are unstable, never fixed. The exit code is the run's for the same rules: 0
+    when every MUST rule's case is fixed and none is unstable (a SHOULD rule decides nothing).
     """
     from . import _replay
     from ._versions import HYPOTHESIS_VERSION
@@ -815,9 +829,18 @@ def replay(files: tuple[Path, ...], impl: str | None, fit: str | None,
                                      isolate=isolate)
     outcomes: dict[int, tuple[_replay.ReplayResult, str]] = {}
     for group in groups:
-        console.print(Text(f"replaying {len(group.cases)} case(s) against {group.options()}"),
-                      soft_wrap=True)
-        with _user_errors():
+        where: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+        here = ""
+        if group.cwd is not None and Path(group.cwd) != Path.cwd():
+            if Path(group.cwd).is_dir():
+                where = contextlib.chdir(group.cwd)
+                here = f" in {group.cwd} (the directory the run that saved them ran in)"
+            else:
+                here = (f" in this directory: the one the run that saved them ran in, "
+                        f"{group.cwd}, no longer exists")
+        console.print(Text(f"replaying {len(group.cases)} case(s) against {group.options()}"
+                           f"{here}"), soft_wrap=True)
+        with _user_errors(), where:
             results = _replay.replay(group.cases, group.impl, timeout=group.timeout,
                                      use_shell=group.use_shell, isolate=group.isolate,
                                      expect_name=group.expect_name)
@@ -911,6 +934,23 @@ def rules(where: str | None, as_json: bool) -> None:
     for rule in RULES:
         console.print(f"{rule.id:28} {rule.level:6} {rule.op:9} {rule.section:20} {rule.title}",
                       markup=False)
+
+
+@main.command("spec")
+@click.argument("section", nargs=-1, required=True)
+def spec_command(section: tuple[str, ...]) -> None:
+    """Print a section of the spec, from the copy installed with the kit.
+
+    SECTION as reports cite it: selection.md#3.1, 'spec/wire.md §5.2', budget 5.3, or a file
+    alone (protocol) for its table of contents. Exit code 2 for a section that does not exist.
+    """
+    from ._spec_text import SpecError, find_section
+
+    try:
+        found = find_section(" ".join(section))
+    except SpecError as error:
+        _fail(str(error))
+    _console().print(found.text, markup=False, soft_wrap=True, highlight=False)
 
 
 def _add_optional_commands() -> None:

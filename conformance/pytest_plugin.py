@@ -228,8 +228,17 @@ class RuleItem(pytest.Item):
             pytest.skip(result.note or "the implementation skipped it")
         if outcome == "xfail":
             pytest.xfail(result.note or "listed in the expectations file")
+        # A failure that follows from another is one line when that other is a failure shown
+        # in full here; a SHOULD rule's is an xfail, whose reason is one line: then in full.
+        cause = next((each for each in report.results
+                      if result.cause and each.rule.id == result.cause), None)
+        cause_shown = cause is not None and (
+            cause.outcome in ("xpass", "unstable")
+            or (cause.rule.level == "MUST" and cause.outcome in ("fail", "error", "crash",
+                                                                 "timeout")))
         text = failure_text(result, replay_file=run.replay_files.get(rule.id),
-                            invocation=report.invocation, impl_spec=run.impl)
+                            invocation=report.invocation, impl_spec=run.impl,
+                            cause_shown=cause_shown)
         if rule.level == "SHOULD" and outcome not in ("xpass", "unstable"):
             first = text.splitlines()[1] if len(text.splitlines()) > 1 else text
             pytest.xfail(f"SHOULD rule broken (does not decide conformance): {first}")
@@ -413,6 +422,25 @@ def pytest_cmdline_main(config: pytest.Config) -> Generator[None, Any, Any]:
     return (yield)
 
 
+def _subset(config: pytest.Config) -> str:
+    """The options of this session that select part of the rules (``-k bound -m …``), as the
+    verdict names them; "" when none does (what the session left out is known from its rules
+    either way)."""
+    option = config.option
+    words = []
+    if getattr(option, "keyword", ""):
+        words.append(f"-k {shlex.quote(option.keyword)}")
+    if getattr(option, "markexpr", ""):
+        words.append(f"-m {shlex.quote(option.markexpr)}")
+    if getattr(option, "deselect", None):
+        words.append("--deselect")
+    if getattr(option, "lf", False):
+        words.append("--lf")
+    if any(str(arg).startswith(f"{ROOT}::") or f"/{ROOT}::" in str(arg) for arg in config.args):
+        words.append("node ids")
+    return " ".join(words)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     settings = _configured(config)
     impl = settings["impl"]
@@ -441,13 +469,14 @@ def pytest_configure(config: pytest.Config) -> None:
             expectations = load_expectations(expect)
         except ExpectationsError as error:
             raise pytest.UsageError(str(error)) from None
+    subset = _subset(config)  # before the node ids are taken out of the arguments
     config.stash[_RUN] = _Run(
         impl=impl, budget=settings["examples"], seed=settings["seed"],
         timeout=settings["timeout"], use_shell=settings["shell"], expectations=expectations,
         failures_directory=config.rootpath / ".eventproof" / "failures",
         selection=_take_selection(config),
     )
-    config.pluginmanager.register(_Summary(), "eventproof-summary")
+    config.pluginmanager.register(_Summary(subset), "eventproof-summary")
     dist = getattr(config.option, "dist", "no")
     if dist in ("load", "worksteal") and not config.stash.get(_SCHEDULES, False):
         config.issue_config_time_warning(pytest.PytestWarning(
@@ -522,6 +551,47 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return OperationScheduling(config, log)
 
 
+def console_order(reports: list[Any]) -> list[Any]:
+    """Test reports in the console's order: the eventproof rules' failures, each that follows
+    from another ("same cause") moved right after the one it follows from, as the console lists
+    it under that failure; every other report keeps its place. Rule order alone would print a
+    follower before its cause when the cause is a later rule (canon.bytes after the bound
+    rules)."""
+    def values(report: Any) -> dict[str, str]:
+        return {str(name)[len(PROPERTY):]: str(value)
+                for name, value in getattr(report, "user_properties", ())
+                if str(name).startswith(PROPERTY)}
+
+    ours = [(index, values(report)) for index, report in enumerate(reports)
+            if "rule" in values(report)]
+    if not ours:
+        return list(reports)
+    present = {found["rule"] for _, found in ours}
+    primaries = [index for index, found in ours
+                 if not found.get("cause") or found["cause"] not in present]
+    followers: dict[str, list[int]] = {}
+    for index, found in ours:
+        if found.get("cause") and found["cause"] in present:
+            followers.setdefault(found["cause"], []).append(index)
+    rule_of = {index: found["rule"] for index, found in ours}
+    ordered = [each for index in primaries
+               for each in (index, *followers.get(rule_of[index], []))]
+    ordered += [index for index, _ in ours if index not in ordered]  # a cycle: as they were
+    slots = iter(ordered)
+    return [reports[next(slots)] if index in rule_of else report
+            for index, report in enumerate(reports)]
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter: Any) -> Generator[None, None, None]:
+    """Before pytest prints its FAILURES section, put the rules' failures in the console's
+    order (:func:`console_order`)."""
+    failed = terminalreporter.stats.get("failed")
+    if failed:
+        failed[:] = console_order(failed)
+    return (yield)
+
+
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
     run = config.stash.get(_RUN, None)
     if run is None:
@@ -545,15 +615,18 @@ def verdict_properties(report: RunReport, result: RuleResult, impl: str
         (f"{PROPERTY}declared", ",".join(sorted(report.capabilities.ops))),
         (f"{PROPERTY}allowUntested", "yes" if report.allow_untested else "no"),
         (f"{PROPERTY}ending", report.cut_short),
-        (f"{PROPERTY}implementation", str(report.implementation.get("name", impl)))]
+        (f"{PROPERTY}implementation", str(report.implementation.get("name", impl))),
+        *([(f"{PROPERTY}note", row.note)] if row.note else [])]
 
 
 class _Summary:
     """Collects each rule's verdict from the reports (local or from xdist workers) and writes the
     conformance summary from them."""
 
-    def __init__(self) -> None:
+    def __init__(self, subset: str = "") -> None:
         self.verdicts: dict[str, dict[str, str]] = {}
+        #: The options that selected part of the rules (``-k bound``), named by the verdict.
+        self.subset = subset
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call":
@@ -567,17 +640,19 @@ class _Summary:
         """The verdict on the rules this session judged (:func:`._results.judge_run`, as
         ``eventproof run`` judges them); None when no rule was judged or the implementation
         could not be checked."""
-        from ._results import RuleRow, judge_run
+        from ._results import RuleRow, judge_run, whole_run
 
         judged = [each for each in self.verdicts.values() if "outcome" in each]
         if not judged or any("problem" in each for each in self.verdicts.values()):
             return None
         rows = [RuleRow(each["rule"], each["level"], each["profile"], each["operation"],
-                        each["outcome"], each["judged"] == "yes", each.get("cause", ""))
+                        each["outcome"], each["judged"] == "yes", each.get("cause", ""),
+                        each.get("note", ""))
                 for each in judged]
         return judge_run(rows, declared=judged[0]["declared"].split(","),
                          allow_untested=judged[0]["allowUntested"] == "yes",
-                         ending=next((each["ending"] for each in judged if each["ending"]), ""))
+                         ending=next((each["ending"] for each in judged if each["ending"]), ""),
+                         whole=whole_run(), subset=self.subset)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

@@ -271,7 +271,8 @@ def step_summary(report: Mapping[str, Any], markdown: str | None) -> str:
     if markdown:
         return markdown if markdown.endswith("\n") else markdown + "\n"
     verdict = report["verdict"]
-    mark = "✅" if verdict["conforms"] else "❌"
+    mark = ("✅" if verdict["headline"] == "conforms" else "⚠️" if verdict["conforms"]
+            else "❌")
     name = str(report.get("implementation", {}).get("name", "implementation"))
     lines = [f"# {mark} eventproof: {name} {verdict['headline']}", "",
              "| profile | status | rules judged |", "|---|---|---|",

@@ -43,9 +43,10 @@ from ._source import MAX_LINE_BYTES, SourceError, expand
               help="Write a JUnit XML report here: one test case per rule.")
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write a Markdown summary here.")
-@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write an HTML page here: the findings, and a plot of bytes along each log "
-                   "by event type.")
+@click.option("--html", "html_path", type=click.Path(path_type=Path), metavar="DIR",
+              help="Write an HTML page into DIR (DIR/index.html, as run and report do): the "
+                   "findings, and a plot of bytes along each log by event type; a FILE.html is "
+                   "taken as the page's name, with a note.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @click.option("-v", "--verbose", is_flag=True, help="List passing rules too.")
 def audit_command(logs: tuple[str, ...], kind: str, live_events: bool, max_bytes: int,
@@ -57,6 +58,7 @@ def audit_command(logs: tuple[str, ...], kind: str, live_events: bool, max_bytes
     their bytes go."""
     from .._console import console as _console
     from .._console import fail as _fail
+    from .._console import html_target
     from .._console import user_errors as _user_errors
     from .._console import writable_file as _writable_file
     from .._console import write as _write
@@ -64,6 +66,11 @@ def audit_command(logs: tuple[str, ...], kind: str, live_events: bool, max_bytes
 
     to_stdout = json_path is not None and str(json_path) == "-"
     console = _console(stderr=to_stdout)
+    if html_path is not None:
+        directory, page_name, note = html_target(html_path)
+        html_path = directory / page_name
+        if note:
+            _console(stderr=True).print(note, markup=False, soft_wrap=True)
     for option, path in (("--json", json_path), ("--junit", junit_path),
                          ("--markdown", markdown_path), ("--html", html_path)):
         _writable_file(option, path)

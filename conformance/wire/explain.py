@@ -27,6 +27,8 @@ from eventproof.reference import DEFAULT_MAX_BYTES, InvalidInput, canonical_byte
 from .. import _json as json_model
 from .._json import CONTROL_NAMES, describe_char, member_path, render, well_formed
 from .._json import kind as json_kind
+from .._model import BYTE_FORM_KIND as _BYTE_FORM_KIND
+from .._model import BYTE_FORM_RULE as _BYTE_FORM_RULE
 from .._model import Case, Errored, ImplErrored
 
 #: The bounded text opens with this (wire.md §5.3): 23 characters and a line feed.
@@ -676,3 +678,60 @@ def size_hints(line: Line, max_bytes: int) -> list[str]:
     return hints
 
 
+
+
+# -- the byte form an implementation writes (§6) -------------------------------------------------
+
+BYTE_FORM_KIND = _BYTE_FORM_KIND
+BYTE_FORM_RULE = _BYTE_FORM_RULE
+
+
+def written_forms(line: Line) -> dict[str, str]:
+    """How ``line`` writes each character of its strings that it writes otherwise than the
+    canonical form (§6), read off its own text: ``{"\\u2028": "\\\\u2028"}``; empty when every
+    string is written canonically. Whitespace, numbers and member order are not characters of a
+    string and are left to :func:`explain_bytes`."""
+    forms: dict[str, str] = {}
+    for token in tokens(line.text):
+        if token.kind != "string":
+            continue
+        units = _units(token.text)
+        index = 0
+        while index < len(units):
+            written = units[index]
+            char = _decode_unit(written)
+            if (len(char) == 1 and 0xD800 <= ord(char) <= 0xDBFF and index + 1 < len(units)
+                    and len(_decode_unit(written + units[index + 1])) == 1):
+                written += units[index + 1]
+                char = _decode_unit(written)
+                index += 1
+            index += 1
+            if len(char) != 1 or char in forms or 0xD800 <= ord(char) <= 0xDFFF:
+                continue
+            if written != _canonical_escape(char):
+                forms[char] = written
+    return forms
+
+
+def measured_as_written(value: Any, forms: Mapping[str, str]) -> int:
+    """The UTF-8 size of ``value``'s canonical line with each character in ``forms`` written as
+    there: the size an implementation that writes (and measures) its lines so computes."""
+    size = len(canonical_bytes(value))
+    for string in _strings(value):
+        for char in string:
+            if char in forms:
+                size += len(forms[char].encode("utf-8", "surrogatepass")) - _cost(char)
+    return size
+
+
+def describe_forms(forms: Mapping[str, str], limit: int = 3) -> str:
+    """``U+2028 LINE SEPARATOR as \\u2028 (6 bytes; canonical: raw, 3 bytes)`` for each of the
+    first ``limit`` characters of ``forms``."""
+    parts = []
+    for char, written in list(forms.items())[:limit]:
+        canonical = _canonical_escape(char)
+        how = "raw" if canonical == char else canonical
+        parts.append(f"{describe_char(char)} as {written} ({utf8_size(written)} bytes; "
+                     f"canonical: {how}, {_cost(char)} bytes)")
+    more = f" and {len(forms) - limit} more" if len(forms) > limit else ""
+    return "; ".join(parts) + more

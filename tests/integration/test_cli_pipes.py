@@ -48,7 +48,10 @@ def test_rules_json_and_run_json_to_stdout(tmp_path: Path) -> None:
                  "--no-progress", "--json", "-", "--state-dir", str(tmp_path))
     document = json.loads(result.stdout)
     assert document["conforms"] is True
-    assert "conforms (exit code 0" in result.stderr
+    # One operation of nine: it breaks nothing, exits 0, and says it checked only part.
+    assert document["verdict"]["headline"] == "checked only part"
+    assert "checked only part (exit code 0" in result.stderr
+    assert "checked only 1 of 59 rules (--ops classify: classify all)" in result.stderr
 
 
 # -- the first run -----------------------------------------------------------------------------
@@ -87,7 +90,8 @@ def test_first_run_hint_stays_off_stdout_with_json_to_stdout(tmp_path: Path) -> 
     result = run("run", *QUICK, "--json", "-", "--state-dir", str(tmp_path))
     assert json.loads(result.stdout)["conforms"] is True
     assert "Next:" not in result.stdout
-    assert result.stderr.index("conforms (exit code 0") < result.stderr.index("Next: check")
+    assert result.stderr.index("checked only part (exit code 0") < result.stderr.index(
+        "Next: check")
 
 
 # -- times -------------------------------------------------------------------------------------
@@ -154,7 +158,7 @@ def test_several_implementations_in_one_run(tmp_path: Path) -> None:
     assert sorted(path.name for path in (site / "badges").iterdir()) == [
         "eventproof-reference-halving.json", "last-message-unfiltered.json"]
     lines = result.stdout.splitlines()
-    assert any(line.startswith("  conforms ") and f"--impl {REFERENCE}" in line
+    assert any(line.startswith("  checked only part ") and f"--impl {REFERENCE}" in line
                for line in lines)
     assert any(line.startswith("  does not conform ") and f"--impl {UNFILTERED}" in line
                and "last-message-unfiltered.json" in line for line in lines)
@@ -174,7 +178,7 @@ def test_several_implementations_one_that_cannot_start(tmp_path: Path) -> None:
     assert result.returncode == 2, result.stdout + result.stderr
     assert "'no-such-program-eventproof' was not found" in result.stderr
     assert "--impl no-such-program-eventproof  (" in result.stdout
-    assert f"  {'conforms':<20}--impl {REFERENCE}  (" in result.stdout
+    assert f"  {'checked only part':<20}--impl {REFERENCE}  (" in result.stdout
     # Without --reports, the reports the page renders go next to it, the unchecked one's too.
     reports = tmp_path / "site" / "reports"
     assert sorted(path.name for path in reports.iterdir()) == [
@@ -187,8 +191,8 @@ def test_several_implementations_one_that_cannot_start(tmp_path: Path) -> None:
     page = (tmp_path / "site" / "index.html").read_text("utf-8")
     heads = re.findall(r'<th scope="col" class="impl [^"]*" data-headline="([^"]*)">'
                        r'<span class="impl-name">([^<]*)</span>', page)
-    assert heads == [("could not be checked", "missing"), ("conforms", "ref"),
-                     ("conforms", "ref (2)")]
+    assert heads == [("could not be checked", "missing"), ("checked only part", "ref"),
+                     ("checked only part", "ref (2)")]
     assert "2 of 3 implementations conform (1 could not be checked)" in page
     assert "was not found" in page
     # The report command renders the same files, and takes labels too.

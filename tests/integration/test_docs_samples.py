@@ -20,6 +20,7 @@ SAMPLES = [
     ("docs/read-a-failure.md", "## 1. One failure, whole",
      ["run", "--impl", "python:miniatures.selection:FirstMessageWins", "--deterministic",
       "--ops", "select"]),
+    ("docs/gate-ci.md", "## 1. Install eventproof", ["--version"]),
 ]
 _VARYING = [(re.compile(r"\d+ calls in \d+(?:\.\d+)? s"), "N calls in T s")]
 
@@ -54,3 +55,29 @@ def test_a_doc_sample_is_what_the_command_prints(tmp_path: Path, doc: str, headi
     assert _normal(text[start:end]) == _normal(done.stdout), (
         f"{doc} shows output `eventproof {' '.join(args)}` no longer prints; rewrite it with "
         "EVENTPROOF_WRITE_DOCS=1 pytest tests/integration/test_docs_samples.py")
+
+
+def test_the_action_inputs_are_the_documented_ones() -> None:
+    """docs/gate-ci.md's table of the action's inputs lists exactly the inputs action.yml
+    declares, in its order (a renamed input, such as budget to examples, cannot linger)."""
+    import yaml
+
+    declared = list(yaml.safe_load((ROOT / "action.yml").read_text("utf-8"))["inputs"])
+    doc = (ROOT / "docs" / "gate-ci.md").read_text("utf-8")
+    start = doc.index("| input | default | meaning |")
+    table = doc[start:doc.index("\n\n", start)]
+    documented = re.findall(r"^\| `([a-z-]+)` \|", table, re.MULTILINE)
+    assert documented == declared
+
+
+def test_the_documented_verdict_headlines_are_the_verdicts() -> None:
+    """Every headline a verdict can have is named where docs/gate-ci.md lists the action's
+    `verdict` output."""
+    from eventproof.conformance import _results
+
+    doc = (ROOT / "docs" / "gate-ci.md").read_text("utf-8")
+    start = doc.index("Its outputs restate the report's verdict")
+    listed = doc[start:doc.index("`exit-code`", start)].replace("\n", " ")
+    for headline in ("conforms", _results.PARTIAL_HEADLINE, "does not conform",
+                     _results.STALE_HEADLINE, "interrupted", "terminated"):
+        assert f"`{headline}`" in listed, headline

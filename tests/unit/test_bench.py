@@ -423,3 +423,32 @@ def test_paired_batches_alternate_between_variants() -> None:
     assert result.times["a"] == result.times["b"] == [3.0]  # three batches, one tick each
     with pytest.raises(ValueError, match="batch=0"):
         paired.measure([variant("a")], rounds=1, batch=0)
+
+
+def test_bench_json_holds_every_figure_and_the_tables_go_to_stderr() -> None:
+    """--json - writes one JSON document to stdout (the tables to stderr): per stream, each
+    subject's rounds and median figures, the same subjects the table lists."""
+    import json
+
+    result = CliRunner().invoke(main, ["bench", "--json", "-", *TINY], env=WIDE)
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    [stream] = document["streams"]
+    subjects = [row["subject"] for row in stream["results"]]
+    assert subjects[1:] == ["reference (halving)", "eventproof-noop", "eventproof-noop-program"]
+    for row in stream["results"]:
+        assert len(row["roundSeconds"]) == document["rounds"]
+        assert row["eventsPerSecond"] > 0
+    assert "events/s" in result.stderr
+
+
+def test_the_bench_table_is_not_wrapped_in_a_narrow_log() -> None:
+    """Outside a terminal (a CI log rich renders 80 columns wide) each row of the table is one
+    line, whatever the width: nothing wraps or is cut."""
+    result = CliRunner().invoke(main, ["bench", *TINY], env={"COLUMNS": "60", "NO_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if "reference (halving)" in line]
+    assert len(rows) == 1
+    assert "direct call" in rows[0]
+    assert "40 line" in rows[0]  # the last column, "answers", on the same line
+    assert max(len(line) for line in result.output.splitlines()) > 60

@@ -171,7 +171,10 @@ def test_stale_expectation_is_xpass_and_fails_the_run(tmp_path: Path) -> None:
     applied = apply_expectations(report, load_expectations(path))
     result = applied.result_for("select.last-message")
     assert result.outcome == "xpass"
-    assert "remove it" in result.note
+    assert f"{path}:1 lists select.last-message" in result.note
+    assert "--update-expectations" in result.note
+    verdict = applied.verdict
+    assert f"select.last-message ({path}:1)" in verdict.line()
     assert not applied.conforms
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import tempfile
 import time
 from dataclasses import replace
@@ -302,11 +303,11 @@ def test_a_run_records_how_its_implementation_was_started(
     [path, *_] = save_failures(report, tmp_path).values()
     [case] = load_cases([path])
     assert case.origin == CaseOrigin(impl=spec, shell=False, timeout=4.0, isolate=True,
-                                     fit="halving")
+                                     fit="halving", cwd=os.getcwd())
     assert case.outcome == "fail"
     in_code = check_implementation(NeverSelects, ops=["select"], examples="quick", exitfirst=True)
     [path, *_] = save_failures(in_code, tmp_path / "code").values()
-    assert load_cases([path])[0].origin == CaseOrigin(impl=None, fit="halving")
+    assert load_cases([path])[0].origin == CaseOrigin(impl=None, fit="halving", cwd=os.getcwd())
 
 
 def test_bare_replay_goes_to_each_case_s_own_implementation() -> None:
@@ -364,19 +365,36 @@ statuses = st.sampled_from(["fixed", "still failing", "unstable", "error", "cras
 
 
 @settings(database=None)
-@given(st.lists(statuses, max_size=12))
+@given(st.lists(st.tuples(statuses, st.sampled_from(["MUST", "SHOULD"])), max_size=12))
 def test_the_replay_summary_and_exit_code_come_from_one_value(
-        drawn: list[_replay.ReplayStatus]) -> None:
-    """The summary line's counts add up to the cases, and the exit code is 0 exactly when there
-    were cases and every one is fixed: the line and the code cannot disagree."""
-    results = [ReplayResult(planted_case(), status, "") for status in drawn]
+        cases: list[tuple[_replay.ReplayStatus, str]]) -> None:
+    """The summary line's counts add up to the cases, and the exit code is the one the run that
+    saved them would give the same rules (judge_run of the rules' outcomes): a SHOULD rule's case
+    still failing exits 0, as its run did."""
+    from eventproof.conformance._results import RuleRow, judge_run
+
+    drawn = [status for status, _level in cases]
+    results = [ReplayResult(replace(planted_case(), level=level), status, "")
+               for status, level in cases]
     verdict = ReplayVerdict.of(results)
-    line = verdict.line()
+    outcomes = {"fixed": "pass", "still failing": "fail", "skipped": "untested"}
+    run = judge_run([RuleRow(f"r{index}", level, "p", "select", outcomes.get(status, status),
+                             status != "skipped") for index, (status, level) in enumerate(cases)],
+                    declared={"select"}, allow_untested=False, profiles={})
+    assert verdict.exit_code == run.exit_code
+    must_fixed = all(status == "fixed" or (level == "SHOULD" and status != "unstable")
+                     for status, level in cases)
+    assert (verdict.exit_code == ExitCode.CONFORMS) == (
+        any(status != "skipped" for status in drawn) and must_fixed
+        and "skipped" not in [status for status, level in cases if level == "MUST"])
+    should = verdict.should
+    note = f" ({should} of a SHOULD rule: reported, does not decide conformance)"
+    assert (note in verdict.line()) == bool(should)
+    line = verdict.line().replace(note, "")
     numbers = [int(word) for word in line.replace(",", " ").replace(")", " ").split()
                if word.isdigit()]
     assert sum(numbers[:-1]) == len(drawn)
     assert numbers[-1] == int(verdict.exit_code)
-    assert (verdict.exit_code == ExitCode.CONFORMS) == (bool(drawn) and set(drawn) == {"fixed"})
     assert verdict.fixed == drawn.count("fixed")
     assert verdict.unstable == drawn.count("unstable")
     assert f"{verdict.fixed} fixed, {verdict.still_failing} still failing, " in line
@@ -480,3 +498,36 @@ def test_concurrent_runs_keep_every_failure_and_whole_files(tmp_path: Path) -> N
             document = json.loads(path.read_text("utf-8"))
             assert schema_issues(document, "replay-case.json") == []
             assert document["rule"] == path.stem
+
+
+@pytest.mark.parametrize("recorded", [True, False], ids=["cwd recorded", "no cwd (older file)"])
+def test_a_bare_replay_starts_the_implementation_where_its_run_ran(
+        tmp_path: Path, recorded: bool) -> None:
+    """A case saved by a run of ``python:myport:Impl`` in one directory replays from another:
+    the implementation is started in the directory the case records, and the replay says so.
+    A file without it (the format before) starts it here, where ``myport`` is not found."""
+    import subprocess
+    import sys
+
+    from eventproof.conformance._replay import case_document
+
+    there, here = tmp_path / "there", tmp_path / "here"
+    there.mkdir()
+    here.mkdir()
+    (there / "myport.py").write_text("from eventproof.reference import Reference as Impl\n",
+                                     encoding="utf-8")
+    case = replace(planted_case(),
+                   implementation={**IMPLEMENTATION, "name": "eventproof-reference-halving"},
+                   origin=CaseOrigin(impl="python:myport:Impl", isolate=True, fit="halving",
+                                     cwd=str(there) if recorded else None))
+    path = here / "case.json"
+    path.write_text(json.dumps(case_document(case)), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "eventproof.conformance", "replay", "case.json"],
+                          cwd=here, capture_output=True, text=True, timeout=120, check=False,
+                          env={**os.environ, "NO_COLOR": "1", "COLUMNS": "300"})
+    if recorded:
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"in {there} (the directory the run that saved them ran in)" in done.stdout
+        assert done.stdout.splitlines()[-1].startswith("1 fixed")
+    else:
+        assert done.returncode == 2, done.stdout + done.stderr

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from eventproof.conformance._engine import Counterexample, Coverage, RuleResult, RunReport
 from eventproof.conformance._model import Capabilities
-from eventproof.conformance._operations import OPS, RULES_BY_ID
+from eventproof.conformance._operations import OPS, RULES, RULES_BY_ID
 from eventproof.conformance._reports import (
     OUTCOMES,
     REPORT_VERSION,
@@ -20,10 +20,12 @@ from eventproof.conformance._reports import (
     answer_diff,
     dumps_json,
     failure_text,
+    junit_tree,
     markdown_summary,
     readable_json,
     render_console,
     report_document,
+    same_cause_line,
     section_url,
     write_json,
     write_junit,
@@ -297,10 +299,13 @@ def test_console_is_plain_text_outside_a_terminal() -> None:
     assert "replay: eventproof replay c.json --impl 'node adapter.js'" in text
     assert "XPASS  settle.output" in text
     assert text.rstrip().endswith(
-        "does not conform (exit code 1, 8 of 10 rules judged): 4 MUST rules broken; 1 rule "
+        "does not conform (exit code 1, 8 of 10 rules judged): checked only 10 of 59 rules "
+        "(select 3 of 4, fold all, settle 2 of 9, classify all, project 2 of 18); a whole run "
+        "decides conformance; 4 MUST rules broken; 1 rule "
         "unstable: one input was answered differently when asked again; 1 MUST rule "
-        "untested: judged on no answer; 1 stale expectation (listed, but passing now); 1 expected "
-        "failure")
+        "untested: judged on no answer; 1 stale expectation: settle.output is listed as an "
+        "expected failure but passes now (no profile failure): delete that line, or rewrite the "
+        "file with --update-expectations; 1 expected failure")
 
 
 def test_console_uses_colour_on_a_terminal() -> None:
@@ -331,17 +336,31 @@ def test_console_verbose_lists_every_rule() -> None:
 
 def test_should_failure_alone_conforms_everywhere() -> None:
     """A broken SHOULD rule is reported but the verdict stays 'conforms' (exit code 0)."""
-    report = make_report([
-        RuleResult(RULES_BY_ID["canon.bytes"], "fail", example(
-            "project", {"event": {"type": "agent_start"}}, {"line": "a"}, {"line": "b"}, "bytes")),
-    ])
+    report = make_report([RuleResult(rule, "pass") for rule in RULES if rule.id != "canon.bytes"]
+                         + [RuleResult(RULES_BY_ID["canon.bytes"], "fail", example(
+                             "project", {"event": {"type": "agent_start"}}, {"line": "a"},
+                             {"line": "b"}, "bytes"))])
     assert report_document(report)["conforms"] is True
     text = console_output(report, terminal=False)
     assert "SHOULD: reported, does not decide conformance" in text
-    assert text.rstrip().endswith("conforms (exit code 0, 1 of 1 rules judged): 1 SHOULD rule "
+    assert text.rstrip().endswith("conforms (exit code 0, 59 of 59 rules judged): 1 SHOULD rule "
                                   "broken (does not "
                                   "decide conformance)")
     assert "conforms" in markdown_summary(report).splitlines()[0]
+
+
+def test_a_slice_with_a_should_failure_says_it_checked_only_part() -> None:
+    """The same SHOULD failure in a run of that one rule exits 0 but is called "checked only
+    part", never "conforms" (the overclaim of ``--rule``)."""
+    report = make_report([RuleResult(RULES_BY_ID["canon.bytes"], "fail", example(
+        "project", {"event": {"type": "agent_start"}}, {"line": "a"}, {"line": "b"}, "bytes"))])
+    assert report.verdict.exit_code == 0
+    text = console_output(report, terminal=False)
+    assert text.rstrip().splitlines()[-1].startswith(
+        "checked only part (exit code 0, 1 of 1 rules judged): checked only 1 of 59 rules "
+        "(project 1 of 18)")
+    assert "wire checked only" in text
+    assert "⚠️" in markdown_summary(report).splitlines()[0]
 
 
 def test_failure_text_names_rule_values_and_replay() -> None:
@@ -549,3 +568,42 @@ def test_engine_measures_each_operation_honestly() -> None:
     # Nothing broken: the last (only) round settled every select rule, in equal shares.
     assert len({result.seconds for result in select}) == 1
     assert len(classify) == 1
+
+
+def test_a_same_cause_failure_reads_the_same_in_every_output() -> None:
+    """A failure that follows from another is, in the plain text JUnit and pytest show, the
+    console's same-cause line: it names the rule it follows from (never "reported above", which
+    JUnit and pytest, in rule order, may print below it) and does not show its own, possibly
+    unshrunk, input in full."""
+    long_input = {"events": [*TWO_MESSAGES["events"]] * 30}
+    primary = RuleResult(RULES_BY_ID["select.last-message"], "fail", example(
+        "select", TWO_MESSAGES, [{"type": "text", "text": "last"}],
+        [{"type": "text", "text": "first"}], "the output is not the last message"))
+    follower = RuleResult(RULES_BY_ID["select.agrees"], "fail", example(
+        "select", long_input, [{"type": "text", "text": "last"}],
+        [{"type": "text", "text": "first"}],
+        "the answer differs from the reference's, and select.last-message explains why (its "
+        "own failure, reported above)"), cause="select.last-message")
+    report = make_report([follower, primary])  # the follower first, as in JUnit's order
+    text = failure_text(follower)
+    assert "above" not in text
+    assert "reported under select.last-message" in text
+    assert "minimal input" not in text
+    assert text.splitlines()[1] == same_cause_line(follower)
+    console = console_output(report, terminal=False)
+    assert f"  {same_cause_line(follower)}" in console.splitlines()
+    junit = ET.tostring(junit_tree(report).getroot(), encoding="unicode")
+    assert "above" not in junit
+    assert "same cause: FAIL  select.agrees" in junit
+
+
+def test_a_same_cause_failure_is_whole_where_its_cause_is_not_shown() -> None:
+    """Where the failure it follows from is not shown in full (a SHOULD rule's is an xfail in
+    pytest, one line), a follower keeps its same-cause line and shows itself whole."""
+    follower = RuleResult(RULES_BY_ID["bound.only-when-over"], "fail", example(
+        "project", {"event": {}}, {"line": "a"}, {"line": "b"}, "bounded a line that fits"),
+        cause="canon.bytes")
+    text = failure_text(follower, cause_shown=False)
+    assert text.splitlines()[1] == same_cause_line(follower)
+    assert "minimal input (project):" in text
+    assert "minimal input" not in failure_text(follower)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib.util
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html.parser import HTMLParser
 from pathlib import Path
 from types import ModuleType
@@ -41,6 +41,7 @@ from eventproof.conformance._results import (
     verdict_of_document,
 )
 from eventproof.conformance._schemas import schema_issues
+from eventproof.conformance._shard import shard_ops
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
@@ -71,6 +72,20 @@ class Stated:
     judged: tuple[int, int] | None = None
     #: Each profile's status.
     profiles: Mapping[str, str] | None = None
+    #: The part of a whole run it says the run checked, as (rules checked, of how many), or
+    #: WHOLE; None where it says nothing of it.
+    scope: tuple[int, int] | None = None
+
+
+#: What an output states of a whole run's scope.
+WHOLE = (-1, -1)
+_SCOPE = re.compile(r"checked only (\d+) of (\d+) rules")
+
+
+def _scope_in(text: str) -> tuple[int, int]:
+    """The scope a text states: ``checked only N of M rules`` (N, M), or else WHOLE."""
+    match = _SCOPE.search(text)
+    return (int(match[1]), int(match[2])) if match else WHOLE
 
 
 @dataclass(frozen=True)
@@ -87,14 +102,40 @@ def _counterexample(op: str, message: str) -> Counterexample:
 
 
 @st.composite
+def subsets(draw: st.DrawFn) -> tuple[tuple[str, ...], Invocation]:
+    """The operations and rules a run checks, cut as a user cuts one: a whole run, ``--ops``,
+    ``--shard K/N``, ``--rule`` (repeated), or a pytest ``-k`` the harness knows only by the
+    rules it ran."""
+    cut = draw(st.sampled_from(["whole", "ops", "shard", "rules", "pytest -k"]), label="cut")
+    impl = "node port.mjs"
+    if cut == "whole":
+        return tuple(rule.id for rule in RULES), Invocation(impl=impl)
+    if cut == "ops":
+        ops = tuple(draw(st.lists(st.sampled_from(OPS), min_size=1, unique=True)))
+        return (tuple(rule.id for rule in RULES if rule.op in ops),
+                Invocation(impl=impl, ops=ops))
+    if cut == "shard":
+        parts = draw(st.integers(1, 4))
+        shard = (draw(st.integers(1, parts)), parts)
+        ops = shard_ops(OPS, shard)
+        return (tuple(rule.id for rule in RULES if rule.op in ops),
+                Invocation(impl=impl, shard=shard))
+    chosen = draw(st.lists(st.sampled_from([rule.id for rule in RULES]), min_size=1,
+                           unique=True))
+    ids = tuple(rule.id for rule in RULES if rule.id in chosen)
+    return ids, Invocation(impl=impl, rules=ids if cut == "rules" else ())
+
+
+@st.composite
 def runs(draw: st.DrawFn) -> RunReport:
-    checked = draw(st.lists(st.sampled_from(OPS), min_size=1, unique=True), label="checked")
+    ids, invocation = draw(subsets())
+    checked = [op for op in OPS if any(rule.op == op and rule.id in ids for rule in RULES)]
     declared = draw(st.frozensets(st.sampled_from(OPS)), label="declared")
     results: list[RuleResult] = []
     for op in [op for op in OPS if op in checked]:  # in run order
         behaviour = draw(st.sampled_from(sorted(BEHAVIOURS)), label=f"{op} behaves")
         first_broken = ""
-        for rule in (rule for rule in RULES if rule.op == op):
+        for rule in (rule for rule in RULES if rule.op == op and rule.id in ids):
             if op not in declared:
                 results.append(RuleResult(rule, "skip", note="not declared"))
                 continue
@@ -119,7 +160,7 @@ def runs(draw: st.DrawFn) -> RunReport:
         implementation={"name": "port", "version": "1.0", "language": "python"},
         capabilities=Capabilities(ops=declared), results=results, budget="quick", seed=None,
         deterministic=True, duration=1.0, calls=10, allow_untested=allow_untested,
-        invocation=Invocation(impl="node port.mjs", allow_untested=allow_untested),
+        invocation=replace(invocation, allow_untested=allow_untested),
         cut_short=str(ending))
 
 
@@ -134,14 +175,19 @@ def _from_line(line: str, **more: Any) -> Stated:
     match = _LINE.match(line)
     assert match is not None, line
     return Stated(headline=match["headline"], exit_code=int(match["code"]),
-                  judged=(int(match["judged"]), int(match["rules"])), **more)
+                  judged=(int(match["judged"]), int(match["rules"])), scope=_scope_in(line),
+                  **more)
 
 
 def _document(verdict: Mapping[str, Any]) -> Stated:
+    scope = verdict["scope"]
+    assert _scope_in(verdict["line"]) == (WHOLE if scope["whole"] else
+                                          (scope["checkedRules"], scope["rules"]))
     return Stated(headline=verdict["headline"], exit_code=verdict["exitCode"],
                   counts=dict(verdict["counts"]),
                   judged=(verdict["judgedRules"], verdict["rules"]),
-                  profiles={p["profile"]: p["status"] for p in verdict["profiles"]})
+                  profiles={p["profile"]: p["status"] for p in verdict["profiles"]},
+                  scope=WHOLE if scope["whole"] else (scope["checkedRules"], scope["rules"]))
 
 
 def json_report(report: RunReport) -> Stated:
@@ -170,7 +216,10 @@ class _Elements(HTMLParser):
 
 
 def matrix_page(report: RunReport) -> Stated:
-    page = _Elements(matrix_html([(Path("port.json"), report_document(report))]))
+    html = matrix_html([(Path("port.json"), report_document(report))])
+    page = _Elements(html)
+    lines = re.findall(r'<p class="line">(.*?)</p>', html)
+    assert len(lines) == 1
     cards = [attrs for tag, attrs in page.elements if tag == "section"]
     assert len(cards) == 1
     counts: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
@@ -190,7 +239,7 @@ def matrix_page(report: RunReport) -> Stated:
     assert heads == [cards[0]["data-headline"]]
     return Stated(headline=cards[0]["data-headline"], exit_code=int(cards[0]["data-exit-code"]),
                   counts=counts, judged=(int(judged["data-judged"]), int(judged["data-rules"])),
-                  profiles=profiles)
+                  profiles=profiles, scope=_scope_in(lines[0]))
 
 
 def badge_file(report: RunReport) -> Stated:
@@ -198,9 +247,11 @@ def badge_file(report: RunReport) -> Stated:
     headline, _, notes = message.partition(" (")
     profiles = dict.fromkeys(PROFILE_NAMES, "conforms")
     for note in filter(None, notes.removesuffix(")").split(", ")):
+        if note.startswith("checked only "):
+            continue  # the scope, read below
         profile, _, status = note.partition(" ")
         profiles[profile] = status
-    return Stated(headline=headline, profiles=profiles)
+    return Stated(headline=headline, profiles=profiles, scope=_scope_in(notes))
 
 
 def junit(report: RunReport) -> Stated:
@@ -240,7 +291,8 @@ def markdown(report: RunReport) -> Stated:
                                          re.MULTILINE)}
     stated = _from_line(verdict[1], counts=counts, profiles=profiles)
     assert stated.headline == headline
-    assert mark == ("# ✅" if headline == "conforms" else "# ❌")
+    assert mark == ("# ✅" if headline == "conforms" else "# ⚠️" if headline == "checked only part"
+                    else "# ❌")
     return stated
 
 
@@ -266,7 +318,7 @@ def action(report: RunReport) -> Stated:
     assert stated.headline == outputs["verdict"]
     assert stated.exit_code == int(outputs["exit-code"])
     last = ACTION_SCRIPT.annotation_commands(document)[-1]
-    assert last.startswith("::notice " if stated.headline == "conforms" else "::error ")
+    assert last.startswith("::notice " if stated.exit_code == 0 else "::error ")
     assert f"port {stated.headline}::" in last
     summary = ACTION_SCRIPT.step_summary(document, None)
     assert summary.splitlines()[0].endswith(f"eventproof: port {stated.headline}")
@@ -342,7 +394,36 @@ def disagreements(report: RunReport, renderer: Renderer) -> list[str]:
     profiles = {profile.profile: profile.status for profile in verdict.profiles}
     if stated.profiles is not None and dict(stated.profiles) != profiles:
         wrong.append(f"profiles {dict(stated.profiles)}, the verdict's {profiles}")
+    scope = (WHOLE if verdict.scope is None or verdict.scope.whole
+             else (verdict.scope.checked, verdict.scope.rules))
+    if stated.scope is None:
+        wrong.append("it states no scope (a whole run, or checked only N of M rules)")
+    elif stated.scope != scope:
+        wrong.append(f"scope {stated.scope}, the verdict's {scope}")
     return [f"{renderer.name}: {problem}" for problem in wrong]
+
+
+def overclaims(report: RunReport) -> list[str]:
+    """What the verdict calls conforming that the run did not check whole: a profile
+    ``conforms`` with a rule of its declared operations left out of the run or judged on no
+    answer, or a run headline ``conforms`` with a rule of a whole run left out (judged from the
+    results and the operation table, not from the verdict)."""
+    verdict = report.verdict
+    present = {result.rule.id for result in report.results}
+    judged = {row.id for row in report.verdict_rows() if row.judged}
+    wrong = []
+    if verdict.headline == "conforms" and present != {rule.id for rule in RULES}:
+        wrong.append(f"the run conforms, having checked {len(present)} of {len(RULES)} rules")
+    declared = report.capabilities.ops
+    for profile in verdict.profiles:
+        owed = {rule.id for rule in RULES
+                if rule.profile == profile.profile and rule.op in declared}
+        if profile.status == "conforms" and not owed <= judged:
+            wrong.append(f"{profile.profile} conforms, but {sorted(owed - judged)[:3]} were "
+                         "not judged")
+    if not verdict.whole and verdict.headline in ("conforms",):
+        wrong.append("a part of a run is called conforming")
+    return wrong
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -350,6 +431,41 @@ def disagreements(report: RunReport, renderer: Renderer) -> list[str]:
 def test_every_output_states_the_one_verdict(report: RunReport) -> None:
     problems = [problem for renderer in RENDERERS for problem in disagreements(report, renderer)]
     assert problems == []
+    assert overclaims(report) == []
+
+
+def _scope_blind(report: RunReport) -> Stated:
+    """A wrong output: the verdict line without the run's scope, as every output was before a
+    subset run said what it covered (``selection conforms (1 of 1 rules judged)``)."""
+    verdict = report.verdict
+    return Stated(headline=verdict.headline, scope=WHOLE)
+
+
+def test_the_property_catches_an_output_blind_to_the_scope() -> None:
+    """An output that does not say a run was a slice is caught."""
+    wrong = Renderer("scope-blind line", _scope_blind)
+    found = find(runs(), lambda report: bool(disagreements(report, wrong)),
+                 settings=settings(max_examples=200, database=None))
+    assert not found.verdict.whole
+
+
+def test_the_property_catches_a_verdict_that_overclaims() -> None:
+    """A verdict that judges a slice as the whole (no scope given to judge_run) is caught."""
+    from eventproof.conformance._results import judge_run
+
+    def blind(report: RunReport) -> RunVerdict:
+        return judge_run(report.verdict_rows(), declared=report.capabilities.ops,
+                         allow_untested=report.allow_untested, ending=report.cut_short)
+
+    class Blind(RunReport):
+        @property
+        def verdict(self) -> RunVerdict:
+            return blind(self)
+
+    found = find(runs(), lambda report: bool(overclaims(Blind(**{
+        name: getattr(report, name) for name in report.__dataclass_fields__}))),
+        settings=settings(max_examples=300, database=None))
+    assert found.results
 
 
 def _decides_for_itself(report: RunReport) -> Stated:
@@ -372,6 +488,35 @@ def test_the_property_catches_an_output_that_decides_for_itself() -> None:
 def test_each_output_states_a_headline(renderer: Renderer) -> None:
     """No output is left out of the property by stating nothing."""
     report = RunReport(implementation={"name": "port", "version": "1.0", "language": "python"},
-                       capabilities=Capabilities(), results=[RuleResult(RULES[0], "pass")],
+                       capabilities=Capabilities(),
+                       results=[RuleResult(rule, "pass") for rule in RULES],
                        budget="quick", seed=None, deterministic=True)
     assert renderer.render(report).headline == "conforms"
+    assert renderer.render(report).scope == WHOLE
+
+
+@pytest.mark.parametrize("renderer", RENDERERS, ids=lambda renderer: renderer.name)
+@pytest.mark.parametrize("invocation", [
+    Invocation(impl="port", rules=("select.last-message",)),
+    Invocation(impl="port", ops=("select",)), Invocation(impl="port", shard=(1, 3))],
+    ids=["--rule", "--ops", "--shard"])
+def test_a_slice_that_breaks_nothing_is_checked_only_part(renderer: Renderer,
+                                                          invocation: Invocation) -> None:
+    """``--rule select.last-message`` and ``--shard 1/3`` exit 0 but are never called
+    conforming: every output says ``checked only part`` and how many rules of how many."""
+    if invocation.rules:
+        ops: tuple[str, ...] = ()
+        kept = [rule for rule in RULES if rule.id in invocation.rules]
+    else:
+        ops = invocation.ops or shard_ops(OPS, invocation.shard or (1, 1))
+        kept = [rule for rule in RULES if rule.op in ops]
+    report = RunReport(implementation={"name": "port", "version": "1.0", "language": "python"},
+                       capabilities=Capabilities(),
+                       results=[RuleResult(rule, "pass") for rule in kept],
+                       budget="quick", seed=None, deterministic=True, invocation=invocation)
+    stated = renderer.render(report)
+    assert stated.headline == "checked only part"
+    assert stated.scope == (len(kept), len(RULES))
+    assert "conforms" not in (stated.profiles or {}).values() or invocation.shard is not None
+    assert report.verdict.exit_code == 0
+    assert invocation.subset() in report.verdict.line()

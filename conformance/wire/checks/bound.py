@@ -13,6 +13,8 @@ from ..._json import kind as json_kind
 from ..._model import Case, Violation, judges
 from ..explain import (
     BOUNDED_KEYS,
+    BYTE_FORM_KIND,
+    BYTE_FORM_RULE,
     ID_CLIP_CODE_POINTS,
     MARKER_IN_JSON,
     UPDATE,
@@ -20,13 +22,16 @@ from ..explain import (
     Line,
     ProjectView,
     compact,
+    describe_forms,
     difference_text,
     escaped_size,
+    measured_as_written,
     project_view,
     same_json,
     shown,
     size_hints,
     utf8_size,
+    written_forms,
 )
 
 
@@ -336,7 +341,10 @@ def check_tail(case: Case) -> Iterator[Violation]:
     if got < want:
         notes.append(f"your line is {line.size} bytes; {want} code points make "
                      f"{bound.size(want)} bytes, within maxBytes {view.max_bytes}")
-        if bound.size(want) == view.max_bytes:
+        # Only when `<` for `<=` is the cause: the tail is the one a search comparing with `<`
+        # picks (the pick for one byte less), not merely some shorter one.
+        if (bound.size(want) == view.max_bytes
+                and got == bound.pick(strategy, view.max_bytes - 1)):
             notes.append("a line of exactly maxBytes bytes fits: compare with <=, not <")
     detail = f" ({'; '.join(notes)})" if notes else ""
     yield Violation("bound.tail", (
@@ -360,20 +368,33 @@ def check_only_when_over(case: Case) -> Iterator[Violation]:
     looks_bounded = MARKER_IN_JSON in line.text
     what = ("your line is the bounded form" if looks_bounded
             else f"your line differs: {difference_text(line.value, want)}")
+    # Each hint is given only when its condition holds of this answer: the size the
+    # implementation measured is read off the byte form its own line shows.
+    forms = written_forms(line) if line.parsed else {}
+    measured = measured_as_written(want, forms) if forms else size
     notes = []
-    if size == view.max_bytes:
+    kind = ""
+    if looks_bounded and measured > view.max_bytes >= size:
+        kind = BYTE_FORM_KIND
+        notes.append(
+            f"the cause is your line's byte form, not the comparison: your encoder writes "
+            f"{describe_forms(forms)}, so written (and measured) that way the event's line is "
+            f"{measured} bytes, over maxBytes; the bound is measured on the canonical line. The "
+            f"same cause as {BYTE_FORM_RULE} (SHOULD, wire.md §6): write the canonical bytes")
+    elif looks_bounded and measured == view.max_bytes:
         notes.append("a line of exactly maxBytes fits: bound only a line longer than maxBytes "
                      "(>), not one that reaches it (>=)")
-    try:
-        ascii_size = len(json.dumps(want, ensure_ascii=True, separators=(",", ":")))
-    except (TypeError, ValueError):
-        ascii_size = size
-    if looks_bounded and ascii_size > view.max_bytes > size:
-        notes.append(f"with non-ASCII escaped as \\uXXXX the line would be {ascii_size} bytes: "
-                     "measure the canonical line, which writes non-ASCII raw as UTF-8")
+    elif looks_bounded and not forms:
+        try:
+            ascii_size = len(json.dumps(want, ensure_ascii=True, separators=(",", ":")))
+        except (TypeError, ValueError):
+            ascii_size = size
+        if ascii_size > view.max_bytes > size:
+            notes.append(f"with non-ASCII escaped as \\uXXXX the line would be {ascii_size} "
+                         "bytes: measure the canonical line, which writes non-ASCII raw as UTF-8")
     detail = f" ({'; '.join(notes)})" if notes else ""
     yield Violation("bound.only-when-over", (
         f"the event's canonical line is {size} bytes, within maxBytes {view.max_bytes}, so it is "
-        f"written unchanged (wire.md §5.1); {what}{detail}"))
+        f"written unchanged (wire.md §5.1); {what}{detail}"), kind=kind)
 
 
