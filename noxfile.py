@@ -65,7 +65,7 @@ def catch_rate(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """Check style and common mistakes with ruff."""
     session.install(*_group("lint"))
-    session.run("ruff", "check", "reference", "conformance", "tests", "noxfile.py",
+    session.run("ruff", "check", "reference", "conformance", "tests", "tools", "noxfile.py",
                 ".github/action")
 
 

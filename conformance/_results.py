@@ -714,7 +714,7 @@ def _profile_verdict(profile: str, rows: Sequence[RuleRow], declared: frozenset[
     checked = [op for op, owner in ops.items()
                if owner == profile and any(row.op == op for row in mine)]
     unchecked = tuple(op for op, owner in ops.items() if owner == profile and op not in checked)
-    counts = dict.fromkeys(OUTCOMES, 0)
+    counts: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
     for row in mine:
         counts[row.outcome] = counts.get(row.outcome, 0) + 1
     judged = sum(1 for row in mine if row.judged)
@@ -797,7 +797,7 @@ def judge_run(rows: Sequence[RuleRow], *, declared: Iterable[str], allow_unteste
                     for profile in PROFILES}
     owner = {op: profile for profile, names in profiles.items() for op in names}
     wanted = frozenset(declared)
-    counts = dict.fromkeys(OUTCOMES, 0)
+    counts: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
     for row in rows:
         counts[row.outcome] = counts.get(row.outcome, 0) + 1
     judged = sum(1 for row in rows if row.judged)

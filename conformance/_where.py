@@ -3,20 +3,22 @@
 From a rule id, one step to each of its places: the spec section that states it (file and line),
 the schema its inputs are valid against, the reference function that computes the answer, the
 check that judges it, the input families aimed at it, its vectors and the wrong implementations
-(miniatures) that must break it. Files of a checkout (spec/, tests/miniatures/) are found from
-the current directory or the package's own source tree; an installed kit without a checkout
-names the places it can.
+(miniatures) that must break it. Files of a checkout (spec/) are found from the current
+directory or the package's own source tree; an installed kit without a checkout names the places
+it can. The miniatures come from an index shipped with the package (``miniatures.json``), never
+from importing a checkout's tests.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import pkgutil
 import re
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -199,33 +201,20 @@ def _vector_places(rule: Rule) -> list[Place]:
     return places
 
 
-def miniatures_of(rule_id: str, root: Path) -> list[type]:
-    """The wrong implementations of a checkout's ``tests/miniatures`` that declare ``rule_id``
-    (each module's ``MINIATURES`` table: name -> (class, rule id))."""
-    tests = str(root / "tests")
-    added = tests not in sys.path
-    if added:
-        sys.path.insert(0, tests)
-    try:
-        found = []
-        for name in ("selection", "wire", "budget"):
-            try:
-                module = importlib.import_module(f"miniatures.{name}")
-            except ImportError:
-                continue
-            table = getattr(module, "MINIATURES", {})
-            found += [cls for cls, rule in table.values() if rule == rule_id]
-        return found
-    finally:
-        if added:
-            sys.path.remove(tests)
+def miniatures_of(rule_id: str) -> list[dict[str, str]]:
+    """The wrong implementations of ``tests/miniatures`` that declare ``rule_id``, each with its
+    class and where it is defined, from the index shipped with the package
+    (``miniatures.json``, written by ``tools/where_index.py``): no checkout is needed, and
+    nothing of the tests is imported."""
+    index = json.loads(resources.files(__package__).joinpath("miniatures.json").read_text(
+        "utf-8"))
+    found: list[dict[str, str]] = index["rules"].get(rule_id, [])
+    return found
 
 
-def _miniature_places(rule: Rule, root: Path | None) -> list[Place]:
-    if root is None or not (root / "tests" / "miniatures").is_dir():
-        return [Place("miniatures", "(no checkout here)", "")]
-    places = [Place("miniatures", _source_of(cls, root), cls.__name__)
-              for cls in miniatures_of(rule.id, root)]
+def _miniature_places(rule: Rule) -> list[Place]:
+    places = [Place("miniatures", item["where"], item["class"])
+              for item in miniatures_of(rule.id)]
     return places or [Place("miniatures", "(none)", "no wrong implementation declares it")]
 
 
@@ -242,7 +231,7 @@ def places_of(rule_id: str) -> list[Place]:
         *_check_places(rule, op, root),
         *_family_places(rule, op),
         *_vector_places(rule),
-        *_miniature_places(rule, root),
+        *_miniature_places(rule),
     ]
 
 

@@ -86,7 +86,7 @@ def test_each_pointer_opens_on_the_rule(rule: object) -> None:
         elif place.kind == "miniatures":
             lines, line = _source_at(place.where)
             assert lines[line - 1].lstrip().startswith(f"class {place.what}"), place
-            assert place.what in {cls.__name__ for cls in miniatures_of(rule_id, ROOT)}
+            assert place.what in {item["class"] for item in miniatures_of(rule_id)}
 
 
 def test_the_reference_pointer_is_not_a_dispatcher() -> None:
@@ -96,3 +96,27 @@ def test_the_reference_pointer_is_not_a_dispatcher() -> None:
         where = next(place for place in places_of(rule_id) if place.kind == "reference")
         assert "Reference.run" not in where.what, where
         assert where.what != "project_event", where
+
+
+def test_the_shipped_index_of_miniatures_is_in_step_with_the_tests() -> None:
+    """``eventproof rules --where`` names the wrong implementations from an index shipped with
+    the package (an installed kit has no tests to import): the index lists exactly the classes
+    each module's ``MINIATURES`` table declares, where they are defined now."""
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, str(ROOT / "tools" / "where_index.py"), "--check"],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+
+
+def test_where_works_without_a_checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """From a directory that is no checkout, with no tests on the import path, every rule still
+    names its miniatures (and imports nothing from tests/)."""
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    before = set(sys.modules)
+    text = describe("bound.converges")
+    assert "SliceMinusZeroLoop" in text
+    assert not any(name.startswith("miniatures") for name in set(sys.modules) - before)
