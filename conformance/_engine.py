@@ -16,6 +16,7 @@ import warnings
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
+from functools import partial
 from typing import Any, NoReturn
 
 from hypothesis import HealthCheck, Phase, given, reject, seed, settings, target
@@ -256,6 +257,15 @@ class _Search:
     #: The answers a replay received, by input key in the order received: when the replay parts
     #: from its trace, the search run after it takes them instead of asking again.
     exchanges: dict[str, deque[tuple[Any, float]]] | None = None
+
+
+def _as_read_by(reads: Callable[[Any], Any], counts: _Counts, op_input: Any) -> Any:
+    """``op_input`` as the implementation reads it, counted in ``counts.limited`` when a
+    declared limit changed it."""
+    read = reads(op_input)
+    if read is not op_input:
+        counts.limited += 1
+    return read
 
 
 def _first_found(error: BaseException) -> _Found | None:
@@ -739,16 +749,14 @@ class Engine:
         # change to it, even of a name, changes every input a run tries.
         state = search
 
-        reads = self.capabilities.reads
-
-        def example(op_input: Any) -> None:
+        if self.capabilities.limits:
             # Every input is sent, and judged, as the implementation declared it reads it (its
             # lone surrogates made well formed, its numbers doubles): a declared limit costs no
-            # draw, and the requests it concerned are counted for the report.
-            declared = reads(op_input)
-            if declared is not op_input:
-                state.result.counts.limited += 1
-                op_input = declared
+            # draw, and the requests it concerned are counted for the report (_ask).
+            strategy = strategy.map(partial(_as_read_by, self.capabilities.reads,
+                                            search.result.counts))
+
+        def example(op_input: Any) -> None:
             if observer is not None:
                 for label, value in observer(op_input).items():
                     target(value, label=label)
