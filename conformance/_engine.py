@@ -233,6 +233,8 @@ class FamilySearch:
     cut_short: str = ""
     #: Whether the implementation could no longer be restarted when the search ended.
     exhausted: bool = False
+    #: Why, and when, the run gave the implementation up ("" while it did not).
+    given_up: str = ""
     #: How long the search took (``time.perf_counter`` seconds).
     seconds: float = 0.0
 
@@ -282,6 +284,13 @@ _LIMITED = object()
 class _OutOfTime(BaseException):
     """Raised inside a Hypothesis example once the run's time is up. Not an ``Exception``, so
     Hypothesis passes it straight through instead of shrinking it."""
+
+
+class _NothingToLearn(BaseException):
+    """Raised inside a Hypothesis example when no further request of the search can be judged:
+    the implementation was given up on (spec/protocol.md §7.4), or the search met no violation
+    and every further input would be set aside after its hangs. The search ends at once, having
+    found nothing, instead of drawing inputs that are never sent."""
 
 
 class Abandoned(BaseException):
@@ -456,6 +465,10 @@ class OpSearch:
         self.round_seconds[-1] += result.seconds
         if result.cut_short:
             engine.cut_short = state.cut_short = result.cut_short
+        if result.given_up and engine.unavailable is None:
+            # The restart budget of the run is spent: no rule is judged from here on, and
+            # every report says that the program was given up on, when and why (§7.4).
+            engine.unavailable = result.given_up
         hit = result.found
         if hit is not None:
             rule = RULES_BY_ID[hit.violation.rule]
@@ -467,7 +480,7 @@ class OpSearch:
                 kind="unstable" if hit.unstable else hit.violation.kind,
             ))
             engine.on_progress(self.op.name, f"{rule.id}: {hit.outcome}")
-            if hit.outcome == "crash" and result.exhausted:
+            if hit.outcome == "crash" and result.exhausted and engine.unavailable is None:
                 engine.unavailable = hit.violation.message
             engine.broken.add(rule.id)
             if engine.exitfirst:
@@ -479,7 +492,8 @@ class OpSearch:
         # Requests set aside for a declared limit count as covered: the limit is reported.
         if (result.judged_this_search + result.limited_this_search) * 2 < budget:
             state.starved.append(result.family)
-        if state.cut_short or self.applied == len(self.families):
+        if (state.cut_short or self.applied == len(self.families)
+                or engine.unavailable is not None):
             self.over = True  # a round that found nothing ends the search
             self.excluded = None
             return True
@@ -552,6 +566,8 @@ class Engine:
         remaining = math.inf if self.ends_at is None else self.ends_at - time.monotonic()
         if remaining <= 0:
             raise _OutOfTime
+        if self.adapter.exhausted():
+            raise _NothingToLearn
         state = search.state
         if not self.capabilities.lone_surrogates and holds_lone_surrogate(op_input):
             return _LIMITED  # the implementation declared it cannot take such a request
@@ -566,6 +582,8 @@ class Engine:
         # hang is reported, one more hang tells nothing new: a search then stops at the first.
         allowed = 1 if op.hang_rule in excluded else _HANGS_PER_SEARCH
         if search.hangs >= allowed:
+            if not search.met_violation:
+                raise _NothingToLearn  # nothing to shrink: no input sent from here is judged
             return _NOT_SENT
         # After a first hang, an input must be answered in 10x the slowest answer seen so far
         # (at least a second, at most the timeout): each later search round and family would
@@ -705,6 +723,8 @@ class Engine:
                                    actual=found.actual, stderr=found.stderr,
                                    unstable=changed)
         result.exhausted = self.adapter.exhausted()
+        given_up = getattr(self.adapter, "given_up", None)
+        result.given_up = (given_up() if callable(given_up) else None) or ""
         return result
 
     def _ask_again(self, op: Operation, found: _Found, excluded: frozenset[str],
@@ -820,6 +840,8 @@ class Engine:
             return None
         except Abandoned:
             search.result.cut_short = ABANDONED_REASON
+            return None
+        except _NothingToLearn:
             return None
         except Unsatisfiable:
             # Every remaining example was set aside (e.g. each one hangs on a rule already found).

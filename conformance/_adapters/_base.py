@@ -78,16 +78,21 @@ class TimedOut:
     stderr: str = ""
     #: The configured timeout, when this deadline was a shorter one (after an earlier hang).
     shortened_from: float | None = None
+    #: What the program wrote on stdout of a line it never ended ("" when nothing).
+    unfinished: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stderr", clip_text(self.stderr, STDERR_CHARACTERS, keep="end"))
 
     def describe(self) -> str:
-        """``no answer within 1 s`` and, for a shortened deadline, why it was shorter."""
+        """``no answer within 1 s`` and, for a shortened deadline, why it was shorter; and what
+        was written of a line never ended."""
         text = f"no answer within {self.seconds:g} s"
         if self.shortened_from is not None:
             text += (f" (a deadline shortened after an earlier hang to 10 times the slowest "
                      f"answer; --timeout is {self.shortened_from:g} s)")
+        if self.unfinished:
+            text += f": {self.unfinished}"
         return text
 
 
