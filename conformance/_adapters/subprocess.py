@@ -21,6 +21,7 @@ from .._protocol import (
     START,
     DuplicateMember,
     HandshakeChanged,
+    HugeInteger,
     RunErrored,
     RunOutput,
     RunRequest,
@@ -43,6 +44,7 @@ from ._base import (
     Response,
     Skipped,
     TimedOut,
+    shebang_problem,
 )
 from ._base import not_found as _not_found
 from .pipes import (
@@ -140,6 +142,10 @@ class SubprocessAdapter:
         except _StartFailed as failure:
             if failure.error is not None:
                 raise failure.error from None
+            problem = None if self._use_shell else shebang_problem(self.argv[0])
+            if problem is not None:  # env did not find the interpreter: say which
+                raise self._usage_error(f"cannot start: {problem[0]} ({failure.reason})",
+                                        problem[1]) from None
             raise ImplementationError(
                 value=self.description, source=self._source, reason=failure.reason,
                 detail=self._stderr_excerpt(),
@@ -227,9 +233,9 @@ class SubprocessAdapter:
             value = parse_line(line, message)
             response = run_response_from_json(value, request)
         except ProtocolError as error:
-            if isinstance(error, DuplicateMember):
-                # A name given twice: the line was whole, and a seq given once still tells
-                # whether the two sides are in step.
+            if isinstance(error, DuplicateMember | HugeInteger):
+                # A name given twice, or an integer too long to read: the line was whole, and
+                # a seq given once still tells whether the two sides are in step.
                 value = {"seq": error.seq}
             if not _in_step(value, request):
                 # Garbage, or another request's answer: whatever is still in the pipe cannot be
@@ -338,7 +344,8 @@ class SubprocessAdapter:
                 stderr=subprocess.PIPE, bufsize=0, env=self._env, cwd=self._cwd, **options,
             )
         except FileNotFoundError:
-            raise _not_found(self.argv[0], self.description, self._source) from None
+            raise _not_found(self.argv[0], self.description, self._source,
+                             self.argv) from None
         except PermissionError:
             raise self._usage_error(
                 f"cannot run {self.argv[0]!r}: it is not executable",
