@@ -249,6 +249,10 @@ class _Search:
     #: Answers to inputs that broke a rule, so replaying the minimal example gives the same verdict.
     failing_answers: dict[str, Any] = field(default_factory=dict)
     met_violation: bool = False
+    #: The newest violation met, the smallest so far while Hypothesis shrinks (what a shrink
+    #: cut short reports), and the requests sent since a hang was met.
+    last_found: _Found | None = None
+    after_hang: int = 0
     #: The trace being recorded for the run's :class:`Replays` (None when not recording): every
     #: input in the order asked, with whether its example passed or was rejected.
     trace: list[tuple[Any, bool]] | None = None
@@ -277,6 +281,9 @@ def _first_found(error: BaseException) -> _Found | None:
 
 #: Hangs allowed per family search before further inputs are set aside unsent.
 _HANGS_PER_SEARCH = 3
+#: Requests a search may send to shrink a hang it met (each shrink step of a hang that does not
+#: come again costs a request; one that does costs a deadline, and soon nothing is sent).
+_REQUESTS_TO_SHRINK_A_HANG = 100
 #: Stands for a request that was deliberately not sent (see ``Engine._ask``).
 _NOT_SENT = object()
 #: Stands for a request not sent because the implementation declared a limit it breaks.
@@ -291,6 +298,12 @@ class _NothingToLearn(BaseException):
     the implementation was given up on (spec/protocol.md §7.4), or the search met no violation
     and every further input would be set aside after its hangs. The search ends at once, having
     found nothing, instead of drawing inputs that are never sent."""
+
+
+class _ShrinkOver(BaseException):
+    """Raised inside a Hypothesis example when shrinking a hang can make no more progress (every
+    further input would be set aside after the search's hangs) or has had its requests: the
+    search reports the smallest failing input met so far."""
 
 
 class Abandoned(BaseException):
@@ -581,10 +594,18 @@ class Engine:
         # implementation costs a few timeouts per search, not one per shrink attempt. Once the
         # hang is reported, one more hang tells nothing new: a search then stops at the first.
         allowed = 1 if op.hang_rule in excluded else _HANGS_PER_SEARCH
+        hang_met = (search.last_found is not None and search.last_found.outcome == "timeout"
+                    and not search.replaying)
         if search.hangs >= allowed:
             if not search.met_violation:
                 raise _NothingToLearn  # nothing to shrink: no input sent from here is judged
+            if hang_met:
+                raise _ShrinkOver  # no input sent from here could shrink the hang further
             return _NOT_SENT
+        if hang_met:
+            search.after_hang += 1
+            if search.after_hang > _REQUESTS_TO_SHRINK_A_HANG:
+                raise _ShrinkOver
         # After a first hang, an input must be answered in 10x the slowest answer seen so far
         # (at least a second, at most the timeout): each later search round and family would
         # otherwise wait the whole timeout again before its own first hang.
@@ -692,8 +713,9 @@ class Engine:
             if self.on_violation is not None and not working.met_violation:
                 self.on_violation(verdict.first.rule)
             working.met_violation = True
-            raise _Found(verdict.first, verdict.outcome, verdict.actual, verdict.stderr,
-                         op_input, verdict)
+            working.last_found = _Found(verdict.first, verdict.outcome, verdict.actual,
+                                        verdict.stderr, op_input, verdict)
+            raise working.last_found
         if not verdict.judged:
             _set_aside(working)  # a hang or crash under a rule already found tells nothing new
 
@@ -843,6 +865,8 @@ class Engine:
             return None
         except _NothingToLearn:
             return None
+        except _ShrinkOver:
+            return search.last_found
         except Unsatisfiable:
             # Every remaining example was set aside (e.g. each one hangs on a rule already found).
             pass

@@ -147,8 +147,24 @@ def share_budget(adapter: _adapters.Adapter, budget: RestartBudget) -> None:
 
 
 def _start_worker(impl: Any, timeout: float, use_shell: bool, isolate: bool,
-                  stop_flags: Any, notices: Any, budget: RestartBudget) -> None:
-    """Pool initializer: start the implementation once for every task of this process."""
+                  stop_flags: Any, notices: Any, budget: RestartBudget, starts: Any) -> None:
+    """Pool initializer: start the implementation once for every task of this process, and
+    tell the driver on ``starts`` how it went (None, or the error its start raised)."""
+    starts.cancel_join_thread()  # an entry the driver no longer reads never holds up an exit
+    try:
+        _start_implementation(impl, timeout, use_shell, isolate, stop_flags, notices, budget)
+    finally:
+        failed = _WORKER.failed
+        try:
+            pickle.dumps(failed)
+        except Exception:  # what the driver can read: the message, as a harness error
+            failed = HarnessError(str(failed))
+        starts.put(failed)
+
+
+def _start_implementation(impl: Any, timeout: float, use_shell: bool, isolate: bool,
+                          stop_flags: Any, notices: Any, budget: RestartBudget) -> None:
+    """Start the implementation once for every task of this worker process."""
     for number in ENDING_SIGNALS:
         if signal.getsignal(number) is not signal.SIG_IGN:  # as the driver: nohup's SIGHUP
             signal.signal(number, _on_interrupt)
@@ -313,12 +329,13 @@ class Workers:
         self._notices = context.Queue()
         #: The run's restart budget, shared by every worker's implementation.
         self.budget = RestartBudget(context=context)
+        #: How each worker's start went: None, or the error it raised (one entry per worker).
+        self._starts = context.Queue()
         self._pool = ProcessPoolExecutor(
             max_workers=jobs, mp_context=context, initializer=_start_worker,
             initargs=(impl, timeout, use_shell, isolate, self._flags, self._notices,
-                      self.budget))
-        for _ in range(jobs):
-            self._pool.submit(_ready)
+                      self.budget, self._starts))
+        self._readies = [self._pool.submit(_ready) for _ in range(jobs)]
         self._numbers = 0
         #: Family searches that ran ahead in vain (a family before them found a violation, or
         #: the rule guessed for their round was not the one found), finished or stopped part
@@ -326,9 +343,24 @@ class Workers:
         self.dropped: list[FamilySearch] = []
 
     def handshake(self) -> StartResponse:
-        """The handshake of the implementation as a worker started it; raises what its start
-        raised, as one process's start would."""
+        """The handshake of the implementation as a worker started it, once every worker has
+        started it; raises what a worker's start raised, as one process's start would (a program
+        whose first start fails is a usage error under every scheduler, spec/protocol.md §7.2,
+        even when a later start would succeed)."""
         try:
+            failure: BaseException | None = None
+            for _ in range(self.jobs):
+                while True:
+                    try:
+                        failed = self._starts.get(timeout=0.05)
+                        break
+                    except queue.Empty:
+                        if any(ready.done() and ready.exception() is not None
+                               for ready in self._readies):
+                            raise BrokenProcessPool from None
+                failure = failure or failed
+            if failure is not None:
+                raise failure
             return self._pool.submit(_handshake).result()
         except KeyboardInterrupt as signalled:
             self.interrupt(signalled)
@@ -354,6 +386,7 @@ class Workers:
         self._flags[self.jobs] = 1  # nothing more is wanted from any task
         self._pool.shutdown(wait=True, cancel_futures=True)
         self._notices.close()
+        self._starts.close()
 
     def check_ops(self, engine: Engine, names: Iterable[str]) -> list[RuleResult]:
         """Search every operation of ``names`` as :meth:`Engine.check_op` would, the family

@@ -140,8 +140,9 @@ class SubprocessAdapter:
         try:
             self._handshake = self._shake_hands(program)
         except _StartFailed as failure:
-            if failure.error is not None:
-                raise failure.error from None
+            if failure.error is not None:  # the message names the program
+                raise replace(failure.error, message=f"{failure.error.message} from "
+                              f"{self._source} {self.description!r}") from None
             problem = None if self._use_shell else shebang_problem(self.argv[0])
             if problem is not None:  # env did not find the interpreter: say which
                 raise self._usage_error(f"cannot start: {problem[0]} ({failure.reason})",
@@ -365,9 +366,9 @@ class SubprocessAdapter:
 
     def _shake_hands(self, program: _Program, *, restarted: bool = False) -> StartResponse:
         """Send the start request to a fresh program; on failure it is killed."""
-        line = program.exchange(encode(START), self.start_timeout,
-                                self._abandoned if restarted else None)
         try:
+            line = program.exchange(encode(START), self.start_timeout,
+                                    self._abandoned if restarted else None)
             if isinstance(line, _Abandoned):
                 raise _StartFailed("was given up on while it answered the start request")
             if line is None:
@@ -399,7 +400,7 @@ class SubprocessAdapter:
                 )
             except ProtocolError as error:
                 raise _StartFailed(str(error), error) from None
-        except _StartFailed:
+        except BaseException:  # a failed start, or a signal ending the run: nothing is left
             program.kill()
             self._note_peak(program)
             raise
