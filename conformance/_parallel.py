@@ -17,8 +17,13 @@ family, its budget and the rules set aside, so it can run in any process.
   coverage, notes and the count of calls are those of one process. What one process carries
   from one search to the next about a *hanging* implementation (a shorter deadline after a first
   hang, an input that hung is not sent again) stays in each worker, so a hanging implementation
-  may see other deadlines, and an implementation that can no longer be restarted is given up on
-  in one worker at a time.
+  may see other deadlines. The restart budget is the run's, shared by every worker
+  (:class:`._adapters.restarts.RestartBudget`): an implementation that can no longer answer is
+  given up on in all of them at once, the requests under way abandoned.
+
+What a worker sends back is pickled flat (:mod:`._flat`), so no answer's depth can stop it; a
+signal that ends the run reaches every worker (:meth:`Workers.interrupt`), whose request under
+way is abandoned at once; and every worker's start must succeed, as one process's must.
 
 Slices of a run for a CI matrix (``--shard``) and their merge are :mod:`._shard`'s.
 """

@@ -45,7 +45,9 @@ SAID = {
     "cr": "carriage return (\\r) alone, which does not end a line",
     "halfline": "but no line feed (\\n) after them",
     "halfexit": "but no line feed (\\n) after them",
-    "bigint": "$.note.n: expected integers of at most 4300 digits", "stray": "out of step",
+    "bigint": "$.note.n: expected integers of at most 4300 digits",
+    # Said between requests (out of step) or as the late answer to the next one: a race.
+    "stray": "a second answer to run request seq",
 }
 #: What the usage error says of each fault at the handshake.
 SAID_AT_START = {
@@ -137,7 +139,7 @@ def test_each_drawn_fault_of_a_program_keeps_the_invariants_of_its_channel(
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None, database=None,
+@settings(max_examples=40, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
 @given(fault=faults)
 def test_every_fault_of_a_program_keeps_the_invariants_of_its_channel(
