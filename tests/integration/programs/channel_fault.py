@@ -5,8 +5,8 @@
 STATE is a directory of its own: the program counts its lives there (a restarted program knows
 it is one) and writes ``ready`` there when it reaches its fault. WHEN is ``0`` for the handshake
 or N for the Nth run request of the first life. LASTING is ``1`` when the fault, once reached,
-stays (every later life commits it at its first request: a program that can no longer answer),
-``0`` when it happens once.
+stays (every life commits it from then on, at its next request: a program that can no longer
+answer), ``0`` when it happens once.
 
 FAULT:
 
@@ -101,6 +101,8 @@ def main(argv: list[str]) -> int:
         except Exception as error:
             answer = {"seq": seq, "errored": {"message": str(error)}}
         text = dumps(answer)
+        # A lasting fault reached by another life running at once (a worker of --jobs) counts.
+        faulty = faulty or (lasting and (state / "faulty").exists())
         if (life == 0 and count == when) or (lasting and faulty and when > 0):
             if lasting:
                 (state / "faulty").touch()
