@@ -232,6 +232,8 @@ class FamilySearch:
     cut_short: str = ""
     #: Whether the implementation could no longer be restarted when the search ended.
     exhausted: bool = False
+    #: Why, and when, the run gave the implementation up ("" while it did not).
+    given_up: str = ""
     #: How long the search took (``time.perf_counter`` seconds).
     seconds: float = 0.0
 
@@ -246,6 +248,10 @@ class _Search:
     #: Answers to inputs that broke a rule, so replaying the minimal example gives the same verdict.
     failing_answers: dict[str, Any] = field(default_factory=dict)
     met_violation: bool = False
+    #: The newest violation met, the smallest so far while Hypothesis shrinks (what a shrink
+    #: cut short reports), and the requests sent since a hang was met.
+    last_found: _Found | None = None
+    after_hang: int = 0
     #: The trace being recorded for the run's :class:`Replays` (None when not recording): every
     #: input in the order asked, with whether its example passed or was rejected.
     trace: list[tuple[Any, bool]] | None = None
@@ -283,6 +289,9 @@ def _first_found(error: BaseException) -> _Found | None:
 
 #: Hangs allowed per family search before further inputs are set aside unsent.
 _HANGS_PER_SEARCH = 3
+#: Requests a search may send to shrink a hang it met (each shrink step of a hang that does not
+#: come again costs a request; one that does costs a deadline, and soon nothing is sent).
+_REQUESTS_TO_SHRINK_A_HANG = 100
 #: Stands for a request that was deliberately not sent (see ``Engine._ask``).
 _NOT_SENT = object()
 
@@ -290,6 +299,19 @@ _NOT_SENT = object()
 class _OutOfTime(BaseException):
     """Raised inside a Hypothesis example once the run's time is up. Not an ``Exception``, so
     Hypothesis passes it straight through instead of shrinking it."""
+
+
+class _NothingToLearn(BaseException):
+    """Raised inside a Hypothesis example when no further request of the search can be judged:
+    the implementation was given up on (spec/protocol.md §7.4), or the search met no violation
+    and every further input would be set aside after its hangs. The search ends at once, having
+    found nothing, instead of drawing inputs that are never sent."""
+
+
+class _ShrinkOver(BaseException):
+    """Raised inside a Hypothesis example when shrinking a hang can make no more progress (every
+    further input would be set aside after the search's hangs) or has had its requests: the
+    search reports the smallest failing input met so far."""
 
 
 class Abandoned(BaseException):
@@ -464,6 +486,10 @@ class OpSearch:
         self.round_seconds[-1] += result.seconds
         if result.cut_short:
             engine.cut_short = state.cut_short = result.cut_short
+        if result.given_up and engine.unavailable is None:
+            # The restart budget of the run is spent: no rule is judged from here on, and
+            # every report says that the program was given up on, when and why (§7.4).
+            engine.unavailable = result.given_up
         hit = result.found
         if hit is not None:
             rule = RULES_BY_ID[hit.violation.rule]
@@ -475,7 +501,7 @@ class OpSearch:
                 kind="unstable" if hit.unstable else hit.violation.kind,
             ))
             engine.on_progress(self.op.name, f"{rule.id}: {hit.outcome}")
-            if hit.outcome == "crash" and result.exhausted:
+            if hit.outcome == "crash" and result.exhausted and engine.unavailable is None:
                 engine.unavailable = hit.violation.message
             engine.broken.add(rule.id)
             if engine.exitfirst:
@@ -486,7 +512,8 @@ class OpSearch:
             return True
         if result.judged_this_search * 2 < budget:
             state.starved.append(result.family)
-        if state.cut_short or self.applied == len(self.families):
+        if (state.cut_short or self.applied == len(self.families)
+                or engine.unavailable is not None):
             self.over = True  # a round that found nothing ends the search
             self.excluded = None
             return True
@@ -559,6 +586,8 @@ class Engine:
         remaining = math.inf if self.ends_at is None else self.ends_at - time.monotonic()
         if remaining <= 0:
             raise _OutOfTime
+        if self.adapter.exhausted():
+            raise _NothingToLearn
         state = search.state
         key, search.last_size = _sized_key(op_input)
         if key in search.failing_answers:
@@ -570,8 +599,18 @@ class Engine:
         # implementation costs a few timeouts per search, not one per shrink attempt. Once the
         # hang is reported, one more hang tells nothing new: a search then stops at the first.
         allowed = 1 if op.hang_rule in excluded else _HANGS_PER_SEARCH
+        hang_met = (search.last_found is not None and search.last_found.outcome == "timeout"
+                    and not search.replaying)
         if search.hangs >= allowed:
+            if not search.met_violation:
+                raise _NothingToLearn  # nothing to shrink: no input sent from here is judged
+            if hang_met:
+                raise _ShrinkOver  # no input sent from here could shrink the hang further
             return _NOT_SENT
+        if hang_met:
+            search.after_hang += 1
+            if search.after_hang > _REQUESTS_TO_SHRINK_A_HANG:
+                raise _ShrinkOver
         # After a first hang, an input must be answered in 10x the slowest answer seen so far
         # (at least a second, at most the timeout): each later search round and family would
         # otherwise wait the whole timeout again before its own first hang.
@@ -675,8 +714,9 @@ class Engine:
             if self.on_violation is not None and not working.met_violation:
                 self.on_violation(verdict.first.rule)
             working.met_violation = True
-            raise _Found(verdict.first, verdict.outcome, verdict.actual, verdict.stderr,
-                         op_input, verdict)
+            working.last_found = _Found(verdict.first, verdict.outcome, verdict.actual,
+                                        verdict.stderr, op_input, verdict)
+            raise working.last_found
         if not verdict.judged:
             _set_aside(working)  # a hang or crash under a rule already found tells nothing new
 
@@ -706,6 +746,8 @@ class Engine:
                                    actual=found.actual, stderr=found.stderr,
                                    unstable=changed)
         result.exhausted = self.adapter.exhausted()
+        given_up = getattr(self.adapter, "given_up", None)
+        result.given_up = (given_up() if callable(given_up) else None) or ""
         return result
 
     def _ask_again(self, op: Operation, found: _Found, excluded: frozenset[str],
@@ -829,6 +871,10 @@ class Engine:
         except Abandoned:
             search.result.cut_short = ABANDONED_REASON
             return None
+        except _NothingToLearn:
+            return None
+        except _ShrinkOver:
+            return search.last_found
         except Unsatisfiable:
             # Every remaining example was set aside (e.g. each one hangs on a rule already found).
             pass

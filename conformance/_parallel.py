@@ -17,16 +17,23 @@ family, its budget and the rules set aside, so it can run in any process.
   coverage, notes and the count of calls are those of one process. What one process carries
   from one search to the next about a *hanging* implementation (a shorter deadline after a first
   hang, an input that hung is not sent again) stays in each worker, so a hanging implementation
-  may see other deadlines, and an implementation that can no longer be restarted is given up on
-  in one worker at a time.
+  may see other deadlines. The restart budget is the run's, shared by every worker
+  (:class:`._adapters.restarts.RestartBudget`): an implementation that can no longer answer is
+  given up on in all of them at once, the requests under way abandoned.
+
+What a worker sends back is pickled flat (:mod:`._flat`), so no answer's depth can stop it; a
+signal that ends the run reaches every worker (:meth:`Workers.interrupt`), whose request under
+way is abandoned at once; and every worker's start must succeed, as one process's must.
 
 Slices of a run for a CI matrix (``--shard``) and their merge are :mod:`._shard`'s.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
+import os
 import pickle
 import queue
 import signal
@@ -44,10 +51,13 @@ from typing import Any
 
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-from . import _adapters
+from . import _adapters, _flat
+from ._adapters.restarts import RestartBudget
+from ._adapters.subprocess import SubprocessAdapter
 from ._engine import (
     ABANDONED_REASON,
     EARLY_STOPS,
+    INTERRUPTED_REASON,
     Engine,
     FamilySearch,
     OpSearch,
@@ -110,12 +120,20 @@ class _Worker:
 _WORKER = _Worker()
 
 
+#: The signals that end a run (spec/protocol.md §6): SIGHUP ends it as SIGTERM does.
+ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                       if hasattr(signal, name))
+
+
 def _on_interrupt(signum: int, _frame: FrameType | None) -> None:
-    """Ctrl-C reaches every process of the terminal's group, and a cancelled CI job's SIGTERM
-    often does too: a search under way ends as in one process (cut short, counted); an idle
-    worker waits for the driver to close the pool, which stops its implementation."""
+    """Ctrl-C reaches every process of the terminal's group, a cancelled CI job's SIGTERM often
+    does too, and the driver sends its own signal on to every worker: a search under way (or
+    the implementation's start) ends at once, the request under way abandoned, as in one
+    process (cut short, counted); an idle worker waits for the driver to close the pool, which
+    stops its implementation. Raised once per task: a second signal finds the task ending."""
     if _WORKER.in_task:
-        raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+        _WORKER.in_task = False
+        raise KeyboardInterrupt if signum == signal.SIGINT else Terminated
 
 
 def _quiet_signals(unraisable: Any) -> None:
@@ -126,27 +144,59 @@ def _quiet_signals(unraisable: Any) -> None:
     sys.__unraisablehook__(unraisable)
 
 
+def share_budget(adapter: _adapters.Adapter, budget: RestartBudget) -> None:
+    """Make ``adapter`` count its restarts in the run's shared ``budget`` (spec/protocol.md
+    §7.4: one budget per run, whatever the number of worker processes)."""
+    if isinstance(adapter, SubprocessAdapter):
+        adapter.budget = budget
+
+
 def _start_worker(impl: Any, timeout: float, use_shell: bool, isolate: bool,
-                  stop_flags: Any, notices: Any) -> None:
-    """Pool initializer: start the implementation once for every task of this process."""
-    signal.signal(signal.SIGINT, _on_interrupt)
-    signal.signal(signal.SIGTERM, _on_interrupt)
+                  stop_flags: Any, notices: Any, budget: RestartBudget, starts: Any) -> None:
+    """Pool initializer: start the implementation once for every task of this process, and
+    tell the driver on ``starts`` how it went (None, or the error its start raised)."""
+    starts.cancel_join_thread()  # an entry the driver no longer reads never holds up an exit
+    try:
+        _start_implementation(impl, timeout, use_shell, isolate, stop_flags, notices, budget)
+    finally:
+        failed = _WORKER.failed
+        try:
+            pickle.dumps(failed)
+        except Exception:  # what the driver can read: the message, as a harness error
+            failed = HarnessError(str(failed))
+        starts.put(failed)
+
+
+def _start_implementation(impl: Any, timeout: float, use_shell: bool, isolate: bool,
+                          stop_flags: Any, notices: Any, budget: RestartBudget) -> None:
+    """Start the implementation once for every task of this worker process."""
+    for number in ENDING_SIGNALS:
+        if signal.getsignal(number) is not signal.SIG_IGN:  # as the driver: nohup's SIGHUP
+            signal.signal(number, _on_interrupt)
     # A signal may land while Python runs a callback that cannot raise (a gc callback): the
     # search it ends is stopped by the driver anyway, so it is not printed as a traceback.
     sys.unraisablehook = _quiet_signals
     _WORKER.stop_flags = stop_flags
     _WORKER.notices = notices
     notices.cancel_join_thread()  # a notice the driver no longer reads never holds up an exit
+    _WORKER.in_task = True  # a signal ends the start too, not only a search
     try:
         adapter = _adapters.adapter_for(impl, timeout=timeout, use_shell=use_shell,
                                         isolate=isolate)
         # Run when the worker process ends, however it was started (a forked process skips
         # atexit).
         multiprocessing_util.Finalize(adapter, adapter.stop, exitpriority=10)
+        share_budget(adapter, budget)
         _WORKER.handshake = adapter.start()
     except Exception as error:  # raised by every task, as one process's start would raise it
         _WORKER.failed = error
         return
+    except KeyboardInterrupt as signalled:  # the run is ending: no task will be wanted
+        _WORKER.failed = HarnessError(f"the run ended while a worker process of --jobs started "
+                                      f"the implementation ({stop_reason(signalled)})")
+        return
+    finally:
+        _WORKER.in_task = False
     _WORKER.adapter = adapter
 
 
@@ -178,8 +228,14 @@ def _engine_for(settings: _Settings) -> Engine:
     return _WORKER.engine
 
 
-def _search(task: _Task) -> FamilySearch:
-    """Run one family search in this worker (it ends early once it is no longer wanted)."""
+def _search(task: _Task) -> bytes:
+    """Run one family search in this worker (it ends early once it is no longer wanted); its
+    result pickled flat (:mod:`._flat`), so that no answer's depth can stop it crossing back."""
+    return _flat.dumps(_searched(task))
+
+
+def _searched(task: _Task) -> FamilySearch:
+    """The result of one family search in this worker."""
     if _WORKER.adapter is None:
         raise HarnessError(f"the implementation did not start in a worker process of --jobs: "
                            f"{_WORKER.failed}")
@@ -276,11 +332,15 @@ class Workers:
         #: ``(task number, rule)`` from a search that met its first violation (it goes on to
         #: shrink it): the families after it are not needed, and the next round can start.
         self._notices = context.Queue()
+        #: The run's restart budget, shared by every worker's implementation.
+        self.budget = RestartBudget(context=context)
+        #: How each worker's start went: None, or the error it raised (one entry per worker).
+        self._starts = context.Queue()
         self._pool = ProcessPoolExecutor(
             max_workers=jobs, mp_context=context, initializer=_start_worker,
-            initargs=(impl, timeout, use_shell, isolate, self._flags, self._notices))
-        for _ in range(jobs):
-            self._pool.submit(_ready)
+            initargs=(impl, timeout, use_shell, isolate, self._flags, self._notices,
+                      self.budget, self._starts))
+        self._readies = [self._pool.submit(_ready) for _ in range(jobs)]
         self._numbers = 0
         #: Family searches that ran ahead in vain (a family before them found a violation, or
         #: the rule guessed for their round was not the one found), finished or stopped part
@@ -288,18 +348,50 @@ class Workers:
         self.dropped: list[FamilySearch] = []
 
     def handshake(self) -> StartResponse:
-        """The handshake of the implementation as a worker started it; raises what its start
-        raised, as one process's start would."""
+        """The handshake of the implementation as a worker started it, once every worker has
+        started it; raises what a worker's start raised, as one process's start would (a program
+        whose first start fails is a usage error under every scheduler, spec/protocol.md §7.2,
+        even when a later start would succeed)."""
         try:
+            failure: BaseException | None = None
+            for _ in range(self.jobs):
+                while True:
+                    try:
+                        failed = self._starts.get(timeout=0.05)
+                        break
+                    except queue.Empty:
+                        if any(ready.done() and ready.exception() is not None
+                               for ready in self._readies):
+                            raise BrokenProcessPool from None
+                failure = failure or failed
+            if failure is not None:
+                raise failure
             return self._pool.submit(_handshake).result()
+        except KeyboardInterrupt as signalled:
+            self.interrupt(signalled)
+            raise
         except BrokenProcessPool:
             raise HarnessError(f"a worker process of --jobs {self.jobs} ended while starting "
                                "the implementation") from None
+
+    def interrupt(self, signalled: BaseException) -> None:
+        """The run is ending on a signal: no task is wanted any more, and every worker gets the
+        signal too (it may have come to this process alone), so that the request under way in
+        each is abandoned at once rather than waited for; each worker then stops its
+        implementation with its whole process group as the pool closes."""
+        self._flags[self.jobs] = 1
+        number = signal.SIGINT if stop_reason(signalled) == INTERRUPTED_REASON else signal.SIGTERM
+        processes = getattr(self._pool, "_processes", None) or {}
+        for process in list(processes.values()):
+            if process.pid is not None and process.is_alive():
+                with contextlib.suppress(OSError):
+                    os.kill(process.pid, number)
 
     def close(self) -> None:
         self._flags[self.jobs] = 1  # nothing more is wanted from any task
         self._pool.shutdown(wait=True, cancel_futures=True)
         self._notices.close()
+        self._starts.close()
 
     def check_ops(self, engine: Engine, names: Iterable[str]) -> list[RuleResult]:
         """Search every operation of ``names`` as :meth:`Engine.check_op` would, the family
@@ -311,7 +403,7 @@ class Workers:
         searches = [OpSearch(engine, name) for name in names]
         current: list[_Round | None] = [None] * len(searches)
         ahead: list[_Round | None] = [None] * len(searches)
-        running: dict[Future[FamilySearch], _Sent] = {}
+        running: dict[Future[bytes], _Sent] = {}
         by_number: dict[int, _Sent] = {}
         free = list(range(self.jobs))
 
@@ -444,10 +536,10 @@ class Workers:
                             or (round_.finder is not None and sent.family > round_.finder)):
                         # A round over, a guess gone wrong, or a family after the finder.
                         if not future.exception():
-                            self.dropped.append(future.result())
+                            self.dropped.append(_flat.loads(future.result()))
                         continue
                     try:
-                        result = future.result()
+                        result = _flat.loads(future.result())
                     except BrokenProcessPool:
                         raise HarnessError(
                             f"a worker process of --jobs {self.jobs} ended while searching "
@@ -477,6 +569,7 @@ class Workers:
                         if not search.over:
                             search.stop(engine.cut_short)
         except KeyboardInterrupt as signalled:  # Ctrl-C, or SIGTERM (Terminated)
+            self.interrupt(signalled)
             for index, search in enumerate(searches):
                 if current[index] is not None:
                     drop(current[index])

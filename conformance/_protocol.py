@@ -542,6 +542,16 @@ class DuplicateMember(ProtocolError):
     seq: Any = None
 
 
+@frozen_exception
+@dataclass(frozen=True)
+class HugeInteger(ProtocolError):
+    """An integer literal too long to read (spec/protocol.md §2.1), at the path :attr:`field`
+    names, whatever member holds it."""
+
+    #: The top-level ``seq`` when it was readable (whether the two sides are still in step).
+    seq: Any = None
+
+
 def _refuse_duplicates(value: Any, message: str) -> None:
     """Raise :class:`DuplicateMember` for the first object of ``value`` that repeats a name."""
     found = _first_duplicate(value)
@@ -572,6 +582,40 @@ def _read(text: str, hook: Any) -> Any:
                       parse_float=_parse_float, object_pairs_hook=hook)
 
 
+class _HugeMark:
+    """Where an integer literal too long to read stood (see :func:`_huge_integer_path`)."""
+
+
+def _marking_int(text: str) -> Any:
+    digits = len(text) - text.startswith("-")
+    return _HugeMark() if digits > MAX_INTEGER_DIGITS else int(text)
+
+
+def _huge_integer_path(text: str) -> tuple[str, int | None]:
+    """The JSONPath of the first integer literal of ``text`` longer than
+    :data:`MAX_INTEGER_DIGITS` (in whatever member, named by a schema or not), or "the line"
+    when it cannot be told; and the message's ``seq`` when it is a whole number."""
+    try:
+        value = json.loads(text, parse_int=_marking_int, parse_float=lambda _text: 0.0,
+                           parse_constant=lambda _text: 0.0)
+    except (ValueError, RecursionError):
+        return "the line", None
+    seq = value.get("seq") if isinstance(value, dict) else None
+    seq = seq if type(seq) is int else None
+    stack: list[tuple[str, Any]] = [("$", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, _HugeMark):
+            return path, seq
+        if isinstance(item, dict):
+            stack.extend((_member_path(path, name), each)
+                         for name, each in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{index}]", each)
+                         for index, each in reversed(list(enumerate(item))))
+    return "the line", seq
+
+
 def parse_line(line: bytes | bytearray | str, message: str) -> Any:
     """The JSON value on ``line``; ``message`` names it for the error (spec/protocol.md §2.1).
 
@@ -598,8 +642,9 @@ def parse_line(line: bytes | bytearray | str, message: str) -> Any:
             _refuse_duplicates(_read(text, _marking_pairs), message)
             raise AssertionError("a repeated member name was not found again") from None
     except _HugeInteger as exc:
-        raise ProtocolError(
-            message=message, field="the line",
+        path, seq = _huge_integer_path(text)
+        raise HugeInteger(
+            message=message, field=path, seq=seq,
             expected=f"integers of at most {MAX_INTEGER_DIGITS} digits",
             received=f"an integer literal of {exc.args[0]} digits, in {shown(text, 120)}",
             fix="No operation of this spec needs such an integer; check what the program "

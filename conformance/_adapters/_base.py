@@ -3,9 +3,11 @@ JSON-value guard on in-process answers."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import os
+import shutil
 from dataclasses import dataclass, replace
 from typing import Any, Final, Protocol
 
@@ -78,16 +80,21 @@ class TimedOut:
     stderr: str = ""
     #: The configured timeout, when this deadline was a shorter one (after an earlier hang).
     shortened_from: float | None = None
+    #: What the program wrote on stdout of a line it never ended ("" when nothing).
+    unfinished: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stderr", clip_text(self.stderr, STDERR_CHARACTERS, keep="end"))
 
     def describe(self) -> str:
-        """``no answer within 1 s`` and, for a shortened deadline, why it was shorter."""
+        """``no answer within 1 s`` and, for a shortened deadline, why it was shorter; and what
+        was written of a line never ended."""
         text = f"no answer within {self.seconds:g} s"
         if self.shortened_from is not None:
             text += (f" (a deadline shortened after an earlier hang to 10 times the slowest "
                      f"answer; --timeout is {self.shortened_from:g} s)")
+        if self.unfinished:
+            text += f": {self.unfinished}"
         return text
 
 
@@ -209,7 +216,70 @@ def looks_like_python_spec(word: str) -> str | None:
     return None
 
 
-def not_found(program: str, value: str, source: str) -> ImplementationError:
+#: Interpreters a command line commonly starts with (to say "the interpreter" and suggest one).
+_INTERPRETERS = ("python3", "python", "pypy3", "node", "deno", "bun", "ruby", "perl", "php",
+                 "java", "dotnet", "bash", "sh", "Rscript", "julia", "lua", "elixir", "racket")
+
+
+def shebang_problem(program: str) -> tuple[str, str] | None:
+    """Why the script ``program`` (a path, or a name on PATH) cannot start because of its
+    ``#!`` line, and the fix: the interpreter it names does not exist, or ``env`` cannot find
+    it on PATH. None when it has no such line or the interpreter is there."""
+    path = program if os.sep in program else (shutil.which(program) or program)
+    try:
+        with open(path, "rb") as stream:
+            first = stream.read(256).split(b"\n", 1)[0]
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    line = first.decode("utf-8", "replace").rstrip("\r")
+    words = line[2:].split()
+    if not words:
+        return (f"its first line ({line!r}) names no interpreter",
+                "Name one, e.g. #!/usr/bin/env python3, or run the file through its interpreter")
+    interpreter = words[0]
+    fix = (f"Install it, or correct the first line of {program}, or run the file through an "
+           f"interpreter that is installed, e.g. --impl '{_suggest(interpreter)} {program}'")
+    if not os.path.exists(interpreter):
+        return (f"the interpreter its first line names ({line!r}) does not exist: "
+                f"{interpreter!r}", fix)
+    if os.path.basename(interpreter) == "env":
+        rest = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
+        if rest and shutil.which(rest[0]) is None:
+            return (f"the interpreter its first line names ({line!r}) was not found on PATH: "
+                    f"{rest[0]!r}", fix.replace(_suggest(interpreter), _suggest(rest[0])))
+    return None
+
+
+def _suggest(interpreter: str) -> str:
+    """An installed interpreter close to ``interpreter`` by name (``python9`` → ``python3``)."""
+    name = os.path.basename(interpreter)
+    installed = [each for each in _INTERPRETERS if shutil.which(each) is not None]
+    stem = name.rstrip("0123456789.")
+    same = [each for each in installed if each.rstrip("0123456789.") == stem]
+    close = same or difflib.get_close_matches(name, installed, n=1, cutoff=0.5)
+    return close[0] if close else (installed[0] if installed else "INTERPRETER")
+
+
+def not_found(program: str, value: str, source: str, argv: list[str] | None = None) -> \
+        ImplementationError:
+    """The program of a command line cannot be started: which word, and why (the program is
+    missing, the interpreter a script names on its first line is, or the interpreter the
+    command line names to run a file is)."""
+    problem = shebang_problem(program) if os.path.isfile(program) or (
+        os.sep not in program and shutil.which(program)) else None
+    if problem is not None:
+        return ImplementationError(value=value, source=source,
+                                   reason=f"the program {program!r} cannot start: {problem[0]}",
+                                   fix=problem[1])
+    script = next((word for word in (argv or [])[1:] if not word.startswith("-")), None)
+    if script is not None and os.path.isfile(script) and os.sep not in program:
+        return ImplementationError(
+            value=value, source=source,
+            reason=f"the interpreter {program!r}, named to run {script}, was not found on PATH",
+            fix=f"Install it, or name one that is installed: --impl "
+                f"'{_suggest(program)} {script}'")
     meant = looks_like_python_spec(program)
     if meant is not None:
         fix = f"Did you mean {meant}? An object in this process is named python:MODULE:ATTR"

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ImplementationError
-from ._base import Adapter, _kind
+from ._base import Adapter, _kind, shebang_problem
 from ._base import not_found as _not_found
 from .in_process import _OBJECT_FIX, InProcessAdapter, _describe_object, _has_start_and_run
 from .subprocess import IsolatedAdapter, SubprocessAdapter
@@ -161,5 +161,10 @@ def adapter_for(
                 fix=f"Make it executable (chmod +x {shlex.quote(program)}) or run it through its "
                     f"interpreter, e.g. 'node {program}' or 'python3 {program}'",
             )
-        raise _not_found(program, spec, source)
+        raise _not_found(program, spec, source, argv)
+    problem = shebang_problem(program)
+    if problem is not None:  # a script whose interpreter is missing: say which, not "exit 127"
+        raise ImplementationError(value=spec, source=source,
+                                  reason=f"the program {program!r} cannot start: {problem[0]}",
+                                  fix=problem[1])
     return SubprocessAdapter(argv, timeout=timeout, source=source, description=text)

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
@@ -24,6 +25,24 @@ from ._base import _READ_CHUNK, EXIT_GRACE_SECONDS, STOP_GRACE_SECONDS
 _POLL_SECONDS = 0.05
 #: How long an answer the exited leader left in the pipe gets to arrive.
 _EXIT_SECONDS = 0.25
+#: How many bytes of each end of an unfinished line a message shows.
+_SHOWN_BYTES = 80
+
+
+def unfinished_words(head: bytes, tail: bytes, count: int) -> str:
+    """What a program wrote on stdout without ending the line, and the fix ("" for nothing):
+    the bytes, that no line feed came, and a line ended by CR alone said as such."""
+    if not count:
+        return ""
+    shown = repr(head) if count <= len(head) else f"{head!r} … {tail!r}"
+    text = (f"it wrote {count} byte(s) on stdout but no line feed (\\n) after them: "
+            f"{shown}")
+    if b"\r" in head or b"\r" in tail:
+        return (text + "; its lines end with a carriage return (\\r) alone, which does not end a "
+                "line: end each answer with \\n (\\r\\n is fine too) (spec/protocol.md §2.1)")
+    return (text + "; an answer counts once its line feed arrives: end each answer with \\n "
+            "and flush stdout (spec/protocol.md §2.1, §2.2)")
+
 
 # -- out of process -------------------------------------------------------------------------------
 
@@ -50,6 +69,11 @@ class _EndOfStream:
     """The program closed its stdout (it exited, most likely)."""
 
     pending: int  # bytes of an unfinished line
+
+
+@dataclass(frozen=True)
+class _Abandoned:
+    """The run gave the program up while a request was under way (spec/protocol.md §7.4)."""
 
 
 _Line = bytes | bytearray | _Overlong | _EndOfStream | _LeaderExited
@@ -116,6 +140,8 @@ class _LineReader:
         self._closed = threading.Event()
         #: The most bytes of one line ever held (for the tests of the bound).
         self.peak = 0
+        #: The line not yet ended: its first and last bytes and its length so far.
+        self._unfinished: tuple[bytes, bytes, int] = (b"", b"", 0)
         self._thread = threading.Thread(target=self._pump, name="eventproof-stdout", daemon=True)
         self._thread.start()
 
@@ -153,10 +179,14 @@ class _LineReader:
                     if newline < 0:
                         break
                     if not discarding:
+                        self._unfinished = (b"", b"", 0)
                         self._put(partial)
                         partial = bytearray()
                     discarding = False
                     start = newline + 1
+                if partial:
+                    self._unfinished = (bytes(partial[:_SHOWN_BYTES]),
+                                        bytes(partial[-_SHOWN_BYTES:]), len(partial))
         except OSError:
             pass
         finally:
@@ -170,6 +200,11 @@ class _LineReader:
             return self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
             return None
+
+    def unfinished(self) -> str:
+        """What the program wrote of a line it has not ended, in words ("" when nothing)."""
+        head, tail, count = self._unfinished
+        return unfinished_words(head, tail, count)
 
     def ready(self) -> _Line | None:
         """A line that is already waiting, without waiting for one."""
@@ -229,8 +264,10 @@ class _Program:
         #: How long the last :meth:`exchange` waited, from sending to its answer or deadline.
         self.seconds = 0.0
 
-    def exchange(self, payload: bytes, seconds: float) -> _Line | None:
-        """Send one request and wait for one line; ``None`` when ``seconds`` pass first.
+    def exchange(self, payload: bytes, seconds: float,
+                 abandon: Callable[[], bool] | None = None) -> _Line | _Abandoned | None:
+        """Send one request and wait for one line; ``None`` when ``seconds`` pass first, and
+        :class:`_Abandoned` as soon as ``abandon()`` is true (asked at every poll).
 
         When the program's first process exits while something it started keeps stdout open,
         no end of stream ever comes: that is a crash with the leader's exit status, reported
@@ -240,6 +277,9 @@ class _Program:
         deadline = started + seconds
         self.writer.send(payload)
         while True:
+            if abandon is not None and abandon():
+                self.seconds = time.monotonic() - started
+                return _Abandoned()
             now = time.monotonic()
             line = self.lines.next_line(min(deadline, now + _POLL_SECONDS))
             if line is not None:

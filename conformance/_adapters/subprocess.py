@@ -21,6 +21,7 @@ from .._protocol import (
     START,
     DuplicateMember,
     HandshakeChanged,
+    HugeInteger,
     RunErrored,
     RunOutput,
     RunRequest,
@@ -43,9 +44,11 @@ from ._base import (
     Response,
     Skipped,
     TimedOut,
+    shebang_problem,
 )
 from ._base import not_found as _not_found
 from .pipes import (
+    _Abandoned,
     _EndOfStream,
     _exit_words,
     _LeaderExited,
@@ -54,6 +57,7 @@ from .pipes import (
     _StartFailed,
     _StderrRing,
 )
+from .restarts import MAX_RESTARTS, RestartBudget
 
 _STILL_OPEN = (" (a process it started kept its stdout open; it was killed with the whole "
                "process group)")
@@ -67,6 +71,8 @@ class SubprocessAdapter:
     replayed, at most ``max_restarts`` times in a row: an answered request resets the count, so
     a program that hangs on some inputs is checked to the end while one that can no longer
     answer anything is given up on; after that every request answers :class:`Crashed` at once.
+    The count is :attr:`budget`'s, which the run's worker processes share (``--jobs``): one
+    giving up ends the request under way in every other at once.
     stderr is read all the time into a bounded buffer.
     """
 
@@ -75,7 +81,7 @@ class SubprocessAdapter:
         argv: Sequence[str],
         *,
         timeout: float,
-        max_restarts: int = 3,
+        max_restarts: int = MAX_RESTARTS,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         env: Mapping[str, str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
@@ -103,8 +109,8 @@ class SubprocessAdapter:
         self.max_line_bytes = max_line_bytes
         #: How many times the program was restarted so far.
         self.restarts = 0
-        #: Restarts since the last answered request; bounded by :attr:`max_restarts`.
-        self.restarts_in_a_row = 0
+        #: The run's restart budget (replaced by a shared one in a worker process of --jobs).
+        self.budget = RestartBudget(max_restarts)
         self._env = None if env is None else dict(env)
         self._cwd = cwd
         self._use_shell = use_shell
@@ -134,8 +140,13 @@ class SubprocessAdapter:
         try:
             self._handshake = self._shake_hands(program)
         except _StartFailed as failure:
-            if failure.error is not None:
-                raise failure.error from None
+            if failure.error is not None:  # the message names the program
+                raise replace(failure.error, message=f"{failure.error.message} from "
+                              f"{self._source} {self.description!r}") from None
+            problem = None if self._use_shell else shebang_problem(self.argv[0])
+            if problem is not None:  # env did not find the interpreter: say which
+                raise self._usage_error(f"cannot start: {problem[0]} ({failure.reason})",
+                                        problem[1]) from None
             raise ImplementationError(
                 value=self.description, source=self._source, reason=failure.reason,
                 detail=self._stderr_excerpt(),
@@ -147,12 +158,31 @@ class SubprocessAdapter:
         self._program = program
         return self._handshake
 
+    @property
+    def restarts_in_a_row(self) -> int:
+        """Restarts since the last answered request, in the whole run; bounded by
+        :attr:`max_restarts`."""
+        return self.budget.in_a_row
+
+    def given_up(self) -> str | None:
+        """Why the run gave the program up (when, and the last failure), or None."""
+        return self._given_up or self.budget.given_up()
+
     def run(self, op: str, input: Any, *, timeout: float | None = None) -> Response:
         if self._stopped:
             raise RuntimeError(f"{self.description} was stopped; start a new adapter")
         self.start()
         if self._changed is not None:
             raise self._changed  # every later request too: the run must stop
+        response = self._run(op, input, timeout)
+        if (self._needs_restart and self._given_up is None and self.budget.spent()):
+            # No restart is left: the program is given up on now, not at the next request.
+            self._give_up(_failure_words(response))
+        return response
+
+    def _run(self, op: str, input: Any, timeout: float | None) -> Response:
+        if self._given_up is None and (elsewhere := self.budget.given_up()) is not None:
+            self._given_up = elsewhere  # another worker process gave the program up
         if self._needs_restart and self._given_up is None:
             self._restart()
         if self._given_up is not None:
@@ -170,19 +200,28 @@ class SubprocessAdapter:
         if stray is not None:
             # Something arrived after the last answer and before this request was sent.
             return self._between_requests(program, stray, previous, request, mark)
-        line = program.exchange(payload, seconds)
+        line = program.exchange(payload, seconds, self._abandoned)
         self.last_exchange_seconds = program.seconds
-        if line is None:
+        if isinstance(line, _Abandoned):
             program.kill()
             self._lost(program)
-            return TimedOut(seconds, self._stderr.since(mark))
+            self._given_up = self.budget.given_up()
+            return Crashed(f"{self._given_up}; {request.describe()} was under way and abandoned",
+                           self._stderr.since(mark))
+        if line is None:
+            unfinished = program.lines.unfinished()
+            program.kill()
+            self._lost(program)
+            return TimedOut(seconds, self._stderr.since(mark), unfinished=unfinished)
         if isinstance(line, _EndOfStream | _LeaderExited):
             code = (program.exit_after_eof() if isinstance(line, _EndOfStream)
                     else _exit_code(program.kill(), line.code))
             self._lost(program)
+            unfinished = program.lines.unfinished()
             return Crashed(
                 f"the program {_exit_words(code)} while answering {request.describe()}"
-                + (_STILL_OPEN if isinstance(line, _LeaderExited) else ""),
+                + (_STILL_OPEN if isinstance(line, _LeaderExited) else "")
+                + (f"; {unfinished}" if unfinished else ""),
                 self._stderr.since(mark), code,
             )
         message = f"the answer to {request.describe()}"
@@ -195,9 +234,9 @@ class SubprocessAdapter:
             value = parse_line(line, message)
             response = run_response_from_json(value, request)
         except ProtocolError as error:
-            if isinstance(error, DuplicateMember):
-                # A name given twice: the line was whole, and a seq given once still tells
-                # whether the two sides are in step.
+            if isinstance(error, DuplicateMember | HugeInteger):
+                # A name given twice, or an integer too long to read: the line was whole, and
+                # a seq given once still tells whether the two sides are in step.
                 value = {"seq": error.seq}
             if not _in_step(value, request):
                 # Garbage, or another request's answer: whatever is still in the pipe cannot be
@@ -206,7 +245,7 @@ class SubprocessAdapter:
                 self._lost(program)
                 error = _late_answer(error, value, previous) or error
             return Broken(error, self._stderr.since(mark))
-        self.restarts_in_a_row = 0
+        self.budget.answered()
         return _outcome_of_response(response)
 
     def _overlong(self, message: str, line: _Overlong) -> ProtocolError:
@@ -262,9 +301,7 @@ class SubprocessAdapter:
         return self._stderr.tail()
 
     def exhausted(self) -> bool:
-        return self._given_up is not None or (
-            self._needs_restart and self.restarts_in_a_row >= self.max_restarts
-        )
+        return self.given_up() is not None or (self._needs_restart and self.budget.spent())
 
     @property
     def peak_line_bytes(self) -> int:
@@ -308,7 +345,8 @@ class SubprocessAdapter:
                 stderr=subprocess.PIPE, bufsize=0, env=self._env, cwd=self._cwd, **options,
             )
         except FileNotFoundError:
-            raise _not_found(self.argv[0], self.description, self._source) from None
+            raise _not_found(self.argv[0], self.description, self._source,
+                             self.argv) from None
         except PermissionError:
             raise self._usage_error(
                 f"cannot run {self.argv[0]!r}: it is not executable",
@@ -322,17 +360,28 @@ class SubprocessAdapter:
             ) from None
         return _Program(popen, self.max_line_bytes, self._stderr)
 
-    def _shake_hands(self, program: _Program) -> StartResponse:
+    def _abandoned(self) -> bool:
+        """Whether the run gave the program up (another worker process may have)."""
+        return self.budget.given_up() is not None
+
+    def _shake_hands(self, program: _Program, *, restarted: bool = False) -> StartResponse:
         """Send the start request to a fresh program; on failure it is killed."""
-        line = program.exchange(encode(START), self.start_timeout)
         try:
+            line = program.exchange(encode(START), self.start_timeout,
+                                    self._abandoned if restarted else None)
+            if isinstance(line, _Abandoned):
+                raise _StartFailed("was given up on while it answered the start request")
             if line is None:
+                unfinished = program.lines.unfinished()
                 raise _StartFailed(
                     f"did not answer the start request within {self.start_timeout:g} s"
-                )
+                    + (f": {unfinished}" if unfinished else
+                       " (it wrote nothing on stdout)"))
             if isinstance(line, _EndOfStream):
                 code = program.exit_after_eof()
-                raise _StartFailed(f"{_exit_words(code)} before answering the start request")
+                unfinished = program.lines.unfinished()
+                raise _StartFailed(f"{_exit_words(code)} before answering the start request"
+                                   + (f"; {unfinished}" if unfinished else ""))
             if isinstance(line, _LeaderExited):
                 code = _exit_code(program.kill(), line.code)
                 raise _StartFailed(f"{_exit_words(code)} before answering the start request"
@@ -351,7 +400,7 @@ class SubprocessAdapter:
                 )
             except ProtocolError as error:
                 raise _StartFailed(str(error), error) from None
-        except _StartFailed:
+        except BaseException:  # a failed start, or a signal ending the run: nothing is left
             program.kill()
             self._note_peak(program)
             raise
@@ -367,16 +416,14 @@ class SubprocessAdapter:
     def _restart(self) -> None:
         """Start the program afresh and replay the handshake, within the restart budget."""
         reason = "it failed before"
-        while self.restarts_in_a_row < self.max_restarts:
+        while (number := self.budget.take()) is not None:
             self.restarts += 1
-            self.restarts_in_a_row += 1
             self._stderr.append(
-                f"\n[eventproof: restart {self.restarts_in_a_row} of {self.max_restarts} in a "
-                "row]\n".encode()
+                f"\n[eventproof: restart {number} of {self.budget.limit} in a row]\n".encode()
             )
             try:
                 program = self._spawn()
-                again = self._shake_hands(program)
+                again = self._shake_hands(program, restarted=True)
             except ImplementationError as error:
                 reason = error.reason
                 continue
@@ -395,12 +442,28 @@ class SubprocessAdapter:
             self._program = program
             self._needs_restart = False
             return
-        self._given_up = (
-            f"restart budget exhausted: the program was restarted {self.restarts_in_a_row} "
-            f"time(s) in a row without answering (max_restarts={self.max_restarts}) and is not "
-            f"started again; {reason}"
+        self._give_up(reason)
+
+    def _give_up(self, last: str) -> None:
+        """Give the program up for the rest of the run: every later request is a crash at once."""
+        self._given_up = self.budget.give_up(
+            f"restart budget exhausted: the program was restarted {self.budget.in_a_row} "
+            f"time(s) in a row without answering a request (max_restarts={self.budget.limit}, "
+            "counted across the whole run: every operation and worker process) and is not "
+            f"started again; the last failure: {last}"
         )
         self._needs_restart = False
+
+
+def _failure_words(response: Response) -> str:
+    """What went wrong with an unanswered request, in a few words."""
+    if isinstance(response, TimedOut):
+        return response.describe()
+    if isinstance(response, Crashed):
+        return response.message
+    if isinstance(response, Broken):
+        return str(response.error).split(". ")[0]
+    return "no answer"
 
 
 def _in_step(value: Any, request: RunRequest) -> bool:

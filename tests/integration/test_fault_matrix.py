@@ -94,7 +94,8 @@ def expect_class(fault: Fault, result: Run, directory: Path) -> None:
     said = " ".join(result.stderr.split())
     if fault.kind == "duplicate" and fault.at == 0:
         assert result.code == 2, said
-        assert "The answer to the start request breaks the protocol at $." in said
+        assert "The answer to the start request from --impl " in said
+        assert " breaks the protocol at $." in said
         assert "2 times in the object at $" in said
         return
     if fault.kind == "handshake":
