@@ -221,7 +221,9 @@ def check(impl: ImplementationLike, options: CheckOptions, *,
                 ops=options.ops, timeout=options.timeout, budget=options.examples,
                 max_examples=options.max_examples, seed=run_seed,
                 deterministic=options.deterministic, allow_untested=options.allow_untested,
-                exitfirst=options.exitfirst, isolate=options.isolate, shard=options.shard,
+                exitfirst=options.exitfirst,
+                # Only a spec string is ever isolated: an object passed in code ran here.
+                isolate=options.isolate and isinstance(impl, str), shard=options.shard,
                 rules=tuple(sorted(options.rules))),
         )
     finally:

@@ -10,6 +10,7 @@ import contextlib
 import io
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -130,6 +131,7 @@ def writable_file(option: str, path: Path | None) -> None:
         return
     if str(path) == "-":
         fail(f"{option} -: only --json writes to stdout; name a file for {option}")
+    _not_a_trap(option, path)
     if path.is_dir():
         fail(f"{option} {path}: is a directory. Name a file to write the report to")
     existed = path.exists()
@@ -142,6 +144,23 @@ def writable_file(option: str, path: Path | None) -> None:
     except OSError as error:
         fail(f"{option} {path}: cannot be written ({error.strerror or error}). Name a file in "
               "a directory you can write to")
+
+
+def _not_a_trap(option: str, path: Path) -> None:
+    """Refuse a report path that is a FIFO or a socket: opening a FIFO waits for a reader that
+    may never come (and a probe would end the reader it has). A device (``/dev/null``, a
+    terminal) is written."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        kind = "a FIFO (a named pipe, or a pipe such as /dev/stdout in a pipeline)" \
+            if stat.S_ISFIFO(mode) else "a socket"
+        to_stdout = " (--json - writes the JSON report to standard output)" \
+            if option == "--json" else ""
+        fail(f"{option} {path}: is {kind}, and writing a report to one could wait for ever. "
+             f"Name a regular file{to_stdout}")
 
 
 def writable_dir(option: str, path: Path) -> None:
