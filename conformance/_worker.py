@@ -100,6 +100,13 @@ def _answer(impl: Any, request: dict[str, Any]) -> dict[str, Any]:
             "message": "the output is nested too deeply to be copied as JSON"}}
     except Exception as error:
         return {"seq": seq, "errored": {"message": _error_text(error)}}
+    except SystemExit:
+        raise
+    except BaseException as error:  # its own BaseException, KeyboardInterrupt, GeneratorExit
+        print(f"eventproof-worker: run() raised {_error_text(error)} on op {request['op']}, "
+              "which is not an Exception: the request crashed (spec/protocol.md §8)",
+              file=sys.stderr, flush=True)
+        os._exit(1)
     if problem is not None:
         return {"seq": seq, "errored": {"message": f"the output is not a JSON value: {problem}"}}
     return {"seq": seq, "output": output}
