@@ -93,7 +93,7 @@ ACTIONS: dict[str, Callable[[], Any]] = {
     "deep-recursion": _recurse,
     "self-list": _self_list,
     "self-dict": _self_dict,
-    "generator": lambda: (item for item in []),
+    "generator": lambda: (item for item in range(0)),
     "object": object,
     "function": lambda: print,
     "huge-integer": lambda: 10 ** 5000,
@@ -141,7 +141,7 @@ class _Misbehaving:
         self.reference = Reference()
 
     def start(self) -> dict[str, Any]:
-        return self.reference.start()
+        return dict(self.reference.start())
 
     def run(self, op: str, input: Any) -> Any:
         self.calls += 1
