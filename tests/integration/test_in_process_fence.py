@@ -157,6 +157,26 @@ def test_the_command_line_keeps_its_json_report_whole(
     assert code == (0 if what in SIDE_EFFECTS else 1), (what, face, outcomes)
 
 
+pytest_plugins = ["pytester"]
+#: The plugin under its module name (the project's pytest configuration disables the entry point).
+PLUGIN = ("-p", "no:eventproof", "-p", "eventproof.conformance.pytest_plugin")
+
+
+@pytest.mark.parametrize("what", ["own-base-exception", "self-list"])
+def test_the_pytest_plugin_on_its_defaults_judges_a_misbehaviour(
+        what: str, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pytest plugin on its defaults (a ``python:`` implementation isolated): a
+    misbehaviour fails the rule it breaks, as a test failure, never an internal error."""
+    monkeypatch.setenv("EVENTPROOF_MISBEHAVIOUR", f"{what}:1")
+    pytester.syspathinsert(ROOT)
+    result = pytester.runpytest(*PLUGIN, "--eventproof-examples", "quick", "--eventproof-impl",
+                                "python:tests.integration.programs.fenced_impl:Misbehaves",
+                                "-k", "classify")
+    assert "INTERNALERROR" not in result.stdout.str()
+    result.assert_outcomes(failed=1)
+    assert "unstable" not in result.stdout.str()
+
+
 @pytest.mark.slow
 @settings(max_examples=40, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
