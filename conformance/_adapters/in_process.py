@@ -3,6 +3,7 @@ object after a hang, and exceptions turned into answers."""
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import ctypes
 import inspect
@@ -101,10 +102,14 @@ def call_with_deadline(call: Callable[[], Any], seconds: float) -> _CallResult:
     is interrupted where it runs Python code and, if it does not stop within
     :data:`_UNWIND_SECONDS`, abandoned. What it sets process-wide and the harness relies on
     (``sys.stdout``, ``sys.stderr``, the recursion limit, an ignored SIGALRM) is put back after
-    every call.
+    every call, and the recursion limit may not be lowered while it runs.
     """
     box: list[_CallResult] = []
-    done = threading.Event()
+    # A lock, not an Event: waking from it runs no Python frame, so a recursion limit the call
+    # lowered cannot raise in the harness before it is put back (the next line after the wait).
+    gate = _thread.allocate_lock()
+    gate.acquire()
+    limit = sys.getrecursionlimit()
 
     def target() -> None:
         try:
@@ -114,17 +119,24 @@ def call_with_deadline(call: Callable[[], Any], seconds: float) -> _CallResult:
         except BaseException as error:  # every exception is an answer
             box.append(_Raised.of(error))
         finally:
-            done.set()
+            gate.release()
 
     saved = _ProcessState.save()
     worker = threading.Thread(target=target, name="eventproof-call", daemon=True)
     try:
         worker.start()
-        finished = done.wait(seconds)
-        if not finished:
+        finished = gate.acquire(True, seconds)
+        _set_recursion_limit(limit)
+        if finished:
+            # Let the thread end, so that no call is counted among the live threads after it
+            # returned (worker processes are forked only from a process with one thread).
+            worker.join(_UNWIND_SECONDS)
+        else:
             _interrupt(worker)
-            done.wait(_UNWIND_SECONDS)
+            gate.acquire(True, _UNWIND_SECONDS)
+            _set_recursion_limit(limit)
     except BaseException:  # Ctrl-C or SIGTERM while waiting: the call must stop too
+        _set_recursion_limit(limit)
         _interrupt(worker)
         raise
     finally:
@@ -140,6 +152,24 @@ def _interrupt(worker: threading.Thread) -> None:
     if ident is not None and worker.is_alive():
         ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident),
                                                    ctypes.py_object(_DeadlinePassed))
+
+
+#: ``sys.setrecursionlimit`` itself, for the harness's own use while a call runs.
+_set_recursion_limit: Final = sys.setrecursionlimit
+
+
+def _lower_limit_refused(floor: int) -> Callable[[int], None]:
+    """``sys.setrecursionlimit`` while a call runs: the limit is one for the whole process, and
+    the harness's own thread is deeper than an implementation's (lowered under it, Python
+    aborts), so a call may raise it (put back afterwards) but not lower it below ``floor``."""
+    def set_recursion_limit(limit: int) -> None:
+        if threading.current_thread() is not threading.main_thread() and limit < floor:
+            raise ValueError(
+                f"sys.setrecursionlimit({limit}) in an in-process implementation: the limit is "
+                "the harness's too, and may not be lowered while it runs (spec/protocol.md §8); "
+                "run it isolated (--isolate) to set its own")
+        _set_recursion_limit(limit)
+    return set_recursion_limit
 
 
 @dataclass
@@ -160,12 +190,18 @@ class _ProcessState:
                 and hasattr(signal, "SIGALRM")
                 and signal.getsignal(signal.SIGALRM) == signal.SIG_DFL):
             alarm = signal.signal(signal.SIGALRM, signal.SIG_IGN)
-        return cls(sys.stdout, sys.stderr, sys.getrecursionlimit(), alarm)
+        limit = sys.getrecursionlimit()
+        if sys.setrecursionlimit is _set_recursion_limit:
+            sys.setrecursionlimit = _lower_limit_refused(limit)
+        return cls(sys.stdout, sys.stderr, limit, alarm)
 
     def restore(self) -> None:
         sys.stdout, sys.stderr = self.stdout, self.stderr
+        if sys.setrecursionlimit is not _set_recursion_limit and getattr(
+                sys.setrecursionlimit, "__qualname__", "").startswith("_lower_limit_refused"):
+            sys.setrecursionlimit = _set_recursion_limit
         if sys.getrecursionlimit() != self.recursion_limit:
-            sys.setrecursionlimit(self.recursion_limit)
+            _set_recursion_limit(self.recursion_limit)
         if self.alarm is not None:
             # No one else uses the timer: an alarm the implementation left set is cancelled.
             signal.setitimer(signal.ITIMER_REAL, 0)

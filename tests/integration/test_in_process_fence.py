@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "programs"))
-from fenced_impl import ACTIONS, SIDE_EFFECTS, misbehaving
+from fenced_impl import ACTIONS, CHATTER, SIDE_EFFECTS, misbehaving
 
 ROOT = Path(__file__).resolve().parents[2]
 #: A deadline short enough for hangs to be cheap.
@@ -39,10 +40,15 @@ EVENT = {"event": {"type": "turn_start"}}
 CRASHES = {"own-base-exception", "keyboard-interrupt", "system-exit-object", "generator-exit"}
 HANGS = {"endless-message", "hang"}
 #: Every misbehaviour, and the outcome class it must have in process.
+#: Lowering the recursion limit is refused in process (the limit is the harness's too).
+REFUSED = {"recursion-limit"}
 EXPECTED: dict[str, type] = {
     what: (Crashed if what in CRASHES else TimedOut if what in HANGS
-           else Ok if what in SIDE_EFFECTS else ImplErrored)
+           else Ok if what in SIDE_EFFECTS - REFUSED else ImplErrored)
     for what in ACTIONS}
+#: What answers as the reference in a process of its own but not in the harness's (an alarm
+#: ends the worker; a lowered recursion limit is refused in process).
+FACE_DEPENDENT = {"alarm", "recursion-limit"}
 #: What a second copy of the harness must find unchanged after each call.
 _ALARM_BEFORE = signal.getsignal(signal.SIGALRM)
 
@@ -80,6 +86,10 @@ def test_each_misbehaviour_is_an_outcome_of_that_request(what: str, start_at: in
     # The harness goes on: another implementation is called as usual.
     assert InProcessAdapter(Reference(), timeout=TIMEOUT).run("classify", EVENT) == Ok(
         expected_answer)
+    # A printing thread outlives its call; the next example must not hear it.
+    for thread in threading.enumerate():
+        if thread.name == CHATTER:
+            thread.join()
 
 
 #: The faces of the library (the command line's are below), with their defaults.
@@ -88,7 +98,7 @@ FACES = ("object", "python-spec", "python-spec-in-process")
 QUICK = sorted(set(ACTIONS) - HANGS - {"set-sigalrm"})
 
 
-@settings(max_examples=6, deadline=None, database=None,
+@settings(max_examples=4, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
 @given(what=st.sampled_from(QUICK), face=st.sampled_from(FACES))
 def test_check_implementation_on_its_defaults_judges_every_misbehaviour(
@@ -100,12 +110,14 @@ def test_check_implementation_on_its_defaults_judges_every_misbehaviour(
     spec = "python:tests.integration.programs.fenced_impl:Misbehaves"
     impl: Any = (misbehaving(what) if face == "object" else spec)
     options: dict[str, Any] = {"isolate": False} if face == "python-spec-in-process" else {}
-    report = check_implementation(impl, ops=["classify"], examples="quick", max_examples=4,
+    report = check_implementation(impl, ops=["classify"], examples="quick", max_examples=2,
                                   timeout=5.0, **options)
     outcomes = {result.outcome for result in report.results}
     assert "unstable" not in outcomes, (what, face, outcomes)
-    if what in SIDE_EFFECTS:
-        assert report.verdict.exit_code == 0 or what == "alarm", (what, face, outcomes)
+    if what in FACE_DEPENDENT:
+        assert report.verdict.exit_code in (0, 1), (what, face, outcomes)
+    elif what in SIDE_EFFECTS:
+        assert report.verdict.exit_code == 0, (what, face, outcomes)
     else:
         assert report.verdict.exit_code == 1, (what, face, outcomes)
 

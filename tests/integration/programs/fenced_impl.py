@@ -67,12 +67,16 @@ def _raise(error: BaseException) -> Callable[[], Any]:
     return act
 
 
+#: The name of the thread ``thread-prints`` starts (a test waits for it between examples).
+CHATTER = "fenced-impl-chatter"
+
+
 def _thread_prints() -> None:
     def chatter() -> None:
         for _ in range(20):
             print("thread output, not a report")
             time.sleep(0.01)
-    threading.Thread(target=chatter, daemon=True).start()
+    threading.Thread(target=chatter, name=CHATTER, daemon=True).start()
 
 
 def _recurse(depth: int = 0) -> Any:
