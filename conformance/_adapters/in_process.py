@@ -113,11 +113,15 @@ def call_with_deadline(call: Callable[[], Any], seconds: float) -> _CallResult:
 
     def target() -> None:
         try:
-            box.append(_Returned(call()))
-        except _DeadlinePassed:
+            try:
+                box.append(_Returned(call()))
+            except BaseException as error:  # every exception is an answer
+                if not isinstance(error, _DeadlinePassed):
+                    box.append(_Raised.of(error))
+        except BaseException:
+            # Nothing may reach the thread's excepthook: it would print the exception, and its
+            # __str__ is the implementation's (it may never end).
             pass
-        except BaseException as error:  # every exception is an answer
-            box.append(_Raised.of(error))
         finally:
             gate.release()
 

@@ -69,7 +69,8 @@ def test_every_misbehaviour_has_an_expected_class() -> None:
 def test_each_misbehaviour_is_an_outcome_of_that_request(what: str, start_at: int) -> None:
     """Called through the in-process adapter, a misbehaviour from call N on leaves calls before
     N answered, makes call N an outcome of its class, gives an equal outcome when asked again,
-    and leaves the harness's streams, recursion limit and SIGALRM as they were."""
+    leaves the harness's streams, recursion limit and SIGALRM as they were, and leaves no
+    thread of a call running."""
     before = _harness_state()
     adapter = InProcessAdapter(misbehaving(what, start_at), timeout=TIMEOUT)
     expected_answer = Reference().run("classify", EVENT)
@@ -86,6 +87,12 @@ def test_each_misbehaviour_is_an_outcome_of_that_request(what: str, start_at: in
     # The harness goes on: another implementation is called as usual.
     assert InProcessAdapter(Reference(), timeout=TIMEOUT).run("classify", EVENT) == Ok(
         expected_answer)
+    # No call's thread outlives its deadline by more than the unwinding (one that never ended,
+    # printing an exception whose __str__ never ends, would burn a core for ever).
+    for thread in threading.enumerate():
+        if thread.name == "eventproof-call":
+            thread.join(1.0)
+            assert not thread.is_alive(), what
     # A printing thread outlives its call; the next example must not hear it.
     for thread in threading.enumerate():
         if thread.name == CHATTER:
