@@ -105,7 +105,7 @@ FACES = ("object", "python-spec", "python-spec-in-process")
 QUICK = sorted(set(ACTIONS) - HANGS - {"set-sigalrm"})
 
 
-@settings(max_examples=4, deadline=None, database=None,
+@settings(max_examples=3, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
 @given(what=st.sampled_from(QUICK), face=st.sampled_from(FACES))
 def test_check_implementation_on_its_defaults_judges_every_misbehaviour(
@@ -181,7 +181,7 @@ pytest_plugins = ["pytester"]
 PLUGIN = ("-p", "no:eventproof", "-p", "eventproof.conformance.pytest_plugin")
 
 
-@pytest.mark.parametrize("what", ["own-base-exception", "self-list"])
+@pytest.mark.parametrize("what", ["own-base-exception"])
 def test_the_pytest_plugin_on_its_defaults_judges_a_misbehaviour(
         what: str, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     """The pytest plugin on its defaults (a ``python:`` implementation isolated): a
