@@ -184,8 +184,8 @@ def _non_blank_impl(_ctx: click.Context, _param: click.Parameter, value: str | N
 
 impl_option = click.option(
     "--impl", "impl", metavar="SPEC", default=None, callback=_non_blank_impl,
-    help="The implementation under test: 'python:MODULE:ATTR' (in process) or a command line "
-         "speaking spec/protocol.md. Default: the bundled reference.")
+    help="The implementation under test: 'python:MODULE:ATTR' (a Python object) or a command "
+         "line speaking spec/protocol.md. Default: the bundled reference.")
 timeout_option = click.option(
     "--timeout", type=float, default=10.0, show_default=True, callback=_seconds,
     help="Seconds one request may take before the implementation is stopped and restarted "
@@ -342,7 +342,7 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
 
 @main.command(cls=_Grouped)
 @click.option("--impl", "impls", metavar="SPEC", multiple=True, callback=_non_blank_impls,
-              help="The implementation under test: 'python:MODULE:ATTR' (in process) or a "
+              help="The implementation under test: 'python:MODULE:ATTR' (a Python object) or a "
                    "command line speaking spec/protocol.md. Give it several times to check each "
                    "implementation in turn with the same settings (see --reports, --html). "
                    "Default: the bundled reference.")
