@@ -27,6 +27,7 @@ __all__ = [
     "digest",
     "error_text",
     "foreign_text",
+    "one_line",
 ]
 
 #: Each member of the implementation's identity (its handshake's ``name``, ``version`` …).
@@ -192,3 +193,16 @@ def error_text(error: BaseException) -> str:
     (spec/protocol.md §8), never raising and never holding a memory address."""
     return (f"{type(error).__name__}: "
             f"{foreign_text(lambda: str(error), 'the message', TEXT_CHARACTERS)}")
+
+
+#: Line breaks, as ``str.splitlines`` knows them.
+_BREAKS = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with every line break written as its escape (``\\n``): a field from outside
+    shown on one line (a name, a version) cannot start a line of its own and pass for the
+    kit's."""
+    return _BREAKS.sub(lambda match: {"\n": "\\n", "\r": "\\r"}.get(
+        match.group(), f"\\x{ord(match.group()):02x}" if ord(match.group()) < 0x100
+        else f"\\u{ord(match.group()):04x}"), text)

@@ -23,6 +23,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
+from ._clip import one_line
 from ._console import ReportStream
 from ._console import console as _console
 from ._console import fail as _fail
@@ -768,8 +769,8 @@ def _summarize(checked: list[_Checked], console: Console, *, skipped: list[str],
         line.append(f"--impl {shlex.quote(entry.spec)}")
         if entry.report is not None:
             identity = entry.report.implementation
-            declared = " ".join(str(identity[key]) for key in ("name", "version")
-                                if identity.get(key))
+            declared = one_line(" ".join(str(identity[key]) for key in ("name", "version")
+                                         if identity.get(key)))
             line.append(f"  ({declared or 'unnamed implementation'})")
             line.append(f"  {verdict.line()}")
         else:

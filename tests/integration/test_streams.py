@@ -44,7 +44,8 @@ faults = st.one_of(
     st.just(Fault("ascii")),
     st.builds(Fault, st.just("columns"), st.sampled_from(["0", "1", "-3", "abc", "", "10" * 6])),
     st.builds(Fault, st.just("control-name"), st.text(
-        st.sampled_from("ab\x1b[]2J;\x07\t\r\x7f\x9b\u202e\u200b"), min_size=1, max_size=12)),
+        st.sampled_from("ab\x1b[]2J;\x07\t\r\n\x7f\x9b\u202e\u200b"), min_size=1,
+        max_size=12)),
 )
 
 
@@ -126,6 +127,8 @@ def test_a_stream_fault_never_costs_a_report_or_a_true_exit_code(
         assert "classify" in ran.stdout, ran.stdout
     if fault.kind == "control-name" and ran.stdout is not None:
         assert "\\x1b" in ran.stdout or "\x1b" not in fault.value
+        # A line break in the name cannot start a line of its own and pass for the kit's.
+        assert "\\n" in ran.stdout or "\n" not in fault.value
 
 
 def test_json_to_a_closed_stdout_is_a_usage_error(tmp_path: Path) -> None:
