@@ -73,7 +73,10 @@ class CheckOptions:
     allow_untested: bool = False
     #: Seconds the whole run may take (None: :func:`~._engine.default_max_time`).
     max_time: float | None = None
-    isolate: bool = False
+    #: A ``python:`` implementation runs in a worker process behind spec/protocol.md (as on the
+    #: command line): on every face by default (spec/protocol.md §8). An object or factory
+    #: passed directly runs in this process, fenced.
+    isolate: bool = True
     exitfirst: bool = False
     stop_after: frozenset[str] = field(default_factory=frozenset)
     #: Worker processes for the searches (1: this process).
@@ -218,7 +221,9 @@ def check(impl: ImplementationLike, options: CheckOptions, *,
                 ops=options.ops, timeout=options.timeout, budget=options.examples,
                 max_examples=options.max_examples, seed=run_seed,
                 deterministic=options.deterministic, allow_untested=options.allow_untested,
-                exitfirst=options.exitfirst, isolate=options.isolate, shard=options.shard,
+                exitfirst=options.exitfirst,
+                # Only a spec string is ever isolated: an object passed in code ran here.
+                isolate=options.isolate and isinstance(impl, str), shard=options.shard,
                 rules=tuple(sorted(options.rules))),
         )
     finally:
@@ -241,7 +246,7 @@ def check_implementation(
     on_progress: Callable[[str, str], None] | None = None,
     allow_untested: bool = False,
     max_time: float | None = None,
-    isolate: bool = False,
+    isolate: bool = True,
     exitfirst: bool = False,
     stop_after: Iterable[str] = (),
     jobs: int = 1,
@@ -262,8 +267,9 @@ def check_implementation(
 
     ``max_time`` bounds the whole run in seconds (default :func:`default_max_time`): when it
     passes, the search ends, what was not judged is ``untested`` and the report says so
-    (:attr:`RunReport.cut_short`). ``isolate`` runs a ``python:`` implementation in a worker
-    process behind the protocol (spec/protocol.md §8).
+    (:attr:`RunReport.cut_short`). ``isolate`` (the default, as on the command line) runs a
+    ``python:`` implementation in a worker process behind the protocol; ``isolate=False`` calls
+    it in this process, fenced as an object passed directly is (spec/protocol.md §8).
 
     ``exitfirst`` ends the run at the first broken rule (``--exitfirst``); ``stop_after`` ends it
     once every rule it lists is broken (a test that only asks whether given rules break need not

@@ -11,6 +11,8 @@ within its limit is returned as it is. The inputs, the kit's own, are never clip
 from __future__ import annotations
 
 import hashlib
+import re
+from collections.abc import Callable
 from typing import Any, Final, Literal
 
 __all__ = [
@@ -23,6 +25,9 @@ __all__ = [
     "clip_text",
     "clip_value",
     "digest",
+    "error_text",
+    "foreign_text",
+    "one_line",
 ]
 
 #: Each member of the implementation's identity (its handshake's ``name``, ``version`` …).
@@ -150,3 +155,54 @@ def _cost(scalar: Any) -> int:
     if isinstance(scalar, int) and not isinstance(scalar, bool) and scalar.bit_length() > 64:
         return scalar.bit_length() // 3
     return 8
+
+
+# -- what the harness says about a foreign object -------------------------------------------------
+
+#: ``<generator object f at 0x7f…>``: the part of a default repr that changes from run to run.
+_ADDRESS = re.compile(r"\s+at\s+0x[0-9A-Fa-f]+")
+#: The longest description of a foreign object the harness writes.
+FOREIGN_CHARACTERS: Final = 200
+
+
+def foreign_text(call: Callable[[], object], what: str, limit: int = FOREIGN_CHARACTERS, *,
+                 passes: tuple[type[BaseException], ...] = ()) -> str:
+    """The text ``call`` makes of an object the implementation gave (``str(error)``,
+    ``repr(value)``), made safe to write: whatever ``__str__``/``__repr__`` raise or return
+    becomes a fixed description, and memory addresses are removed, so the same misbehaviour is
+    always described alike (a stability check compares these). Exceptions of the types in
+    ``passes`` (the harness's own interruption) go through."""
+    try:
+        text = call()
+    except RecursionError:
+        return f"[{what} is nested too deeply to show]"
+    except BaseException as error:  # foreign code: anything may come out
+        if isinstance(error, passes):
+            raise
+        return f"[{what} raised {type(error).__name__} when converted to text]"
+    if not isinstance(text, str):
+        return f"[{what} converted to a {type(text).__name__}, not text]"
+    text = _ADDRESS.sub("", text)
+    if len(text) > limit:
+        text = f"{text[:limit]}… ({len(text)} characters in all)"
+    return text
+
+
+def error_text(error: BaseException) -> str:
+    """``"<exception type>: <message>"`` for an exception the implementation raised
+    (spec/protocol.md §8), never raising and never holding a memory address."""
+    return (f"{type(error).__name__}: "
+            f"{foreign_text(lambda: str(error), 'the message', TEXT_CHARACTERS)}")
+
+
+#: Line breaks, as ``str.splitlines`` knows them.
+_BREAKS = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with every line break written as its escape (``\\n``): a field from outside
+    shown on one line (a name, a version) cannot start a line of its own and pass for the
+    kit's."""
+    return _BREAKS.sub(lambda match: {"\n": "\\n", "\r": "\\r"}.get(
+        match.group(), f"\\x{ord(match.group()):02x}" if ord(match.group()) < 0x100
+        else f"\\u{ord(match.group()):04x}"), text)

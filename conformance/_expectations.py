@@ -27,6 +27,7 @@ from pathlib import Path
 from eventproof.reference import SPEC_VERSION
 
 from ._errors import ExpectationsError
+from ._files import EXPECTATIONS_BYTES, FileProblem, newer_than, read_bounded
 from ._results import Expectations, RunReport
 from ._versions import SUITE_VERSION
 
@@ -56,24 +57,24 @@ def load_expectations(path: str | os.PathLike[str]) -> Expectations:
     """
     shown = str(path)
     try:
+        raw = read_bounded(path, EXPECTATIONS_BYTES, "an expectations file")
+    except FileProblem as problem:
+        fix = problem.fix
+        if problem.reason == "no such file":
+            fix = ("Create it with `eventproof run --expect FILE --update-expectations`, or "
+                   "leave --expect out")
+        elif problem.reason == "is a directory":
+            fix = "Pass the expectations file itself"
+        raise ExpectationsError(shown, None, "", problem.reason, fix) from None
+    try:
         # utf-8-sig: a byte order mark some editors write is not part of the first rule id.
-        text = Path(path).read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise ExpectationsError(shown, None, "", "no such file",
-                                "Create it with `eventproof run --expect FILE "
-                                "--update-expectations`, or leave --expect out") from None
-    except IsADirectoryError:
-        raise ExpectationsError(shown, None, "", "is a directory",
-                                "Pass the expectations file itself") from None
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raw = Path(path).read_bytes()
         bad_line = raw.count(b"\n", 0, error.start) + 1
         bad = raw.splitlines()[bad_line - 1].decode("utf-8", "backslashreplace") if raw else ""
         raise ExpectationsError(shown, bad_line, bad, f"is not UTF-8 (byte {error.start})",
                                 "Save the file as UTF-8") from None
-    except OSError as error:
-        raise ExpectationsError(shown, None, "", f"cannot be read ({error.strerror})",
-                                "Check the path and its permissions") from None
+    _check_version(shown, text)
     known = _known_rule_ids()
     known_set = set(known)
     entries = Expectations(path=shown)
@@ -101,6 +102,32 @@ def load_expectations(path: str | os.PathLike[str]) -> Expectations:
         entries[rule_id] = prefix
         first_seen[rule_id] = number
     return entries
+
+
+#: The line ``write_expectations`` heads a file with: the kit and spec that wrote it.
+_WRITTEN_BY = re.compile(r"^# Written by eventproof (\S+) \(spec (\S+)\)", re.MULTILINE)
+
+
+def _check_version(shown: str, text: str) -> None:
+    """A file written by a later kit, or for another spec, lists rules and failure kinds this
+    kit may not know or may name otherwise: refused, naming both versions (a file without the
+    header, written by hand, is read as it is)."""
+    found = _WRITTEN_BY.search(text)
+    if found is None:
+        return
+    suite, spec = found.group(1), found.group(2).rstrip(",")
+    line = text.count("\n", 0, found.start()) + 1
+    if spec != SPEC_VERSION:
+        raise ExpectationsError(
+            shown, line, found.group(0), f"was written for spec {spec}; this eventproof "
+            f"({SUITE_VERSION}) judges spec {SPEC_VERSION}",
+            "Write it again with this version: eventproof run --expect FILE "
+            "--update-expectations")
+    if newer_than(suite, SUITE_VERSION):
+        raise ExpectationsError(
+            shown, line, found.group(0), f"was written by eventproof {suite}, newer than this "
+            f"one ({SUITE_VERSION})", f"Upgrade eventproof to {suite} or later, or write the file "
+            "again with this version: eventproof run --expect FILE --update-expectations")
 
 
 def is_kind(entry: str) -> bool:

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final, Literal
 
+from ._clip import foreign_text
+
 #: How numbers compare: mathematically, or as the IEEE doubles they read as.
 Numbers = Literal["exact", "double"]
 
@@ -402,11 +404,10 @@ def _label_number(value: float) -> str:
 
 
 def _label_other(value: Any) -> str:
-    try:
-        text = repr(value)
-    except Exception:
-        text = "?"
-    return f"[not JSON: a value of type {type(value).__name__}: {text[:200]}]"
+    # The same words for the same value in every run: no memory address, nothing a __repr__ that
+    # raises or never ends could do to the report.
+    text = foreign_text(lambda: repr(value), "the value", passes=(KeyboardInterrupt,))
+    return f"[not JSON: a value of type {type(value).__name__}: {text}]"
 
 
 def _strict_leaf(value: Any) -> Any:

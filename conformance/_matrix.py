@@ -7,7 +7,9 @@ not be checked) and writes:
 - ``index.html``: implementations as columns (headed by their labels: ``--label``, else name and
   version, numbered when still equal), rules as rows grouped by profile and spec section, the
   outcome in each cell, and each profile's status per column. Every verdict, count and status
-  shown is the report's own ``verdict`` member: the page decides nothing. An implementation that
+  shown is the one :func:`~._results.judge_run` gives the report's results, judged again when
+  the report is read (a stored verdict that differs is named on the page): the page decides
+  nothing of its own. An implementation that
   could not be checked has a column with its error. A cell with a counterexample opens it (the
   message, the minimal input, the diff from the expected to the actual answer, both answers,
   stderr, the seed and the replay command of the report's own run) in one click; checkboxes
@@ -32,7 +34,7 @@ import json
 import os
 import re
 import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import groupby
@@ -41,6 +43,7 @@ from typing import Any
 
 from eventproof.reference import SPEC_VERSION
 
+from ._files import REPORT_BYTES, FileProblem, read_bounded
 from ._operations import RULES
 from ._reports import (
     OUTCOMES,
@@ -51,7 +54,7 @@ from ._reports import (
     section_label,
     section_url,
 )
-from ._results import Invocation, RunVerdict
+from ._results import Invocation, RunVerdict, verdict_disagreement, verdict_of_document
 
 __all__ = [
     "MatrixError", "badge", "column_labels", "load_report", "matrix_html", "slugs",
@@ -97,11 +100,13 @@ def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
 
     source = Path(path)
     try:
-        text = source.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MatrixError(f"{source}: no such file; give the path of a report written by "
-                          "`eventproof run --json FILE`") from None
-    except (OSError, UnicodeDecodeError) as error:
+        text = read_bounded(source, REPORT_BYTES, "a report").decode("utf-8")
+    except FileProblem as problem:
+        if problem.reason == "no such file":
+            raise MatrixError(f"{source}: no such file; give the path of a report written by "
+                              "`eventproof run --json FILE`") from None
+        raise MatrixError(f"{source}: {problem.reason}. {problem.fix}") from None
+    except UnicodeDecodeError as error:
         raise MatrixError(f"{source}: cannot be read as UTF-8 text ({error}); give a report "
                           "written by `eventproof run --json FILE`") from None
     try:
@@ -128,7 +133,18 @@ def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
         first = min(issues, key=lambda error: len(error.absolute_path))
         raise MatrixError(f"{source}: {first.json_path}: {first.message} (schemas/report.json); "
                           "give a report written by `eventproof run --json FILE`, unedited")
+    # The stored verdict is never restated: the results are judged again, by the one judge,
+    # and a report whose stored verdict is not that one says so.
+    judged = verdict_of_document(document)
+    disagreement = verdict_disagreement(document, judged)
+    document["verdict"] = judged.document()
+    if disagreement:
+        document[DISAGREEMENT] = f"{source}: {disagreement}"
     return document
+
+
+#: The member :func:`load_report` adds to a report whose stored verdict is not its results'.
+DISAGREEMENT = "eventproof:storedVerdictDisagrees"
 
 
 def unchecked_report(command: str, verdict: RunVerdict) -> dict[str, Any]:
@@ -319,7 +335,8 @@ def _profile_notes(verdict: Mapping[str, Any]) -> list[str]:
 def badge(report: Mapping[str, Any]) -> dict[str, Any]:
     """The shields.io endpoint document for one report: the verdict's headline, and each
     profile that does not conform in full (``conforms (budget not declared)``), in words and
-    colour. It restates ``report["verdict"]``; it decides nothing."""
+    colour. It restates ``report["verdict"]`` (judged again from the results by
+    :func:`load_report`); it decides nothing."""
     verdict = report["verdict"]
     headline = str(verdict["headline"])
     notes = _profile_notes(verdict)
@@ -561,6 +578,8 @@ def _card(column: _Column, badge_href: str) -> str:
             f'<h3>{_e(_label(column))}</h3>'
             f'<p class="verdict">{"✓ " if verdict["conforms"] else "✗ "}{_e(headline)}'
             f' <span class="exit">exit code {int(verdict["exitCode"])}</span></p>')
+    if DISAGREEMENT in report:
+        head += f'<p class="disagrees">{_e(report[DISAGREEMENT])}</p>'
     if column.unchecked:
         return (head + f'<pre class="error">{_e(verdict.get("error", ""))}</pre>'
                 f'<p class="meta">--impl <code>{_e(column.name)}</code></p>'
@@ -691,10 +710,13 @@ def write_matrix(directory: str | os.PathLike[str],
                  report_paths: Iterable[str | os.PathLike[str]], *,
                  title: str = "eventproof conformance matrix",
                  labels: Sequence[str] | None = None,
-                 page_name: str = "index.html") -> list[Path]:
+                 page_name: str = "index.html",
+                 on_note: Callable[[str], None] | None = None) -> list[Path]:
     """Write ``index.html`` (or ``page_name``) and ``badges/<implementation>.json`` for the
     reports into ``directory`` (created if need be); return the files written, the page first.
-    ``labels`` head the columns, one per report in order (default: name and version)."""
+    ``labels`` head the columns, one per report in order (default: name and version).
+    ``on_note`` hears, for each report whose stored verdict is not the one its results give,
+    what differs."""
     sources = [Path(path) for path in report_paths]
     reports = [(source, load_report(source)) for source in sources]
     if not reports:
@@ -704,6 +726,9 @@ def write_matrix(directory: str | os.PathLike[str],
     if target.exists() and not target.is_dir():
         raise MatrixError(f"{target}: exists and is not a directory; give a directory for "
                           "the page and its badges")
+    for _source, report in reports:
+        if DISAGREEMENT in report and on_note is not None:
+            on_note(str(report[DISAGREEMENT]))
     columns = _columns(reports, labels)
     badge_names = [f"badges/{column.slug}.json" for column in columns]
     page = target / page_name
@@ -737,6 +762,7 @@ _STYLE = _colour_css() + """
 :root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#f6f8fa;--card:#fff;--accent:#0969da;
 --pass:#1a7f37;--fail:#cf222e;--none:#afb8c1}
 *{box-sizing:border-box}
+.disagrees{color:var(--fail);font-weight:600}
 body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,
 sans-serif;color:var(--fg);background:var(--bg)}
 code,pre,.cmd{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",

@@ -28,6 +28,7 @@ from typing import Any, Literal
 from eventproof.reference import SPEC_VERSION
 
 from ._errors import ReplayError
+from ._files import CASE_FILE_BYTES, FileProblem, newer_than, read_bounded
 from ._json import readable_json
 from ._operations import OPS, operation
 from ._results import ExitCode, RunReport
@@ -351,21 +352,21 @@ def _load_one(path: Path) -> ReplayCase:
 
     shown = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ReplayError(shown, "", "no such file",
-                          "Check the path; `eventproof run` writes case files under "
-                          ".eventproof/failures/<implementation>/<rule id>.json") from None
-    except IsADirectoryError:
-        raise ReplayError(shown, "", "is a directory, not a case file",
-                          f"Name the files inside it, e.g. {shown}/*.json") from None
+        raw = read_bounded(path, CASE_FILE_BYTES, "a case file")
+    except FileProblem as problem:
+        fix = problem.fix
+        if problem.reason == "no such file":
+            fix = ("Check the path; `eventproof run` writes case files under "
+                   ".eventproof/failures/<implementation>/<rule id>.json")
+        elif problem.reason == "is a directory":
+            fix = f"Name the files inside it, e.g. {shown}/*.json"
+        raise ReplayError(shown, "", problem.reason, fix) from None
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ReplayError(shown, "", f"is not UTF-8 text (byte {error.start})",
                           "Case files are UTF-8 JSON; pass the .json file eventproof "
                           "wrote") from None
-    except OSError as error:
-        raise ReplayError(shown, "", f"cannot be read ({error.strerror})",
-                          "Check the file's permissions") from None
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
@@ -380,6 +381,8 @@ def _load_one(path: Path) -> ReplayCase:
                           f"{' or '.join(map(str, _READABLE_VERSIONS))}",
                           "Replay it with the eventproof version that wrote it (its "
                           "suiteVersion), or find the failure again with `eventproof run`")
+    if isinstance(document, dict):
+        _check_versions(shown, document)
     issues = schema_issues(document, "replay-case.json")
     if issues:
         issue = issues[0]
@@ -408,6 +411,26 @@ def _load_one(path: Path) -> ReplayCase:
         hypothesis_version=document.get("hypothesisVersion", ""),
         origin=_origin(document.get("origin")), outcome=document.get("outcome", ""),
     )
+
+
+def _check_versions(shown: str, document: Mapping[str, Any]) -> None:
+    """A case file states the rules of its spec version, judged by its kit: one written for
+    another spec, or by a later kit, is refused (its rule may mean something this kit does not
+    know, and a replay could call it fixed)."""
+    spec = document.get("specVersion")
+    if isinstance(spec, str) and spec != SPEC_VERSION:
+        raise ReplayError(shown, "$.specVersion",
+                          f"was written for spec {spec}; this eventproof ({SUITE_VERSION}) "
+                          f"judges spec {SPEC_VERSION}",
+                          "Replay it with an eventproof that judges that spec, or find the "
+                          "failure again with `eventproof run`")
+    suite = document.get("suiteVersion")
+    if isinstance(suite, str) and newer_than(suite, SUITE_VERSION):
+        raise ReplayError(shown, "$.suiteVersion",
+                          f"was written by eventproof {suite}, newer than this one "
+                          f"({SUITE_VERSION}), whose rules it may not know",
+                          f"Upgrade eventproof to {suite} or later to replay it, or find the "
+                          "failure again with this version's `eventproof run`")
 
 
 def _origin(document: Any) -> CaseOrigin | None:

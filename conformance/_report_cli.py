@@ -70,7 +70,7 @@ def report(reports: tuple[Path, ...], html_dir: Path | None, merge_path: Path | 
         _console(stderr=True).print(note, markup=False, soft_wrap=True)
     try:
         written = write_matrix(html_dir, reports, title=title, labels=labels or None,
-                               page_name=page_name)
+                               page_name=page_name, on_note=_note)
     except MatrixError as error:
         _die(str(error))
     except OSError as error:
@@ -83,10 +83,9 @@ def report(reports: tuple[Path, ...], html_dir: Path | None, merge_path: Path | 
 
 def _merge(reports: tuple[Path, ...], out: Path, console: Console, *,
            junit: Path | None, markdown: Path | None) -> None:
-    import json
-
     from ._errors import HarnessError
     from ._json import dumps_json
+    from ._matrix import DISAGREEMENT, MatrixError, load_report
     from ._reports import write_junit, write_markdown
     from ._results import report_from_document, verdict_of_document
     from ._schemas import schema_issues
@@ -95,10 +94,12 @@ def _merge(reports: tuple[Path, ...], out: Path, console: Console, *,
     documents = []
     for path in reports:
         try:
-            document = json.loads(path.read_text("utf-8"))
-        except (OSError, ValueError) as error:
-            _die(f"{path}: cannot be read as a JSON report ({error}); give the files "
-                 "`eventproof run --json` wrote")
+            document = load_report(path)
+        except MatrixError as error:
+            _die(str(error))
+        disagreement = document.pop(DISAGREEMENT, None)
+        if disagreement:
+            _note(str(disagreement))
         issues = schema_issues(document, "report.json#/$defs/checked")
         if issues:
             _die(f"{path}: not a report of this eventproof ({issues[0]}); give the files "
@@ -125,6 +126,15 @@ def _merge(reports: tuple[Path, ...], out: Path, console: Console, *,
         f"wrote {out}: {len(merged['results'])} rules from {len(reports)} slice(s); ",
         (verdict.line(), "bold green" if verdict.conforms else "bold red")), soft_wrap=True)
     sys.exit(int(verdict.exit_code))
+
+
+def _note(message: str) -> None:
+    """A report read back whose stored verdict is not the one its results give: said on
+    stderr (the page, the badge and the merge show the verdict judged again)."""
+    from ._console import console as _console
+
+    _console(stderr=True).print(Text.assemble(("note:", "bold yellow"), " ", message),
+                                soft_wrap=True)
 
 
 def _die(message: str) -> NoReturn:

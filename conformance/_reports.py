@@ -28,6 +28,7 @@ from eventproof.reference import SPEC_VERSION
 from rich.console import Console
 from rich.text import Text
 
+from ._clip import one_line
 from ._json import dumps_json, pretty_json, readable_json
 from ._model import LIMIT_LEAVES, Capabilities
 from ._operations import OPS
@@ -116,13 +117,14 @@ def section_url(section: str) -> str:
 
 
 def _impl_label(implementation: Mapping[str, Any]) -> str:
+    """``name version (language)`` on one line, whatever line breaks the handshake held."""
     name = str(implementation.get("name", "unnamed implementation"))
     parts = [name]
     if implementation.get("version"):
         parts.append(str(implementation["version"]))
     if implementation.get("language"):
         parts.append(f"({implementation['language']})")
-    return " ".join(parts)
+    return one_line(" ".join(parts))
 
 
 def totals(report: RunReport) -> dict[str, int]:

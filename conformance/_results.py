@@ -871,6 +871,8 @@ def _row(result: RuleResult) -> RuleRow:
 def verdict_of_document(document: Mapping[str, Any]) -> RunVerdict:
     """The verdict on a JSON report's results (a merged report, a report read back): the same
     :func:`judge_run` that gave the run's own."""
+    from ._operations import RULES_BY_ID
+
     if document.get("verdict", {}).get("error"):
         return RunVerdict.could_not_check(str(document["verdict"]["error"]))
     rows = []
@@ -879,8 +881,12 @@ def verdict_of_document(document: Mapping[str, Any]) -> RunVerdict:
         judged = (result["outcome"] not in ("skip", "untested")
                   and (coverage is None or coverage.get("judged", 0) > 0
                        or "counterexample" in result))
-        rows.append(RuleRow(result["id"], result["level"], result["profile"], result["op"],
-                            result["outcome"], judged, result.get("cause", ""),
+        # A rule this kit knows is judged at its own level, whatever the file says.
+        known = RULES_BY_ID.get(result["id"])
+        level, profile, op = ((known.level, known.profile, known.op) if known is not None
+                              else (result["level"], result["profile"], result["op"]))
+        rows.append(RuleRow(result["id"], level, profile, op, result["outcome"], judged,
+                            result.get("cause", ""),
                             str(result.get("note", "")) if result["outcome"] == "xpass"
                             else ""))
     scope = (document.get("verdict") or {}).get("scope") or {}
@@ -888,6 +894,32 @@ def verdict_of_document(document: Mapping[str, Any]) -> RunVerdict:
                      allow_untested=bool(document.get("allowUntested", False)),
                      ending=str(document.get("verdict", {}).get("ending", "")),
                      whole=whole_run(), subset=str(scope.get("by", "")))
+
+
+#: What a stored verdict is compared on with the one its results give.
+_VERDICT_MEMBERS = ("conforms", "exitCode", "headline", "counts", "judgedRules", "rules",
+                    "unjudged")
+
+
+def verdict_disagreement(document: Mapping[str, Any], judged: RunVerdict) -> str:
+    """"" when a report's stored ``verdict`` is ``judged`` (the verdict :func:`judge_run` gives
+    its results); else what the stored one says and which of its members differ, so that a
+    report edited after the run, or written by a kit that judged otherwise, is named."""
+    stored = document.get("verdict")
+    fresh = judged.document()
+    if not isinstance(stored, Mapping):
+        return "it stores no verdict"
+    differs = [name for name in _VERDICT_MEMBERS if stored.get(name) != fresh.get(name)]
+    statuses = [(entry.get("profile"), entry.get("status"))
+                for entry in stored.get("profiles", []) if isinstance(entry, Mapping)]
+    if statuses != [(entry["profile"], entry["status"]) for entry in fresh["profiles"]]:
+        differs.append("profiles")
+    if not differs:
+        return ""
+    return (f"its stored verdict ({stored.get('headline')!s}, exit code "
+            f"{stored.get('exitCode')!s}) is not the one its results give ({judged.headline}, "
+            f"exit code {int(judged.exit_code)}): {', '.join(differs)} differ. The results are "
+            "judged again and shown; the stored verdict is not")
 
 
 def report_from_document(document: Mapping[str, Any]) -> RunReport:

@@ -314,16 +314,18 @@ def _skip_reason(vector: Vector, capabilities: Capabilities) -> str | None:
 
 def run_vectors(
     impl: Any, *, timeout: float = 10.0, use_shell: bool = False, rule_prefix: str | None = None,
+    isolate: bool = True,
 ) -> VectorOutcome:
     """Run every shipped vector (of rules starting with ``rule_prefix``) against ``impl``.
 
     ``impl`` is what ``eventproof run --impl`` accepts (a spec string, an object or a factory);
-    one implementation process answers every vector.
+    one implementation process answers every vector. A ``python:`` spec runs in a worker
+    process unless ``isolate`` is false (spec/protocol.md §8).
     """
     from . import _adapters
 
     vectors = [v for v in load_vectors() if rule_prefix is None or v.rule.startswith(rule_prefix)]
-    adapter = _adapters.adapter_for(impl, timeout=timeout, use_shell=use_shell)
+    adapter = _adapters.adapter_for(impl, timeout=timeout, use_shell=use_shell, isolate=isolate)
     try:
         handshake = adapter.start()
         capabilities: Capabilities = handshake.capabilities

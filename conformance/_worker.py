@@ -18,9 +18,10 @@ import sys
 from typing import Any, BinaryIO
 
 from ._adapters._base import non_json_reason
-from ._adapters.impl_spec import _import_target
+from ._adapters.impl_spec import WORKER_PATH_VARIABLE, _import_target
 from ._adapters.in_process import _OBJECT_FIX, _has_start_and_run, _required_parameters
 from ._adapters.subprocess import REFUSAL_MARK
+from ._clip import TEXT_CHARACTERS, foreign_text
 from ._errors import ImplementationError, ProtocolError
 from ._protocol import parse_line
 
@@ -60,8 +61,8 @@ def _load(spec: str) -> Any:
         built = target()
     except Exception as error:
         raise ImplementationError(value=spec, source="--impl",
-                         reason=f"raised {type(error).__name__}: {error} when called with no "
-                                "arguments", fix="Make it callable with no arguments") from None
+                         reason=f"raised {_error_text(error)} when called with no arguments",
+                         fix="Make it callable with no arguments") from None
     if not _has_start_and_run(built):
         raise ImplementationError(value=spec, source="--impl", reason=f"returned a value of type "
                          f"{type(built).__name__}, which has no start() and run()",
@@ -69,16 +70,43 @@ def _load(spec: str) -> Any:
     return built
 
 
+def _message(error: BaseException) -> str:
+    return foreign_text(lambda: str(error), "the message", TEXT_CHARACTERS)
+
+
+def _error_text(error: BaseException) -> str:
+    """``"<exception type>: <message>"``, as the in-process path words it (spec §8)."""
+    return f"{type(error).__name__}: {_message(error)}"
+
+
 def _answer(impl: Any, request: dict[str, Any]) -> dict[str, Any]:
+    """The answer to one run request. ``NotImplementedError`` skips and any other ``Exception``
+    errs; ``sys.exit`` or a ``BaseException`` of the implementation's own ends this process,
+    which the harness reports as a crash of the request (spec/protocol.md §8)."""
     seq = request["seq"]
     try:
         output = impl.run(request["op"], request["input"])
+        problem = non_json_reason(output)
+        if problem is None:
+            # Copied here, so that what _write sends is plain JSON (a subclass's own methods
+            # run now, inside this fence).
+            output = json.loads(json.dumps(output, allow_nan=False))
     except NotImplementedError as error:
         return {"seq": seq, "skipped": {
-            "reason": str(error) or f"run() raised NotImplementedError for op {request['op']}"}}
+            "reason": _message(error) or f"run() raised NotImplementedError for op "
+                                         f"{request['op']}"}}
+    except RecursionError:
+        return {"seq": seq, "errored": {
+            "message": "the output is nested too deeply to be copied as JSON"}}
     except Exception as error:
-        return {"seq": seq, "errored": {"message": f"{type(error).__name__}: {error}"}}
-    problem = non_json_reason(output)
+        return {"seq": seq, "errored": {"message": _error_text(error)}}
+    except SystemExit:
+        raise
+    except BaseException as error:  # its own BaseException, KeyboardInterrupt, GeneratorExit
+        print(f"eventproof-worker: run() raised {_error_text(error)} on op {request['op']}, "
+              "which is not an Exception: the request crashed (spec/protocol.md §8)",
+              file=sys.stderr, flush=True)
+        os._exit(1)
     if problem is not None:
         return {"seq": seq, "errored": {"message": f"the output is not a JSON value: {problem}"}}
     return {"seq": seq, "output": output}
@@ -93,6 +121,10 @@ def main(argv: list[str]) -> int:
         print("usage: python -m eventproof.conformance._worker python:MODULE:ATTR",
               file=sys.stderr)
         return 2
+    handed = os.environ.get(WORKER_PATH_VARIABLE)
+    if handed:
+        first = [entry for entry in handed.split(os.pathsep) if entry]
+        sys.path[:] = first + [entry for entry in sys.path if entry not in first]
     impl: Any = None
     for raw in sys.stdin.buffer:
         try:
@@ -111,11 +143,13 @@ def main(argv: list[str]) -> int:
                     return _refuse(out, str(error))
             try:
                 handshake = impl.start()
+                problem = non_json_reason(handshake)
+                if problem is None:
+                    handshake = json.loads(json.dumps(handshake, allow_nan=False))
             except Exception as error:
-                return _refuse(out, f"--impl {argv[0]!r}: raised {type(error).__name__}: "
-                               f"{error} in start(). start() must return the handshake dict of "
+                return _refuse(out, f"--impl {argv[0]!r}: raised {_error_text(error)} in "
+                               "start(). start() must return the handshake dict of "
                                "spec/protocol.md §4.2")
-            problem = non_json_reason(handshake)
             if problem is not None:
                 handshake = {"version": 1, "error": f"start() returned a value that is not "
                              f"JSON: {problem}"}

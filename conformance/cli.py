@@ -24,8 +24,11 @@ import click
 from rich.console import Console
 from rich.text import Text
 
+from ._clip import one_line
+from ._console import ReportStream
 from ._console import console as _console
 from ._console import fail as _fail
+from ._console import guard_streams as _guard_streams
 from ._console import user_errors as _user_errors
 from ._console import writable_dir as _writable_dir
 from ._console import writable_file as _writable_file
@@ -46,6 +49,34 @@ EXIT_CONFORMS, EXIT_NONCONFORMING, EXIT_USAGE, EXIT_INTERRUPTED = (
     ExitCode.CONFORMS, ExitCode.NONCONFORMING, ExitCode.USAGE, ExitCode.INTERRUPTED)
 #: Exit codes of a run ended by a signal: the implementations after it are not checked.
 _ENDED_BY_SIGNAL = frozenset({ExitCode.INTERRUPTED, ExitCode.TERMINATED})
+
+
+def _hypothesis_home(state_dir: Path) -> None:
+    """Hypothesis keeps its files (the Unicode tables it caches) under ``--state-dir``'s
+    ``hypothesis/``, never in the directory the run starts in; the worker processes inherit the
+    setting. ``HYPOTHESIS_STORAGE_DIRECTORY``, when set, wins."""
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        return
+    home = str((state_dir / "hypothesis").absolute())
+    os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = home
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    set_hypothesis_home_dir(home)
+
+    def restore() -> None:  # a command run in process (tests) leaves no setting behind
+        os.environ.pop("HYPOTHESIS_STORAGE_DIRECTORY", None)
+        set_hypothesis_home_dir(None)
+
+    click.get_current_context().call_on_close(restore)
+
+
+def _report_stream(to_stdout: bool) -> ReportStream | None:
+    """With ``--json -``: standard output kept for the report alone until the command ends."""
+    if not to_stdout:
+        return None
+    stream = ReportStream()
+    click.get_current_context().call_on_close(stream.restore)
+    return stream
 
 
 def _default_impl(fit: str) -> str:
@@ -155,8 +186,8 @@ def _non_blank_impl(_ctx: click.Context, _param: click.Parameter, value: str | N
 
 impl_option = click.option(
     "--impl", "impl", metavar="SPEC", default=None, callback=_non_blank_impl,
-    help="The implementation under test: 'python:MODULE:ATTR' (in process) or a command line "
-         "speaking spec/protocol.md. Default: the bundled reference.")
+    help="The implementation under test: 'python:MODULE:ATTR' (a Python object) or a command "
+         "line speaking spec/protocol.md. Default: the bundled reference.")
 timeout_option = click.option(
     "--timeout", type=float, default=10.0, show_default=True, callback=_seconds,
     help="Seconds one request may take before the implementation is stopped and restarted "
@@ -234,8 +265,17 @@ class _Grouped(click.Command):
 @click.option("--no-color", is_flag=True, expose_value=False, is_eager=True,
               callback=lambda _ctx, _param, value: os.environ.update(NO_COLOR="1") if value
               else None, help="No colours or styles (as NO_COLOR does).")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """Check an AI-agent event-stream implementation against the eventproof spec."""
+    # A closed, broken or ASCII-only standard stream never ends a command: what cannot be
+    # shown is escaped or dropped, the reports are written and the exit code is the verdict's.
+    ctx.call_on_close(_guard_streams())
+    try:
+        os.getcwd()
+    except OSError:
+        _fail("the working directory no longer exists (it was deleted or moved away while this "
+              "shell was in it). cd to an existing directory and run the command again")
 
 
 #: The most worker processes ``--jobs auto`` starts: each starts a copy of the implementation,
@@ -304,7 +344,7 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
 
 @main.command(cls=_Grouped)
 @click.option("--impl", "impls", metavar="SPEC", multiple=True, callback=_non_blank_impls,
-              help="The implementation under test: 'python:MODULE:ATTR' (in process) or a "
+              help="The implementation under test: 'python:MODULE:ATTR' (a Python object) or a "
                    "command line speaking spec/protocol.md. Give it several times to check each "
                    "implementation in turn with the same settings (see --reports, --html). "
                    "Default: the bundled reference.")
@@ -414,6 +454,8 @@ def run(
     # stopped, the partial reports are written, and the exit code is 143.
     on_sigterm_raise()
     to_stdout = json_path is not None and str(json_path) == "-"
+    _writable_file("--json", json_path)
+    report_stream = _report_stream(to_stdout)
     console = _console(stderr=to_stdout)
     effort = _examples(examples, old_budget=old_budget, old_profile=old_profile)
     wanted = _parse_ops(ops)
@@ -455,6 +497,7 @@ def run(
                 _fail(f"{option} {directory}: is a file. Name a directory to write into")
             _writable_dir(option, directory)
     _writable_dir("--state-dir", state_dir)
+    _hypothesis_home(state_dir)
     with _user_errors():
         expected = (_expectations.load_expectations(expect)
                     if expect is not None and expect.exists() and not update_expectations else {})
@@ -524,7 +567,8 @@ def run(
         entry = _Checked(spec, report)
         with _user_errors():
             _report_one(entry, checked, settings, console, expected=expected, verbose=verbose,
-                        json_path=json_path, junit_path=junit_path,
+                        json_path=json_path, report_stream=report_stream,
+                        junit_path=junit_path,
                         markdown_path=markdown_path, reports_dir=reports_dir,
                         html_dir=html_dir, timings=timings)
         checked.append(entry)
@@ -620,7 +664,8 @@ def _check(spec: str, settings: _RunSettings) -> RunReport:
 
 def _report_one(entry: _Checked, earlier: list[_Checked], settings: _RunSettings,
                 console: Console, *, expected: dict[str, str], verbose: bool,
-                json_path: Path | None, junit_path: Path | None, markdown_path: Path | None,
+                json_path: Path | None, report_stream: ReportStream | None,
+                junit_path: Path | None, markdown_path: Path | None,
                 reports_dir: Path | None, html_dir: Path | None, timings: bool) -> None:
     """Apply the expectations, save the failure cases, print the summary and write every
     report of one checked implementation."""
@@ -649,8 +694,9 @@ def _report_one(entry: _Checked, earlier: list[_Checked], settings: _RunSettings
     _reports.render_console(report, console, verbose=verbose, replay_files=files,
                             impl_spec=spec)
     if json_path is not None and str(json_path) == "-":
-        click.echo(_reports.dumps_json(_reports.report_document(
-            report, replay_files=files, timings=timings), indent=2))
+        assert report_stream is not None
+        report_stream.write(_reports.dumps_json(_reports.report_document(
+            report, replay_files=files, timings=timings), indent=2) + "\n")
     elif json_path is not None:
         _write("--json", json_path, lambda: _reports.write_json(
             report, json_path, replay_files=files, timings=timings))
@@ -736,8 +782,8 @@ def _summarize(checked: list[_Checked], console: Console, *, skipped: list[str],
         line.append(f"--impl {shlex.quote(entry.spec)}")
         if entry.report is not None:
             identity = entry.report.implementation
-            declared = " ".join(str(identity[key]) for key in ("name", "version")
-                                if identity.get(key))
+            declared = one_line(" ".join(str(identity[key]) for key in ("name", "version")
+                                         if identity.get(key)))
             line.append(f"  ({declared or 'unnamed implementation'})")
             line.append(f"  {verdict.line()}")
         else:
@@ -871,6 +917,7 @@ def replay(files: tuple[Path, ...], impl: str | None, fit: str | None,
 @fit_option
 @timeout_option
 @shell_option
+@isolate_option
 @click.option("--rule", "rule_filter", default=None, help="Only vectors of rules with this prefix.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the vectors report (schemas/vectors-report.json) here; '-' writes it "
@@ -878,7 +925,7 @@ def replay(files: tuple[Path, ...], impl: str | None, fit: str | None,
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write a JUnit XML report here: one testsuite per vector file, one testcase "
                    "per vector.")
-def vectors(impl: str | None, fit: str, timeout: float, use_shell: bool,
+def vectors(impl: str | None, fit: str, timeout: float, use_shell: bool, isolate: bool,
             rule_filter: str | None, json_path: Path | None, junit_path: Path | None) -> None:
     """Run the language-neutral vectors of spec/vectors/ against IMPL (a smoke check)."""
     from . import _vectors
@@ -886,14 +933,15 @@ def vectors(impl: str | None, fit: str, timeout: float, use_shell: bool,
     to_stdout = json_path is not None and str(json_path) == "-"
     for option, path in (("--json", json_path), ("--junit", junit_path)):
         _writable_file(option, path)
+    report_stream = _report_stream(to_stdout)
     console = _console(stderr=to_stdout)
     spec = impl or _default_impl(fit)
     with _user_errors():
         outcome = _vectors.run_vectors(spec, timeout=timeout, use_shell=use_shell,
-                                       rule_prefix=rule_filter)
+                                       rule_prefix=rule_filter, isolate=isolate)
     _vectors.render(outcome, console, impl_spec=spec)
-    if to_stdout:
-        click.echo(_vectors.dumps_vectors_document(outcome, impl_spec=spec), nl=False)
+    if report_stream is not None:
+        report_stream.write(_vectors.dumps_vectors_document(outcome, impl_spec=spec))
     elif json_path is not None:
         _write("--json", json_path,
                lambda: _vectors.write_vectors_json(outcome, json_path, impl_spec=spec))

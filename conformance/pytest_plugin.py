@@ -331,8 +331,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("eventproof", "eventproof conformance checks")
     group.addoption(
         "--eventproof-impl", metavar="SPEC", default=None,
-        help="Check this implementation: 'python:MODULE:ATTR' (in process) or a command line "
-             "speaking spec/protocol.md. Adds one test item per rule.")
+        help="Check this implementation: 'python:MODULE:ATTR' (a Python object, served by a "
+             "worker process) or a command line speaking spec/protocol.md. Adds one test item "
+             "per rule.")
     group.addoption(
         "--eventproof-examples", "--eventproof-budget", dest="eventproof_budget",
         choices=("quick", "default", "thorough"), default=None,

@@ -17,7 +17,6 @@ from .._model import ImplErrored
 from .._protocol import (
     StartResponse,
     dumps_literal,
-    shown,
 )
 
 MiB: Final = 1024 * 1024
@@ -159,36 +158,81 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
+#: The most digits an integer may have (as a program's answer may, spec/protocol.md §2.3).
+MAX_INTEGER_DIGITS: Final = 4300
+_INTEGER_BOUND: Final = 10 ** MAX_INTEGER_DIGITS
+#: How deep a value is walked before it is called too deep (``json`` copies about 1,000 levels).
+MAX_NONJSON_DEPTH: Final = 2000
+
+
 def non_json_reason(value: Any) -> str | None:
     """Why ``value`` is not a JSON value (the path and the fix), or ``None`` when it is one.
 
     ``json.dumps`` would quietly turn a tuple into a list and ``1`` into ``"1"`` as a key; the
     subprocess path can never send those, so the in-process path must not accept them either.
+    A container that holds itself is refused by its path (it would never end), and so is an
+    integer longer than a program may send. Every reason is the same text for the same fault:
+    no memory address, nothing an object's own ``__repr__`` says.
     """
-    stack: list[tuple[str, Any]] = [("$", value)]
+    # Depth first, with the containers on the current path: a list that holds itself is a cycle,
+    # one that holds the same list twice is not.
+    stack: list[tuple[str, Any] | None] = [("$", value)]
+    path_ids: list[int] = []
+    on_path: set[int] = set()
     while stack:
-        path, item = stack.pop()
-        if item is None or isinstance(item, bool | str | int):
+        entry = stack.pop()
+        if entry is None:  # the end of a container's members
+            on_path.discard(path_ids.pop())
             continue
+        path, item = entry
+        if item is None or isinstance(item, bool | str):
+            continue
+        if isinstance(item, int):
+            if -_INTEGER_BOUND < item < _INTEGER_BOUND:
+                continue
+            return (f"{path} is an integer of more than {MAX_INTEGER_DIGITS} digits, which no "
+                    "program may send (spec/protocol.md §2.3); return a shorter number")
         if isinstance(item, float):
             if not math.isfinite(item):
-                return f"{path} is {item!r}, which JSON cannot represent; return a finite number"
+                return (f"{path} is {float(item)!r}, which JSON cannot represent; return a finite "
+                        "number")
             continue
-        if isinstance(item, list):
-            stack.extend((f"{path}[{index}]", each) for index, each in enumerate(item))
-            continue
-        if isinstance(item, dict):
+        if isinstance(item, list | dict):
+            if len(path_ids) >= MAX_NONJSON_DEPTH:
+                return (f"it is nested more than {MAX_NONJSON_DEPTH} levels deep, deeper than "
+                        "JSON can be copied; return a flatter value")
+            if id(item) in on_path:
+                return (f"{path} is a {_kind(item)} that contains itself, which JSON cannot "
+                        "represent; return a tree of fresh values")
+            on_path.add(id(item))
+            path_ids.append(id(item))
+            stack.append(None)
+            if isinstance(item, list):
+                stack.extend((f"{path}[{index}]", each)
+                             for index, each in reversed(list(enumerate(item))))
+                continue
+            members: list[tuple[str, Any]] = []
             for key, each in item.items():
                 if not isinstance(key, str):
-                    return (f"{path} has the key {key!r} ({_kind(key)}); JSON object keys are "
-                            "strings: convert the key with str()")
-                stack.append((f"{path}[{json.dumps(key)}]", each))
+                    return (f"{path} has {_plain_key(key)}; JSON object keys are strings: "
+                            "convert the key with str()")
+                members.append((f"{path}[{json.dumps(key)}]", each))
+            stack.extend(reversed(members))
             continue
         if isinstance(item, tuple):
             return f"{path} is a tuple; JSON has arrays only: return a list"
-        return (f"{path} is a value of type {_kind(item)} ({shown(repr(item), 80)}); return only "
-                "dict, list, str, int, float, bool or None")
+        return (f"{path} is a value of type {_kind(item)}; return only dict, list, str, int, "
+                "float, bool or None")
     return None
+
+
+def _plain_key(key: Any) -> str:
+    """A number, bool or None key as Python writes it; anything else by its type alone (a repr
+    may hold a memory address, raise, or never end)."""
+    if type(key) in (bool, type(None), float) or (
+            type(key) is int and -10 ** 30 < key < 10 ** 30):
+        return f"the key {key!r} ({_kind(key)})"
+    return f"a key of type {_kind(key)}"
 
 
 def _json_copy(value: Any) -> Any:

@@ -13,11 +13,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .._clip import TEXT_CHARACTERS, foreign_text
 from .._errors import ImplementationError
 from ._base import Adapter, _kind, shebang_problem
 from ._base import not_found as _not_found
 from .in_process import _OBJECT_FIX, InProcessAdapter, _describe_object, _has_start_and_run
 from .subprocess import IsolatedAdapter, SubprocessAdapter
+
+#: The variable that hands the harness's ``sys.path`` to the worker of ``--isolate``.
+WORKER_PATH_VARIABLE = "EVENTPROOF_WORKER_PATH"
 
 # -- what the user named ----------------------------------------------------------------------
 
@@ -66,10 +70,14 @@ def _import_target(spec: str, source: str) -> Any:
                    "not installed",
             fix=f"Install {missing} into the environment eventproof runs in ({sys.executable})",
         ) from None
-    except Exception as error:  # the user's module failed while importing: show why, no traceback
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # the module failed while importing (sys.exit too): say why
+        failed = error
+        message = foreign_text(lambda: str(failed), "the message", TEXT_CHARACTERS)
         raise ImplementationError(
             value=spec, source=source,
-            reason=f"names the module {module_name!r}, which raised {_kind(error)}: {error} "
+            reason=f"names the module {module_name!r}, which raised {_kind(error)}: {message} "
                    "while being imported",
             fix=f"Fix the module; python -c 'import {module_name}' must succeed",
         ) from None
@@ -134,6 +142,10 @@ def adapter_for(
         )
     if text.startswith("python:"):
         if isolate:
+            # The worker imports the target as this process would: with this process's
+            # sys.path (a test's conftest, a caller's own entries), not only the directory.
+            os.environ[WORKER_PATH_VARIABLE] = os.pathsep.join(
+                entry for entry in sys.path if isinstance(entry, str))
             return IsolatedAdapter(text, timeout=timeout, source=source)
         return _in_process(_import_target(text, source), text, source, timeout)
     if use_shell:

@@ -3,17 +3,21 @@ object after a hang, and exceptions turned into answers."""
 
 from __future__ import annotations
 
+import _thread
 import contextlib
+import ctypes
 import inspect
 import io
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import FrameType, TracebackType
+from types import TracebackType
 from typing import Any, Final
 
+from .._clip import TEXT_CHARACTERS, foreign_text
 from .._errors import ImplementationError, ProtocolError
 from .._model import ImplErrored
 from .._protocol import (
@@ -50,7 +54,30 @@ class _Returned:
 
 @dataclass(frozen=True)
 class _Raised:
+    """What a call raised, with its text taken on the call's thread (``__str__`` is the
+    implementation's code too, and may raise or hang)."""
+
     error: BaseException
+    #: ``str(error)``, made safe (:func:`foreign_text`).
+    message: str
+    #: For ``SystemExit``: the status as ``sys.exit`` was given it.
+    status: str = ""
+
+    @classmethod
+    def of(cls, error: BaseException) -> _Raised:
+        message = foreign_text(lambda: str(error), "the message", TEXT_CHARACTERS,
+                               passes=(_DeadlinePassed,))
+        status = ""
+        if isinstance(error, SystemExit):
+            code = error.code
+            status = (repr(code) if code is None or isinstance(code, int) else foreign_text(
+                lambda: repr(code), "the exit status", passes=(_DeadlinePassed,)))
+        return cls(error, message, status)
+
+    @property
+    def text(self) -> str:
+        """``"<exception type>: <message>"`` (spec/protocol.md §8)."""
+        return f"{type(self.error).__name__}: {self.message}"
 
 
 class _Expired:
@@ -60,70 +87,129 @@ class _Expired:
 _EXPIRED: Final = _Expired()
 _CallResult = _Returned | _Raised | _Expired
 
-
-def _alarm_available() -> bool:
-    """Whether SIGALRM can bound a call here: main thread, POSIX, and no timer already running
-    (a test runner's own timeout must not be clobbered)."""
-    return (
-        hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
-        and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
-    )
+#: How long a call that overran its deadline gets to unwind after it is interrupted, before it
+#: is abandoned where it is (a thread blocked in C cannot be stopped).
+_UNWIND_SECONDS: Final = 0.2
 
 
 def call_with_deadline(call: Callable[[], Any], seconds: float) -> _CallResult:
-    """Run ``call`` for at most ``seconds``.
+    """Run ``call`` for at most ``seconds``, fenced from the harness (spec/protocol.md §8).
 
-    In the main thread a SIGALRM handler raises inside the call, which interrupts even a pure
-    Python ``while True: pass``. Elsewhere the call runs in a daemon thread that is abandoned
-    when the deadline passes (Python cannot stop a thread).
+    The call runs on a thread of its own while the calling thread waits, so nothing it raises
+    (a ``BaseException`` of its own, ``KeyboardInterrupt``, ``SystemExit``) unwinds the harness,
+    a signal handler it installs is refused (only the main thread may install one) and cannot
+    defeat the deadline, and Ctrl-C still reaches the harness. When the deadline passes the call
+    is interrupted where it runs Python code and, if it does not stop within
+    :data:`_UNWIND_SECONDS`, abandoned. What it sets process-wide and the harness relies on
+    (``sys.stdout``, ``sys.stderr``, the recursion limit, an ignored SIGALRM) is put back after
+    every call, and the recursion limit may not be lowered while it runs.
     """
-    if _alarm_available():
-        return _call_with_alarm(call, seconds)
-    return _call_in_thread(call, seconds)
-
-
-def _call_with_alarm(call: Callable[[], Any], seconds: float) -> _CallResult:
-    armed = [True]
-
-    def on_alarm(signum: int, frame: FrameType | None) -> None:
-        # After disarming, a late signal must not escape into the harness.
-        if armed[0]:
-            raise _DeadlinePassed
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    try:
-        try:
-            signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
-            try:
-                value = call()
-            finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                armed[0] = False
-        except _DeadlinePassed:
-            return _EXPIRED
-        except (Exception, SystemExit) as error:
-            return _Raised(error)
-        return _Returned(value)
-    finally:
-        signal.signal(signal.SIGALRM, previous)
-
-
-def _call_in_thread(call: Callable[[], Any], seconds: float) -> _CallResult:
     box: list[_CallResult] = []
+    # A lock, not an Event: waking from it runs no Python frame, so a recursion limit the call
+    # lowered cannot raise in the harness before it is put back (the next line after the wait).
+    gate = _thread.allocate_lock()
+    gate.acquire()
+    limit = sys.getrecursionlimit()
 
     def target() -> None:
         try:
-            box.append(_Returned(call()))
-        except BaseException as error:  # a thread's exception has nowhere else to go
-            box.append(_Raised(error))
+            try:
+                box.append(_Returned(call()))
+            except BaseException as error:  # every exception is an answer
+                if not isinstance(error, _DeadlinePassed):
+                    box.append(_Raised.of(error))
+        except BaseException:
+            # Nothing may reach the thread's excepthook: it would print the exception, and its
+            # __str__ is the implementation's (it may never end).
+            pass
+        finally:
+            gate.release()
 
+    saved = _ProcessState.save()
     worker = threading.Thread(target=target, name="eventproof-call", daemon=True)
-    worker.start()
-    worker.join(seconds)
-    if worker.is_alive() or not box:
+    try:
+        worker.start()
+        finished = gate.acquire(True, seconds)
+        _set_recursion_limit(limit)
+        if finished:
+            # Let the thread end, so that no call is counted among the live threads after it
+            # returned (worker processes are forked only from a process with one thread).
+            worker.join(_UNWIND_SECONDS)
+        else:
+            _interrupt(worker)
+            gate.acquire(True, _UNWIND_SECONDS)
+            _set_recursion_limit(limit)
+    except BaseException:  # Ctrl-C or SIGTERM while waiting: the call must stop too
+        _set_recursion_limit(limit)
+        _interrupt(worker)
+        raise
+    finally:
+        saved.restore()
+    if not finished or not box:
         return _EXPIRED
     return box[0]
+
+
+def _interrupt(worker: threading.Thread) -> None:
+    """Raise :class:`_DeadlinePassed` in ``worker`` at its next Python instruction."""
+    ident = worker.ident
+    if ident is not None and worker.is_alive():
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident),
+                                                   ctypes.py_object(_DeadlinePassed))
+
+
+#: ``sys.setrecursionlimit`` itself, for the harness's own use while a call runs.
+_set_recursion_limit: Final = sys.setrecursionlimit
+
+
+def _lower_limit_refused(floor: int) -> Callable[[int], None]:
+    """``sys.setrecursionlimit`` while a call runs: the limit is one for the whole process, and
+    the harness's own thread is deeper than an implementation's (lowered under it, Python
+    aborts), so a call may raise it (put back afterwards) but not lower it below ``floor``."""
+    def set_recursion_limit(limit: int) -> None:
+        if threading.current_thread() is not threading.main_thread() and limit < floor:
+            raise ValueError(
+                f"sys.setrecursionlimit({limit}) in an in-process implementation: the limit is "
+                "the harness's too, and may not be lowered while it runs (spec/protocol.md §8); "
+                "run it isolated (--isolate) to set its own")
+        _set_recursion_limit(limit)
+    return set_recursion_limit
+
+
+@dataclass
+class _ProcessState:
+    """What a call may change for the whole process and the harness needs back."""
+
+    stdout: Any
+    stderr: Any
+    recursion_limit: int
+    alarm: Any
+
+    @classmethod
+    def save(cls) -> _ProcessState:
+        alarm = None
+        # An alarm the implementation sets must not end the harness (SIGALRM's default
+        # action), unless someone (a test runner's timeout) already handles it.
+        if (threading.current_thread() is threading.main_thread()
+                and hasattr(signal, "SIGALRM")
+                and signal.getsignal(signal.SIGALRM) == signal.SIG_DFL):
+            alarm = signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        limit = sys.getrecursionlimit()
+        if sys.setrecursionlimit is _set_recursion_limit:
+            sys.setrecursionlimit = _lower_limit_refused(limit)
+        return cls(sys.stdout, sys.stderr, limit, alarm)
+
+    def restore(self) -> None:
+        sys.stdout, sys.stderr = self.stdout, self.stderr
+        if sys.setrecursionlimit is not _set_recursion_limit and getattr(
+                sys.setrecursionlimit, "__qualname__", "").startswith("_lower_limit_refused"):
+            sys.setrecursionlimit = _set_recursion_limit
+        if sys.getrecursionlimit() != self.recursion_limit:
+            _set_recursion_limit(self.recursion_limit)
+        if self.alarm is not None:
+            # No one else uses the timer: an alarm the implementation left set is cancelled.
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.alarm)
 
 
 class _Captured(io.TextIOBase):
@@ -234,7 +320,7 @@ class InProcessAdapter:
             )
         if isinstance(result, _Raised):
             raise self._usage_error(
-                f"raised {_kind(result.error)}: {result.error} when called with no arguments",
+                f"raised {result.text} when called with no arguments",
                 "Make it callable with no arguments; check it with python -c 'import module; "
                 "module.factory()'",
             )
@@ -252,8 +338,9 @@ class InProcessAdapter:
         return self._handshake
 
     def _start_once(self) -> StartResponse:
+        start = self._impl.start
         with self._capture():
-            result = call_with_deadline(self._impl.start, self.timeout)
+            result = call_with_deadline(lambda: _plain(start()), self.timeout)
         if isinstance(result, _Expired):
             raise self._usage_error(
                 f"did not return from start() within {self.timeout:g} s",
@@ -262,18 +349,17 @@ class InProcessAdapter:
             )
         if isinstance(result, _Raised):
             raise self._usage_error(
-                f"raised {_kind(result.error)}: {result.error} in start()",
+                f"raised {result.text} in start()",
                 "start() must return the handshake dict of spec/protocol.md §4.2; "
                 "eventproof.reference.Reference().start() is an example",
             )
-        problem = non_json_reason(result.value)
-        if problem is not None:
+        if isinstance(result.value, _NotJson):
             raise ProtocolError(
                 message="the answer to the start request", field="$", expected="a JSON value",
-                received=problem, fix="Return only JSON values from start() "
+                received=result.value.message, fix="Return only JSON values from start() "
                 "(spec/protocol.md §8).",
             )
-        return start_response_from_json(_json_copy(result.value))
+        return start_response_from_json(result.value)
 
     def run(self, op: str, input: Any, *, timeout: float | None = None) -> Response:
         if self._stopped:
@@ -288,23 +374,21 @@ class InProcessAdapter:
         mark = self._output.mark()
         started = time.perf_counter()
         with self._capture():
-            result = call_with_deadline(lambda: impl.run(op, request_input), seconds)
+            # The output is checked and copied on the call's thread too, under its deadline:
+            # a list subclass's own __iter__ is the implementation's code.
+            result = call_with_deadline(lambda: _plain(impl.run(op, request_input)), seconds)
         self.last_exchange_seconds = time.perf_counter() - started
         if isinstance(result, _Expired):
             self._restart()
             return TimedOut(seconds, self._output.since(mark))
         if isinstance(result, _Raised):
-            outcome = _outcome_of_exception(result.error, op)
+            outcome = _outcome_of_exception(result, op)
             if isinstance(outcome, Crashed):
                 outcome = Crashed(outcome.message, self._output.since(mark), outcome.exit_code)
             return outcome
-        problem = non_json_reason(result.value)
-        if problem is not None:
-            return ImplErrored(f"the output is not a JSON value: {problem}")
-        try:
-            return Ok(_json_copy(result.value))
-        except RecursionError:
-            return ImplErrored("the output is nested too deeply to be copied as JSON")
+        if isinstance(result.value, _NotJson):
+            return ImplErrored(result.value.message)
+        return Ok(result.value)
 
     @contextlib.contextmanager
     def _capture(self) -> Any:
@@ -351,15 +435,35 @@ class InProcessAdapter:
         self.stop()
 
 
-def _outcome_of_exception(error: BaseException, op: str) -> Response:
-    """spec/protocol.md §8: NotImplementedError skips, sys.exit crashes, anything else errs."""
+@dataclass(frozen=True)
+class _NotJson:
+    """Why what a call returned is not a JSON value (the errored answer's message)."""
+
+    message: str
+
+
+def _plain(value: Any) -> Any:
+    """``value`` copied through JSON as a program would have sent it, or :class:`_NotJson`."""
+    problem = non_json_reason(value)
+    if problem is not None:
+        return _NotJson(f"the output is not a JSON value: {problem}")
+    try:
+        return _json_copy(value)
+    except RecursionError:
+        return _NotJson("the output is nested too deeply to be copied as JSON")
+
+
+def _outcome_of_exception(raised: _Raised, op: str) -> Response:
+    """spec/protocol.md §8: NotImplementedError skips, any other ``Exception`` errs, and
+    anything else raised (``sys.exit``, ``KeyboardInterrupt``, a ``BaseException`` of the
+    implementation's own) is a crash of that request, as a program's death would be."""
+    error = raised.error
     if isinstance(error, NotImplementedError):
-        return Skipped(reason=str(error) or f"run() raised NotImplementedError for op {op}")
+        return Skipped(reason=raised.message or f"run() raised NotImplementedError for op {op}")
     if isinstance(error, SystemExit):
         code = error.code if isinstance(error.code, int) else None
-        return Crashed(f"run() called sys.exit({error.code!r}) on op {op}", exit_code=code)
+        return Crashed(f"run() called sys.exit({raised.status}) on op {op}", exit_code=code)
     if isinstance(error, Exception):
-        return ImplErrored(f"{_kind(error)}: {error}")
-    raise error  # KeyboardInterrupt and the like belong to the user
-
-
+        return ImplErrored(raised.text)
+    return Crashed(f"run() raised {raised.text} on op {op}, which is not an Exception: the "
+                   "request crashed (spec/protocol.md §8)")

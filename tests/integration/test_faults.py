@@ -234,9 +234,21 @@ def test_in_process_print_is_captured_not_in_the_report(tmp_path: Path) -> None:
     assert "debug output from the implementation" not in result.stdout
 
 
-def test_in_process_keyboard_interrupt_writes_the_partial_report_and_exits_130(
+def test_in_process_keyboard_interrupt_raised_is_a_crash_of_that_request(
         tmp_path: Path) -> None:
+    """KeyboardInterrupt raised by an in-process run() is the implementation's: a crash of that
+    request (spec/protocol.md §8), the run goes on and its verdict is the exit code."""
     impl = "python:tests.integration.programs.misbehaving_impl:Interrupts"
+    result = run(tmp_path, impl, *CLASSIFY, "--in-process", bound=SLACK)
+    assert result.code == 1, result.stderr
+    assert outcomes(result) == {"classify.kind": "crash"}
+    assert "KeyboardInterrupt" in note(result, "classify.kind")
+
+
+def test_sigint_during_an_in_process_call_writes_the_partial_report_and_exits_130(
+        tmp_path: Path) -> None:
+    """SIGINT reaching the harness while an in-process call runs (Ctrl-C) ends the run."""
+    impl = "python:tests.integration.programs.misbehaving_impl:SignalsTheHarness"
     result = run(tmp_path, impl, *CLASSIFY, "--in-process", bound=SLACK)
     assert result.code == 130
     assert set(outcomes(result).values()) == {"untested"}

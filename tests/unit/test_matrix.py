@@ -322,16 +322,18 @@ def test_the_header_and_cards_restate_each_verdict(tmp_path: Path) -> None:
     assert cells[3::4] == ["none"] * len(RULES)
     assert sorted(path.name for path in written[1:]) == [
         "half.json", "no-such-program.json", "port.json", "ref.json"]
-    # What the page shows is the document's verdict, never one of its own.
+    # What the page shows is the verdict its results give (the one judge), never the stored
+    # one restated: an edited verdict is judged again, and the page says it disagreed.
     edited = report("port", broken())
     edited["verdict"]["headline"] = "terminated"
     edited["verdict"]["counts"]["fail"] = 7
-    page, _, _ = render(tmp_path / "edited", edited)
+    page, text, _ = render(tmp_path / "edited", edited)
     assert [attrs["data-headline"] for tag, attrs in page.elements if tag == "section"] == [
-        "terminated"]
-    assert ("fail", "7") in [(attrs["data-outcome"], attrs["data-count"])
+        "does not conform"]
+    assert ("fail", "1") in [(attrs["data-outcome"], attrs["data-count"])
                              for tag, attrs in page.elements
                              if tag == "span" and attrs.get("class") == "count"]
+    assert "its stored verdict (terminated, exit code 1) is not the one its results give" in text
 
 
 def test_the_unchecked_shape_is_a_report() -> None:

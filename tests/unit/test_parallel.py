@@ -341,4 +341,5 @@ def test_os_exit_in_a_worker_is_a_harness_error_not_a_traceback(
     monkeypatch.syspath_prepend(root)
     with pytest.raises(HarnessError, match=r"worker process of --jobs 2 ended .*--isolate"):
         check_implementation("python:tests.integration.programs.misbehaving_impl:ExitsHard",
-                             ops=("classify", "select"), max_examples=10, jobs=2)
+                             ops=("classify", "select"), max_examples=10, jobs=2,
+                             isolate=False)

@@ -9,7 +9,10 @@ a call counter, on randomness seeded per call, or on the parity of a clock. Each
 from __future__ import annotations
 
 import json
+import os
 import random
+import signal
+import time
 from pathlib import Path
 from typing import Any
 
@@ -146,7 +149,8 @@ def test_unstable_is_listed_everywhere_an_outcome_is() -> None:
 
 
 class InterruptedWhenAskedAgain(Unstable):
-    """Wrong on every call; the first ask after a wrong answer is interrupted (Ctrl-C)."""
+    """Wrong on every call; the first ask after a wrong answer is interrupted (Ctrl-C: SIGINT
+    to the process, which in process is the harness's)."""
 
     def __init__(self) -> None:
         super().__init__(lambda call: "always", "interrupted when asked again")
@@ -156,7 +160,8 @@ class InterruptedWhenAskedAgain(Unstable):
         answer = super().select(input)
         if self.wrong_seen and not getattr(self, "interrupted", False):
             self.interrupted = True
-            raise KeyboardInterrupt
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(2)
         self.wrong_seen = True
         return answer
 

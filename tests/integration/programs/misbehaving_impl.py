@@ -46,6 +46,14 @@ class Interrupts(_Faulty):
         raise KeyboardInterrupt
 
 
+class SignalsTheHarness(_Faulty):
+    """Sends SIGINT to its own process: in process, that is the harness (as Ctrl-C is)."""
+
+    def fault(self) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+
+
 class Prints(_Faulty):
     def fault(self) -> None:
         print("debug output from the implementation")
