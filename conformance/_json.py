@@ -218,24 +218,35 @@ def _members(value: Mapping[Any, Any]) -> dict[bytes | Any, Any]:
 
 
 def same_json(a: Any, b: Any, *, numbers: Numbers = "exact") -> bool:
-    """Whether ``a`` and ``b`` are the same JSON value (see the module docstring)."""
-    what = kind(a)
-    if what != kind(b):
-        return False
-    if what == "number":
-        return _same_number(a, b, numbers)
-    if what == "string":
-        return _same_string(a, b)
-    if what == "array":
-        return len(a) == len(b) and all(
-            same_json(x, y, numbers=numbers) for x, y in zip(a, b, strict=True))
-    if what == "object":
-        left, right = _members(a), _members(b)
-        return left.keys() == right.keys() and all(
-            same_json(left[key], right[key], numbers=numbers) for key in left)
-    if what in ("null", "boolean"):
-        return bool(a == b)
-    return False  # not a JSON value at all
+    """Whether ``a`` and ``b`` are the same JSON value (see the module docstring). Without
+    recursion: an answer of any depth is compared."""
+    pairs = [(a, b)]
+    while pairs:
+        left, right = pairs.pop()
+        what = kind(left)
+        if what != kind(right):
+            return False
+        if what == "number":
+            if not _same_number(left, right, numbers):
+                return False
+        elif what == "string":
+            if not _same_string(left, right):
+                return False
+        elif what == "array":
+            if len(left) != len(right):
+                return False
+            pairs.extend(zip(left, right, strict=True))
+        elif what == "object":
+            mine, theirs = _members(left), _members(right)
+            if mine.keys() != theirs.keys():
+                return False
+            pairs.extend((mine[key], theirs[key]) for key in mine)
+        elif what in ("null", "boolean"):
+            if left != right:
+                return False
+        else:
+            return False  # not a JSON value at all
+    return True
 
 
 # -- rendering ------------------------------------------------------------------------------------
