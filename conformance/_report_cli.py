@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
@@ -110,18 +111,20 @@ def _merge(reports: tuple[Path, ...], out: Path, console: Console, *,
     except HarnessError as error:
         _die(str(error))
     verdict = verdict_of_document(merged)
-    for option, path, write in (
-            ("--merge", out, lambda: out.write_text(dumps_json(merged, indent=2) + "\n",
-                                                    encoding="utf-8")),
-            ("--junit", junit, lambda: write_junit(report_from_document(merged), junit or out)),
-            ("--markdown", markdown,
-             lambda: write_markdown(report_from_document(merged), markdown or out))):
-        if path is None:
+    targets: list[tuple[str, Path | None, Callable[[], object]]] = [
+        ("--merge", out, lambda: out.write_text(dumps_json(merged, indent=2) + "\n",
+                                                encoding="utf-8")),
+        ("--junit", junit, lambda: write_junit(report_from_document(merged), junit or out)),
+        ("--markdown", markdown,
+         lambda: write_markdown(report_from_document(merged), markdown or out))]
+    for option, target, write in targets:
+        if target is None:
             continue
         try:
             write()
         except OSError as error:
-            _die(f"{option} {path}: cannot be written ({error.strerror}); choose a writable path")
+            _die(f"{option} {target}: cannot be written ({error.strerror}); choose a writable "
+                 "path")
     console.print(Text.assemble(
         f"wrote {out}: {len(merged['results'])} rules from {len(reports)} slice(s); ",
         (verdict.line(), "bold green" if verdict.conforms else "bold red")), soft_wrap=True)

@@ -146,8 +146,8 @@ def implementing_function(rule: Rule, op: Operation) -> Callable[..., Any]:
         if citing:
             return min(citing, key=lambda item: item[:3])[3]
         section = section.rpartition(".")[0]
-    function: Callable[..., Any] | None = getattr(op.reference, "reference_function", None)
-    return function if function is not None else reference_for("halving").run
+    computed: Callable[..., Any] | None = getattr(op.reference, "reference_function", None)
+    return computed if computed is not None else reference_for("halving").run
 
 
 def _reference_place(rule: Rule, op: Operation, root: Path | None) -> Place:

@@ -550,7 +550,8 @@ def run(
                 report = _check(spec, settings)
         else:
             try:
-                with _user_errors(remember := []):
+                remember: list[str] = []
+                with _user_errors(remember):
                     report = _check(spec, settings)
             except SystemExit as stop:
                 if stop.code != EXIT_USAGE:
@@ -794,11 +795,12 @@ def _summarize(checked: list[_Checked], console: Console, *, skipped: list[str],
     for spec in skipped:
         console.print(Text(f"  {'not checked':<20}--impl {shlex.quote(spec)}  (the run ended "
                            "first)"), soft_wrap=True)
-    meaning = {EXIT_CONFORMS: "every implementation conforms",
+    meanings: dict[int, str] = {EXIT_CONFORMS: "every implementation conforms",
                EXIT_NONCONFORMING: "an implementation does not conform",
                EXIT_USAGE: "an implementation could not be checked",
                ExitCode.INTERRUPTED: "the run was interrupted",
-               ExitCode.TERMINATED: "the run was terminated"}[code]
+               ExitCode.TERMINATED: "the run was terminated"}
+    meaning = meanings[code]
     console.print(Text(f"exit code {code}: {meaning}"), soft_wrap=True)
 
 

@@ -18,20 +18,16 @@ from hypothesis import strategies as st
 
 from . import _operations
 from ._model import Capabilities
-from .selection.strategies import (
-    assistant_messages,
-    chunks,
-    content_blocks,
-    session_events,
-    session_logs,
-)
-from .wire.strategies import (
+from .selection.strategies.events import assistant_messages, session_events
+from .selection.strategies.logs import session_logs
+from .selection.strategies.values import chunks, content_blocks
+from .wire.strategies.events import (
     agent_events,
     assistant_message_events,
-    json_values,
     partial_results,
     tool_execution_updates,
 )
+from .wire.strategies.values import json_values
 
 __all__ = [
     "agent_events",
