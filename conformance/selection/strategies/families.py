@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from ..._model import Capabilities, Family
 from ..._reused import BOOLEANS, as_declared, integers, sampled
+from ..._traps import trap_families
 from .events import (
     _cancellation,
     _chunk,
@@ -133,6 +134,7 @@ def select_families(capabilities: Capabilities | None = None) -> tuple[Family, .
         # Last: its logs are long, and a counterexample is shrunk in the first family showing it.
         Family("every-shape", 1, as_declared(_tour_logs(), _surrogates(capabilities)),
                examples=TOUR_EXAMPLES),
+        *trap_families("select", capabilities),
     )
 
 
@@ -203,6 +205,7 @@ def fold_families(capabilities: Capabilities | None = None) -> tuple[Family, ...
         Family("decoys", 1, _decoyed_logs().map(_as_pushes)),
         Family("every-shape", 1, as_declared(_tour_logs().map(_as_pushes),
                                              _surrogates(capabilities)), examples=TOUR_EXAMPLES),
+        *trap_families("fold", capabilities),
     )
 
 
@@ -854,7 +857,8 @@ def settle_families(capabilities: Capabilities | None = None) -> tuple[Family, .
             + _settle_class_families()
             + tuple(family for family in families if family.name in _LAST_FAMILIES)
             + (Family("every-shape", 1, as_declared(_tour_requests(), _surrogates(capabilities)),
-                      examples=TOUR_EXAMPLES),))
+                      examples=TOUR_EXAMPLES),)
+            + trap_families("settle", capabilities))
 
 
 @st.composite
