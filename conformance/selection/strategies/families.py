@@ -39,6 +39,7 @@ from .logs import (
     _log_drafts,
     session_logs,
 )
+from .sequences import sequence_inputs, sequence_requests
 from .settle_forms import EDGE_REMOVALS, written
 from .tour import tour_logs
 from .values import (
@@ -857,7 +858,9 @@ def settle_families(capabilities: Capabilities | None = None) -> tuple[Family, .
             + _settle_class_families()
             + tuple(family for family in families if family.name in _LAST_FAMILIES)
             + (Family("every-shape", 1, as_declared(_tour_requests(), _surrogates(capabilities)),
-                      examples=TOUR_EXAMPLES),)
+                      examples=TOUR_EXAMPLES),
+               # Every ordered pair of event kinds, and every splice in every turn state.
+               Family("event-pairs", 1, sequence_inputs(), examples=len(sequence_requests())))
             + trap_families("settle", capabilities))
 
 
