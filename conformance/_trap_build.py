@@ -6,7 +6,9 @@ went into and where the schema refused it; ``--check`` says whether the module i
 Each trap goes into the input where it shows most: where the reference's answer changes for
 it (and is not ``errored``), else where the answer becomes ``errored``; among those, where it
 changes most values (a size: the smallest input), the richest inputs first, from where the
-last trap went.
+last trap went. A trap whose every plant leaves the reference's answer as it was is not
+planted in that operation (but for the nesting limit and the sizes, which a port with such a
+limit refuses whatever the answer, and a block-end's own text, which a port may read instead).
 """
 
 from __future__ import annotations
@@ -60,6 +62,11 @@ def _shows(op: str, base: Any, recipe: Recipe) -> tuple[int, int]:
     return (0 if before is not InvalidInput and same_json(before, after) else 2), changed
 
 
+#: Plants kept where the reference's answer stays: a nesting limit refuses the request, and a
+#: block-end's text is one the reference does not read but a port may.
+_ALWAYS = ("deep-member", "block-end")
+
+
 def build_plan(op: str, schema: str) -> tuple[Recipe, ...]:
     """Every trap of :data:`TRAPS` planted in one of ``op``'s vector inputs (valid against
     ``schema``); a trap that changes nothing of them is left out."""
@@ -79,7 +86,11 @@ def build_plan(op: str, schema: str) -> tuple[Recipe, ...]:
             score = (shows, -len(json.dumps(base)) if trap in SIZES else changed)
             if best is None or score > best[0]:
                 best = (score, step, recipe)
-        if best is not None:
+        # A trap the answers never show is left out (it would only cost time), unless a port
+        # that falls into it cannot answer at all (a nesting limit, a fixed buffer for the
+        # request, refuses it).
+        if best is not None and (best[0][0] > 0 or trap.plant.how in _ALWAYS
+                                 or trap in SIZES):
             recipes.append(best[2])
             turn = (turn + best[1] + 1) % len(bases)
     return tuple(recipes)

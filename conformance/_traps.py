@@ -350,6 +350,16 @@ def _repeat_first(value: Any, blocked: Blocked, _: Any) -> Any:
     return _rebuild(value, edit)
 
 
+def _ended_otherwise(value: Any, blocked: Blocked, suffix: str) -> Any:
+    """Every text a block-end's ``block`` carries, with ``suffix`` its deltas never sent."""
+    def edit(path: Path, node: Any) -> Any:
+        if (isinstance(node, str) and len(path) > 1 and path[-1] == "text"
+                and "block" in path[:-1] and not blocked(path)):
+            return node + suffix
+        return node
+    return _rebuild(value, edit)
+
+
 def _nested(depth: int) -> Any:
     value: Any = "deep"
     for _ in range(depth):
@@ -386,6 +396,8 @@ PLANTS: dict[str, tuple[str, Callable[[Any, Blocked, Any], Any]]] = {
     "alias": ("the first of two distinct integers held in one place is the second plus "
               "{value} (one number once wrapped)", _integers_alias),
     "text": ("every text with {text}", _texts_as),
+    "block-end": ("every text a block-end carries ends with {value}, which its deltas never "
+                  "sent", _ended_otherwise),
     "long-texts": ("{which} text built by repetition to {length} characters", _texts_long),
     "many-items": ("each top-level array of objects lengthened to {length} items with copies "
                    "of its first, {which} its own", _items_long),
@@ -501,6 +513,9 @@ TRAPS: tuple[Trap, ...] = (
          "text cut at U+0000", Plant("text", "nul")),
     Trap("bom-text", "C#, Java",
          "a leading U+FEFF stripped as a byte order mark", Plant("text", "bom")),
+    Trap("block-end-disagrees", "every language",
+         "the text of a block-end taken for the streamed deltas' (or the other way round)",
+         Plant("block-end", " (as ended)")),
     Trap("crlf-text", "every language",
          "line ends normalized (`\\r\\n` to `\\n`)", Plant("text", "crlf")),
 )

