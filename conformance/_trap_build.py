@@ -8,7 +8,8 @@ it (and is not ``errored``), else where the answer becomes ``errored``; among th
 changes most values (a size: the smallest input), the richest inputs first, from where the
 last trap went. A trap whose every plant leaves the reference's answer as it was is not
 planted in that operation (but for the nesting limit and the sizes, which a port with such a
-limit refuses whatever the answer, and a block-end's own text, which a port may read instead).
+limit refuses whatever the answer; ids, which a port keys its maps by; and a block-end's own
+text, which a port may read instead).
 """
 
 from __future__ import annotations
@@ -62,9 +63,11 @@ def _shows(op: str, base: Any, recipe: Recipe) -> tuple[int, int]:
     return (0 if before is not InvalidInput and same_json(before, after) else 2), changed
 
 
-#: Plants kept where the reference's answer stays: a nesting limit refuses the request, and a
-#: block-end's text is one the reference does not read but a port may.
-_ALWAYS = ("deep-member", "block-end")
+#: Plants kept where the reference's answer stays: a nesting limit refuses the request, ids are
+#: opaque to the reference but a port keys its maps by them, and a block-end's text is one the
+#: reference does not read but a port may.
+_ALWAYS = ("deep-member", "block-end", "id", "repeated-id", "repeat-first", "index-ids",
+           "case-ids")
 
 
 def build_plan(op: str, schema: str) -> tuple[Recipe, ...]:
