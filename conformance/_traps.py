@@ -63,9 +63,11 @@ class Plant:
     def describe(self) -> str:
         """The input that exposes the trap, in words (the checklist's last column)."""
         shown = json.dumps(self.value, ensure_ascii=True) if self.value is not None else ""
-        length, which = self.value if isinstance(self.value, tuple) else ("", "")
+        sized = self.how in ("long-texts", "many-items")
+        length, which = self.value if sized else ("", "")
+        names = ", ".join(f"`{name}`" for name in self.value) if self.how == "members" else ""
         return PLANTS[self.how][0].format(
-            value=shown, text=_TEXT_FORMS[self.value][0] if self.how == "text" else "",
+            value=shown, names=names, text=_TEXT_FORMS[self.value][0] if self.how == "text" else "",
             length=f"{length:,}" if length else "", which={"every": "every", "last": "the last",
                                                           }.get(which, which))
 
@@ -136,6 +138,13 @@ def _add_member(value: Any, blocked: Blocked, name: str, planted: Any) -> Any:
             return {**node, name: planted}
         return node
     return _rebuild(value, edit)
+
+
+def _add_members(value: Any, blocked: Blocked, names: tuple[str, ...]) -> Any:
+    """Members ``names`` on every object that has none of that name."""
+    for name in names:
+        value = _add_member(value, blocked, name, f"planted {name}")
+    return value
 
 
 def _case_twins(value: Any, blocked: Blocked, _: Any) -> Any:
@@ -370,8 +379,8 @@ def _nested(depth: int) -> Any:
 #: Every way of planting: a description of the input (``{value}``: the planted value as JSON,
 #: ``{text}``: a text form's description) and the function ``(input, blocked, value) -> input``.
 PLANTS: dict[str, tuple[str, Callable[[Any, Blocked, Any], Any]]] = {
-    "member": ("a member named {value} on every open object",
-               lambda value, blocked, name: _add_member(value, blocked, name, "planted")),
+    "members": ("members named {names} on every open object",
+                lambda value, blocked, names: _add_members(value, blocked, names)),
     "deep-member": ("a member holding arrays nested {value} deep on every open object",
                     lambda value, blocked, depth: _add_member(value, blocked, "x-nested",
                                                               _nested(depth))),
@@ -405,20 +414,12 @@ PLANTS: dict[str, tuple[str, Callable[[Any, Blocked, Any], Any]]] = {
 
 #: The traps, one line each: name, ports, what such a port does, and the input that exposes it.
 TRAPS: tuple[Trap, ...] = (
-    Trap("proto-member", "JavaScript, TypeScript",
-         "a copy made with `{}` or `Object.assign` turns `__proto__` into a prototype: the "
-         "member vanishes", Plant("member", "__proto__")),
-    Trap("constructor-member", "JavaScript, TypeScript",
-         "`key in object` or `object[key]` finds a built-in property", Plant("member",
-                                                                             "constructor")),
-    Trap("tostring-member", "JavaScript, TypeScript",
-         "`object[key]` finds a built-in method", Plant("member", "toString")),
-    Trap("index-member", "JavaScript, TypeScript",
-         "an object writes array-index names first, whatever the input order",
-         Plant("member", "0")),
-    Trap("largest-index-member", "JavaScript, Go, Rust",
-         "the largest array-index name (2^32 - 2) or the first that is not one (2^32 - 1) "
-         "ordered wrongly", Plant("member", "4294967295")),
+    Trap("prototype-members", "JavaScript, TypeScript",
+         "a copy made with `{}` or `Object.assign` turns `__proto__` into a prototype (the "
+         "member vanishes); `key in object` finds `constructor` and `toString`; an object "
+         "writes array-index names first, and the largest (2^32 - 2) or the first that is not "
+         "one (2^32 - 1) goes wrong", Plant("members", ("__proto__", "constructor", "toString",
+                                                       "0", "4294967295"))),
     Trap("deep-nesting", "Rust, C#, Java",
          "a parser's nesting limit (128 in serde_json, 64 in System.Text.Json) refuses the "
          "request", Plant("deep-member", 200)),
@@ -459,12 +460,8 @@ TRAPS: tuple[Trap, ...] = (
          "a type, role, kind or status compared without case", Plant("naming-case")),
     Trap("zero", "JavaScript, TypeScript, Go",
          "0 read as absent (`if (x)`, `x || default`, Go's zero value)", Plant("integer", 0)),
-    Trap("int32-max", "Java, C#, Go, JavaScript (`x | 0`)",
-         "a number held in 32 bits: 2^31 - 1 still fits", Plant("integer", 2**31 - 1)),
     Trap("int32-over", "Java, C#, Go, JavaScript (`x | 0`)",
          "a number held in 32 bits wraps negative at 2^31", Plant("integer", 2**31)),
-    Trap("uint32-max", "C#, Go, Rust",
-         "a number held in 32 unsigned bits: 2^32 - 1 still fits", Plant("integer", 2**32 - 1)),
     Trap("uint32-over", "C#, Go, Rust",
          "a number held in 32 unsigned bits wraps to 0 at 2^32", Plant("integer", 2**32)),
     Trap("int32-min", "Java, C#, Go",
@@ -478,8 +475,6 @@ TRAPS: tuple[Trap, ...] = (
          "2^53 + 1 read as a double is 2^53: two integers merge", Plant("integer", 2**53 + 1)),
     Trap("unsafe-negative", "JavaScript, every double reader",
          "-2^53 - 1 read as a double is -2^53", Plant("integer", -(2**53) - 1)),
-    Trap("int64-max", "Java, C#, Go, Rust",
-         "a number held in 64 bits: 2^63 - 1 still fits", Plant("integer", 2**63 - 1)),
     Trap("int64-over", "Java, C#, Go, Rust",
          "a number held in 64 bits wraps or is refused at 2^63 (a double holds it exactly)",
          Plant("integer", 2**63)),
@@ -524,15 +519,12 @@ TRAPS: tuple[Trap, ...] = (
 #: Inputs past the fixed sizes ports give their buffers (items and characters), and past the
 #: spec's own bounds: every run asks each operation each of them, built, never shrunk.
 SIZES: tuple[Trap, ...] = (
-    Trap("texts-past-1024", "C, Go, Rust, every language with a fixed buffer",
-         "text cut at 1,024 characters", Plant("long-texts", (1025, "every"))),
     Trap("texts-past-4096", "C, Go, Rust, every language with a fixed buffer",
-         "text cut at 4,096 characters (a page)", Plant("long-texts", (4097, "every"))),
-    Trap("text-past-65536", "Go (`bufio.Scanner`), Java, C#",
-         "text cut at 65,536 characters (64 KiB)", Plant("long-texts", (65537, "last"))),
-    Trap("text-past-max-bytes", "every language",
-         "a text past the wire profile's default 262,144 bytes (and the budget profile's "
-         "131,072) read with a fixed buffer", Plant("long-texts", (262145, "last"))),
+         "text cut at 1,024 or 4,096 characters (a page)", Plant("long-texts", (4097, "every"))),
+    Trap("text-past-max-bytes", "Go (`bufio.Scanner`), Java, C#, every language",
+         "text, or the request line, cut at 65,536 characters (64 KiB), or a text past the wire "
+         "profile's default 262,144 bytes (the budget profile's 131,072) read with a fixed "
+         "buffer", Plant("long-texts", (262145, "last"))),
     Trap("items-past-1024-before", "every language with a ring buffer",
          "only the first 1,024 events, records or updates kept", Plant("many-items",
                                                                      (1025, "before"))),
