@@ -296,6 +296,20 @@ _TEXT_FORMS: dict[str, tuple[str, Callable[[str], str]]] = {
 }
 
 
+#: The forms the ``unusual-text`` trap gives a text at once: each one a port may lose alone.
+_UNUSUAL = ("bom", "combining", "nfd", "nfc", "case", "astral", "nul", "crlf")
+_TEXT_FORMS["unusual"] = (
+    "a byte order mark and a lone combining mark first, then a decomposed `e` U+0301, a "
+    "composed U+00E9, `İßǅ`, an astral character, a NUL inside and CR LF line ends",
+    lambda text: _unusual(text))
+
+
+def _unusual(text: str) -> str:
+    for form in _UNUSUAL:
+        text = _TEXT_FORMS[form][1](text or "x")
+    return text
+
+
 def _texts_as(value: Any, blocked: Blocked, form: str) -> Any:
     """Every text (a string under a text member, :data:`TEXT_MEMBERS`) in ``form``."""
     change = _TEXT_FORMS[form][1]
@@ -488,31 +502,18 @@ TRAPS: tuple[Trap, ...] = (
          "two numbers 2^32 apart held in 32 bits are one", Plant("alias", 2**32)),
     Trap("uint64-alias", "Java, C#, Go, Rust",
          "two numbers 2^64 apart held in 64 bits are one", Plant("alias", 2**64)),
-    Trap("nfd-text", "Java, C#, Swift-like runtimes, every language with a normalizing library",
-         "text normalized to NFC", Plant("text", "nfd")),
-    Trap("nfc-text", "every language with a normalizing library",
-         "text normalized to NFD", Plant("text", "nfc")),
     Trap("padded-text", "every language", "text trimmed (`trim()`, `strings.TrimSpace`)",
          Plant("text", "padded")),
     Trap("blank-text", "every language",
          "white-space-only text taken for no text (`isBlank`, `IsNullOrWhiteSpace`)",
          Plant("text", "blank")),
-    Trap("combining-text", "every language",
-         "a combining mark dropped, or counted with the character before it",
-         Plant("text", "combining")),
-    Trap("case-text", "every language",
-         "text folded to one case, or measured after folding", Plant("text", "case")),
-    Trap("astral-text", "JavaScript, Java, C#",
-         "UTF-16 units counted or cut as characters", Plant("text", "astral")),
-    Trap("nul-text", "C, Go (cgo), every language calling C",
-         "text cut at U+0000", Plant("text", "nul")),
-    Trap("bom-text", "C#, Java",
-         "a leading U+FEFF stripped as a byte order mark", Plant("text", "bom")),
+    Trap("unusual-text", "every language",
+         "text normalized (NFC or NFD), folded to one case, cut at U+0000, stripped of a "
+         "leading U+FEFF, its line ends or a combining mark with nothing before it, or counted "
+         "in UTF-16 units", Plant("text", "unusual")),
     Trap("block-end-disagrees", "every language",
          "the text of a block-end taken for the streamed deltas' (or the other way round)",
          Plant("block-end", " (as ended)")),
-    Trap("crlf-text", "every language",
-         "line ends normalized (`\\r\\n` to `\\n`)", Plant("text", "crlf")),
 )
 
 
