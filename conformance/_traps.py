@@ -6,8 +6,8 @@ Java or C# typically reads JSON wrongly, and how to plant the input that exposes
 plants") is rendered from this list (:func:`checklist_table`) and a test holds the two equal, so
 a new trap is one line here and one regenerated table.
 
-:data:`SIZES` lists inputs past the fixed sizes ports give their buffers (1,024 and 4,096
-items or characters, 64 KiB) and past the spec's own bounds, the same way.
+:data:`SIZES` lists inputs past the fixed sizes ports give their buffers (1,024 items, 4,096
+and 65,536 characters), the same way.
 
 Each operation's ``language-traps`` and ``past-fixed-sizes`` families (:func:`trap_families`)
 are built, not drawn: every trap is planted in one of the operation's own vector inputs
@@ -517,15 +517,15 @@ TRAPS: tuple[Trap, ...] = (
 )
 
 
-#: Inputs past the fixed sizes ports give their buffers (items and characters), and past the
-#: spec's own bounds: every run asks each operation each of them, built, never shrunk.
+#: Inputs past the fixed sizes ports give their buffers (items and characters): every run asks
+#: each operation each of them, built, never shrunk. (The spec's own bounds, ``maxBytes`` and
+#: the budget floors, have families of their own in each profile.)
 SIZES: tuple[Trap, ...] = (
     Trap("texts-past-4096", "C, Go, Rust, every language with a fixed buffer",
          "text cut at 1,024 or 4,096 characters (a page)", Plant("long-texts", (4097, "every"))),
-    Trap("text-past-max-bytes", "Go (`bufio.Scanner`), Java, C#, every language",
-         "text, or the request line, cut at 65,536 characters (64 KiB), or a text past the wire "
-         "profile's default 262,144 bytes (the budget profile's 131,072) read with a fixed "
-         "buffer", Plant("long-texts", (262145, "last"))),
+    Trap("text-past-65536", "Go (`bufio.Scanner`), Java, C#, every language",
+         "text, or the request line, cut at 65,536 characters (64 KiB)",
+         Plant("long-texts", (65537, "last"))),
     Trap("items-past-1024-before", "every language with a ring buffer",
          "only the first 1,024 events, records or updates kept", Plant("many-items",
                                                                      (1025, "before"))),
