@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 
 from ..._model import Capabilities, Family, family_per_side
 from ..._reused import BOOLEANS, integers, sampled
+from ..._traps import trap_families
 from .values import (
     _AGENTS,
     CLIP,
@@ -277,7 +278,6 @@ def _spelled(op: str, families: tuple[Family, ...]) -> tuple[Family, ...]:
 
 
 def details_families(capabilities: Capabilities) -> tuple[Family, ...]:
-    del capabilities
     return _spelled("details", (
         Family("small", 2, small_details()),
         Family("edges", 2, edge_details(), aims=(
@@ -300,7 +300,7 @@ def details_families(capabilities: Capabilities) -> tuple[Family, ...]:
             "details.bounded", "details.fair-share", "details.output", "details.task",
             "details.rejected")),
         Family("spread", 1, spread_details(), aims=("details.allowlist", "details.identity")),
-    ))
+    )) + trap_families("details", capabilities)
 
 
 # -- roster -------------------------------------------------------------------------------------
@@ -384,7 +384,6 @@ _ROSTER_BOUNDS = st.one_of(wide(2, 3000), wide(2, 3000), wide(2, 3000), st.sampl
 
 
 def roster_families(capabilities: Capabilities) -> tuple[Family, ...]:
-    del capabilities
     return _spelled("roster", (
         Family("small", 3, st.builds(_roster, batches(), _ROSTER_BOUNDS)),
         Family("exact-fit", 1, exact_fit_rosters(), aims=("roster.prefix", "roster.bounded",
@@ -400,7 +399,7 @@ def roster_families(capabilities: Capabilities) -> tuple[Family, ...]:
                                                          max_size=4),
                                       st.just(DEFAULT_ROSTER_BYTES)),
                aims=("roster.allowlist",)),
-    ))
+    )) + trap_families("roster", capabilities)
 
 
 # -- lane ---------------------------------------------------------------------------------------
@@ -520,7 +519,6 @@ def empty_lanes() -> st.SearchStrategy[OpInput]:
 
 
 def lane_families(capabilities: Capabilities) -> tuple[Family, ...]:
-    del capabilities
     return _spelled("lane", (
         Family("random", 3, random_lanes()),
         Family("recovering", 3, recovering_lanes(), aims=("lane.count", "lane.total",
@@ -529,7 +527,7 @@ def lane_families(capabilities: Capabilities) -> tuple[Family, ...]:
         Family("edges", 1, edge_lanes(), aims=("lane.merge", "lane.count", "lane.total")),
         Family("empty", 1, empty_lanes()),
         Family("large", 1, large_lanes(), aims=("lane.total", "lane.count")),
-    ))
+    )) + trap_families("lane", capabilities)
 
 
 # -- publish -----------------------------------------------------------------------------------
@@ -674,7 +672,6 @@ def aligned(draw: st.DrawFn) -> OpInput:
 
 
 def publish_families(capabilities: Capabilities) -> tuple[Family, ...]:
-    del capabilities
     return _spelled("publish", (
         Family("random", 2, timelines()),
         Family("bursts", 2, bursts(), aims=("publish.window", "publish.terminal")),
@@ -685,7 +682,7 @@ def publish_families(capabilities: Capabilities) -> tuple[Family, ...]:
         *family_per_side(lambda side: f"return-{_BEFORE_AFTER.get(side, side)}-window-end", 1,
                          window_edges, aims=("publish.terminal", "publish.window")),
         Family("late", 2, timelines(late=True), aims=("publish.after-return",)),
-    ))
+    )) + trap_families("publish", capabilities)
 
 
 FAMILIES: dict[str, Callable[[Capabilities], tuple[Family, ...]]] = {

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from ..._model import Capabilities, Family
 from ..._reused import BOOLEANS, integers, sampled
+from ..._traps import trap_families
 from .events import (
     _cancellation,
     _chunk,
@@ -38,6 +39,7 @@ from .logs import (
     _log_drafts,
     session_logs,
 )
+from .sequences import sequence_inputs, sequence_requests
 from .settle_forms import EDGE_REMOVALS, written
 from .tour import tour_logs
 from .values import (
@@ -133,6 +135,7 @@ def select_families(capabilities: Capabilities | None = None) -> tuple[Family, .
         # Last: its logs are long, and a counterexample is shrunk in the first family showing it.
         Family("every-shape", 1, _tour_logs(),
                examples=TOUR_EXAMPLES),
+        *trap_families("select", capabilities),
     )
 
 
@@ -197,6 +200,7 @@ def fold_families(capabilities: Capabilities | None = None) -> tuple[Family, ...
         Family("streamed-events", 1, _streamed_text_logs().map(_as_pushes)),
         Family("decoys", 1, _decoyed_logs().map(_as_pushes)),
         Family("every-shape", 1, _tour_logs().map(_as_pushes), examples=TOUR_EXAMPLES),
+        *trap_families("fold", capabilities),
     )
 
 
@@ -848,7 +852,10 @@ def settle_families(capabilities: Capabilities | None = None) -> tuple[Family, .
             + _settle_class_families()
             + tuple(family for family in families if family.name in _LAST_FAMILIES)
             + (Family("every-shape", 1, _tour_requests(),
-                      examples=TOUR_EXAMPLES),))
+                      examples=TOUR_EXAMPLES),
+               # Every ordered pair of event kinds, and every splice in every turn state.
+               Family("event-pairs", 1, sequence_inputs(), examples=len(sequence_requests())))
+            + trap_families("settle", capabilities))
 
 
 @st.composite

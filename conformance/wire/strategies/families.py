@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from ..._model import Capabilities, Family, family_per_side
 from ..._reused import BOOLEANS
+from ..._traps import trap_families
 from .events import (
     _agent_ends,
     _small_tool_execution_updates,
@@ -172,6 +173,7 @@ def classify_families(capabilities: Capabilities) -> tuple[Family, ...]:
         Family("near-misses", 1, st.builds(_event_input, frame_look_alikes())),
         Family("every-shape", 1, every_shape_inputs("classify", capabilities),
                examples=shape_count()),
+        *trap_families("classify", capabilities),
     )
 
 
@@ -437,6 +439,7 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
     # Last: a counterexample is shrunk in the first family showing it, and these cannot shrink.
     families.append(Family("every-shape", 1, every_shape_inputs("project", capabilities),
                            examples=shape_count()))
+    families.extend(trap_families("project", capabilities))
     return tuple(replace(family, aims=FAMILY_AIMS[family.name]) for family in families)
 
 
@@ -444,6 +447,8 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
 #: ``project.agrees``; tests/unit/test_where.py holds every rule to at least one family).
 FAMILY_AIMS: dict[str, tuple[str, ...]] = {
     "events": ("classify.kind", "project.frame-opt-in", "project.fact-passthrough"),
+    "language-traps": (),
+    "past-fixed-sizes": (),
     "message-updates": ("project.message-update", "project.frame-opt-in"),
     "frames-not-opted-in": ("project.frame-opt-in",),
     "erroneous": ("project.erroneous",),

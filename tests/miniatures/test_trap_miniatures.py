@@ -1,0 +1,36 @@
+"""Ports that fall into a language trap (docs/port-checklist.md, "Traps every run plants") are
+caught by a quick search of each operation they answer wrongly, on every seed."""
+
+from __future__ import annotations
+
+import pytest
+from eventproof.reference import Reference
+from helpers import conforms_on_a_quick_run
+
+from miniatures.traps import TRAP_MINIATURES
+
+DEFAULT_SEEDS = (0,)
+SLOW_SEEDS = (1, 2, 3)
+CASES = [(wrong, op) for wrong, ops in TRAP_MINIATURES.items() for op in ops]
+each_case = pytest.mark.parametrize(("wrong", "op"), CASES,
+                                    ids=[f"{wrong.__name__}-{op}" for wrong, op in CASES])
+
+
+def _assert_caught(wrong: type[Reference], op: str, seed: int) -> None:
+    assert not conforms_on_a_quick_run(wrong(), op, seed), (
+        f"{wrong.__name__} conforms on a quick {op} run, seed {seed}")
+
+
+@pytest.mark.parametrize("seed", DEFAULT_SEEDS)
+@each_case
+def test_a_quick_search_catches_each_trap(wrong: type[Reference], op: str, seed: int) -> None:
+    """A quick search of ``op`` from seed 0 finds the port that falls into the trap."""
+    _assert_caught(wrong, op, seed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", SLOW_SEEDS)
+@each_case
+def test_every_seed_catches_each_trap(wrong: type[Reference], op: str, seed: int) -> None:
+    """A quick search of ``op`` from any seed finds the port that falls into the trap."""
+    _assert_caught(wrong, op, seed)
