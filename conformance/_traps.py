@@ -665,13 +665,10 @@ def trap_families(op: str, capabilities: Capabilities | None) -> tuple[Family, .
     :func:`trap_inputs`, each asked once on every run (a fixed share, never shrunk)."""
     from hypothesis import strategies as st
 
-    from ._reused import as_declared
-
-    lone = capabilities is None or capabilities.lone_surrogates
+    # The engine sends each input as the implementation declared it reads it.
     families = []
     for name, traps in (("language-traps", "TRAPS"), ("past-fixed-sizes", "SIZES")):
         inputs = tuple(op_input for _, op_input in trap_inputs(op, traps))
         if inputs:
-            families.append(Family(name, 1, as_declared(st.sampled_from(inputs), lone),
-                                   examples=len(inputs)))
+            families.append(Family(name, 1, st.sampled_from(inputs), examples=len(inputs)))
     return tuple(families)
