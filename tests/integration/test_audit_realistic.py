@@ -57,13 +57,19 @@ def test_the_naive_log_breaks_what_it_writes_and_its_amplification_is_exact(
     found = counts(report)
     assert found["project.frame-opt-in"] == types["message_update"] + types[
         "tool_execution_update"]
-    assert found["project.message-update"] == types["message_update"]
+    # A frame the log should not hold is that one finding: its projected form is not judged.
+    assert "project.message-update" not in found
+    assert "bound.fits" not in found
     assert found["project.turn-end"] == types["turn_end"]
     assert found["project.agent-end"] == types["agent_end"]
+    # Read as a log of a consumer that opted in, each frame is judged in its projected form.
+    opted_in = counts(_audit(naive, live_events=True))
+    assert "project.frame-opt-in" not in opted_in
+    assert opted_in["project.message-update"] == types["message_update"]
     oversized = sum(1 for event in stream if event["type"] == "tool_execution_update"
                     and len(orjson.dumps(event)) > 262144)
     assert oversized > 0
-    assert found["bound.fits"] == oversized
+    assert opted_in["bound.fits"] == oversized
     figures = document(report)["bytes"]
     # what the spec's facts-only projection writes for the same events, known by construction
     assert figures["factsOnly"]["bytes"] == naive.stat().st_size
