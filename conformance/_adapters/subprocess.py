@@ -447,7 +447,8 @@ class SubprocessAdapter:
     def _give_up(self, last: str) -> None:
         """Give the program up for the rest of the run: every later request is a crash at once."""
         self._given_up = self.budget.give_up(
-            f"restart budget exhausted: the program was restarted {self.budget.in_a_row} "
+            f"restart budget exhausted: the program (--impl {shlex.quote(self.description)}) "
+            f"was restarted {self.budget.in_a_row} "
             f"time(s) in a row without answering a request (max_restarts={self.budget.limit}, "
             "counted across the whole run: every operation and worker process) and is not "
             f"started again; the last failure: {last}"
