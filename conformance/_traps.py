@@ -339,15 +339,17 @@ def _texts_long(value: Any, blocked: Blocked, size: tuple[int, str]) -> Any:
 
 def _items_long(value: Any, blocked: Blocked, size: tuple[int, str]) -> Any:
     """Every array of objects under a member of the input itself (``events``, ``pushes``,
-    ``records``, ``updates``) lengthened to ``size[0]`` items with copies of its first item,
-    before its items or after them."""
+    ``records``, ``updates``) lengthened to ``size[0]`` items with copies of its first item
+    before its items, or of its last item after them (a timeline stays in time order; an
+    input a plant makes erroneous is not planted, :func:`trap_inputs`)."""
     length, where = size
 
     def edit(path: Path, node: Any) -> Any:
         if (len(path) == 1 and isinstance(node, list) and node and isinstance(node[0], dict)
                 and len(node) < length and not blocked(path)):
-            copies = [node[0]] * (length - len(node))
-            return copies + node if where == "before" else node + copies
+            if where == "before":
+                return [node[0]] * (length - len(node)) + node
+            return node + [node[-1]] * (length - len(node))
         return node
     return _rebuild(value, edit)
 
@@ -655,9 +657,27 @@ def trap_inputs(op: str, traps: str = "TRAPS") -> tuple[tuple[str, Any], ...]:
 
     by_name = {trap.name: trap for trap in (TRAPS if traps == "TRAPS" else SIZES)}
     vectors = _vectors()
-    return tuple((name, plant(by_name[name], vectors[vector][1], exact, under))
-                 for name, vector, exact, under in PLAN.get(op, ())
-                 if name in by_name and vector in vectors)
+    planted = ((name, vectors[vector][1], plant(by_name[name], vectors[vector][1], exact, under))
+               for name, vector, exact, under in PLAN.get(op, ())
+               if name in by_name and vector in vectors)
+    # A plant must not turn an input the spec accepts into one it refuses (a timeline lengthened
+    # past its one return): that input would judge the refusal, not the trap.
+    return tuple((name, op_input) for name, original, op_input in planted
+                 if _accepted(op, op_input) or not _accepted(op, original))
+
+
+def _accepted(op: str, op_input: Any) -> bool:
+    """Whether the reference answers ``op_input`` rather than refusing it as erroneous."""
+    from eventproof.reference import InvalidInput
+
+    from ._model import Capabilities
+    from ._operations import operation
+
+    try:
+        operation(op).reference(op_input, Capabilities())
+    except InvalidInput:
+        return False
+    return True
 
 
 def trap_families(op: str, capabilities: Capabilities | None) -> tuple[Family, ...]:

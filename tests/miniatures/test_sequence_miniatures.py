@@ -9,7 +9,6 @@ from helpers import conforms_on_a_quick_run
 from miniatures.sequences import SEQUENCE_MINIATURES
 
 DEFAULT_SEEDS = (0,)
-SLOW_SEEDS = (1, 2, 3)
 each = pytest.mark.parametrize("wrong", SEQUENCE_MINIATURES,
                                ids=[wrong.__name__ for wrong in SEQUENCE_MINIATURES])
 
@@ -18,12 +17,4 @@ each = pytest.mark.parametrize("wrong", SEQUENCE_MINIATURES,
 @each
 def test_a_quick_settle_search_catches_each_order(wrong: type, seed: int) -> None:
     """A quick settle search from seed 0 finds the wrong account."""
-    assert not conforms_on_a_quick_run(wrong(), "settle", seed), wrong.__name__
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("seed", SLOW_SEEDS)
-@each
-def test_every_seed_catches_each_order(wrong: type, seed: int) -> None:
-    """A quick settle search from any seed finds the wrong account."""
     assert not conforms_on_a_quick_run(wrong(), "settle", seed), wrong.__name__
