@@ -242,7 +242,7 @@ _CARRIER_SHAPES: dict[str, Event] = {
 def _carrying(kind: str, message: dict[str, Any]) -> Event:
     """An event of ``kind`` in its own shape, with ``message`` added as ``data.message`` where
     the kind has no such member (an open object, selection.md §2.1)."""
-    event = _copied(_CARRIER_SHAPES.get(kind) or _event(kind, {"turn": 0, "step": 0}))
+    event: Event = _copied(_CARRIER_SHAPES.get(kind) or _event(kind, {"turn": 0, "step": 0}))
     event["data"]["message"] = message
     return event
 

@@ -90,8 +90,8 @@ def _pi_usages() -> st.SearchStrategy[dict[str, Any]]:
 #: colliding names among them: a fact carries them through unchanged (wire.md §2, §4.2).
 _BLOCK_EXTRA_NAMES = ("thinkingSignature", "cache_control", "redacted", "0", "10", "\ud800",
                       "\u2028", "4294967295")
-_BLOCK_EXTRA_VALUES = ("sig_01", {"type": "ephemeral"}, True, -0.0, 1.0, MAX_SAFE_INTEGER, None,
-                       [], "\udc00")
+_BLOCK_EXTRA_VALUES: tuple[Any, ...] = ("sig_01", {"type": "ephemeral"}, True, -0.0, 1.0,
+                                       MAX_SAFE_INTEGER, None, [], "\udc00")
 
 
 @cache
@@ -703,7 +703,7 @@ def _fill(
 _PLACEMENT_DRAWS = st.sampled_from(_PLACEMENTS)
 #: Args whose member names collide once well-formed, as (name, value) pairs (a dict display of
 #: them reads, to a linter, as a repeated key).
-_COLLIDING_ARGS = st.sampled_from((
+_COLLIDING_ARGS: st.SearchStrategy[tuple[tuple[str, Any], ...]] = st.sampled_from((
     (), (), (), (("\ud800", 1), ("\udc00", "two")), (("\udbff", []), ("\ufffd", "kept"), ("n", 2)),
     (("\ufffd", "first"), ("\udfff", "x" * 40)),
 ))
