@@ -31,6 +31,8 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
+from eventproof.reference import DEFAULT_MAX_BYTES
+
 from ._model import Capabilities, Family
 
 __all__ = ["PLANTS", "SIZES", "TRAPS", "Plant", "Trap", "checklist_table", "plant", "trap_families",
@@ -668,13 +670,10 @@ def trap_inputs(op: str, traps: str = "TRAPS") -> tuple[tuple[str, Any], ...]:
 
 def _accepted(op: str, op_input: Any) -> bool:
     """Whether the reference answers ``op_input`` rather than refusing it as erroneous."""
-    from eventproof.reference import InvalidInput
-
-    from ._model import Capabilities
-    from ._operations import operation
+    from eventproof.reference import InvalidInput, Reference
 
     try:
-        operation(op).reference(op_input, Capabilities())
+        Reference().run(op, op_input)
     except InvalidInput:
         return False
     return True
@@ -685,10 +684,14 @@ def trap_families(op: str, capabilities: Capabilities | None) -> tuple[Family, .
     :func:`trap_inputs`, each asked once on every run (a fixed share, never shrunk)."""
     from hypothesis import strategies as st
 
-    # The engine sends each input as the implementation declared it reads it.
+    # The engine sends each input as the implementation declared it reads it; a program whose
+    # bound is fixed is never sent another maxBytes (spec/protocol.md §4.2).
+    fixed = capabilities is not None and not capabilities.variable_max_bytes
     families = []
     for name, traps in (("language-traps", "TRAPS"), ("past-fixed-sizes", "SIZES")):
-        inputs = tuple(op_input for _, op_input in trap_inputs(op, traps))
+        inputs = tuple(op_input for _, op_input in trap_inputs(op, traps)
+                       if not (fixed and isinstance(op_input, dict) and op_input.get(
+                           "maxBytes", DEFAULT_MAX_BYTES) != DEFAULT_MAX_BYTES))
         if inputs:
             families.append(Family(name, 1, st.sampled_from(inputs), examples=len(inputs)))
     return tuple(families)

@@ -162,8 +162,11 @@ def placed(draw: st.DrawFn) -> tuple[str, str, int]:
         return draw(placed())
     holder[key] = "HUGE-INTEGER"
     digits = draw(st.integers(MAX_INTEGER_DIGITS + 1, MAX_INTEGER_DIGITS + 3000))
-    text = json.dumps({"seq": REQUEST.seq, "output": output}).replace(
-        '"HUGE-INTEGER"', "9" * digits)
+    try:  # an answer that is JSON but for the integer (no NaN or Infinity: another fault)
+        written = json.dumps({"seq": REQUEST.seq, "output": output}, allow_nan=False)
+    except ValueError:
+        return draw(placed())
+    text = written.replace('"HUGE-INTEGER"', "9" * digits)
     return text, f"{path}.{key}", REQUEST.seq
 
 
