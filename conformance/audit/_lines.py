@@ -36,6 +36,10 @@ from eventproof.reference._canonical import (
 )
 
 from .._json import holds_lone_surrogate
+
+# One reading of a repeated member name for the run and the audit (the last value kept, as
+# JSON.parse does; the object marked with the first name repeated).
+from .._protocol import _Duplicated, _marking_pairs
 from . import _fast
 from ._findings import Tallies
 
@@ -188,33 +192,12 @@ def may_hold_long_integer(body: bytes) -> bool:
     return _long_integer(body, body.translate(_DIGITS_TO_NUL))
 
 
-class _Repeats(dict[str, Any]):
-    """An object that repeats a member name (the last value kept, as ``JSON.parse`` does)."""
-
-    name = ""
-    times = 0
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``object_pairs_hook``: the object, marked when it repeats a member name."""
-    value = dict(pairs)
-    if len(value) == len(pairs):
-        return value
-    marked = _Repeats(value)
-    seen: dict[str, int] = {}
-    for name, _ in pairs:
-        seen[name] = seen.get(name, 0) + 1
-    marked.name = next(name for name, _ in pairs if seen[name] > 1)
-    marked.times = seen[marked.name]
-    return marked
-
-
-def _first_repeat(value: Any) -> tuple[str, _Repeats] | None:
+def _first_repeat(value: Any) -> tuple[str, _Duplicated] | None:
     """The first object (document order) that repeats a member name, with its JSONPath."""
     stack: list[tuple[str, Any]] = [("$", value)]
     while stack:
         path, item = stack.pop()
-        if isinstance(item, _Repeats):
+        if isinstance(item, _Duplicated):
             return path, item
         if isinstance(item, dict):
             stack.extend((f"{path}.{key}", inner) for key, inner in reversed(item.items()))
@@ -273,7 +256,7 @@ def _read(text: str) -> Any:
         sys.setrecursionlimit(needed)
     try:
         return json.loads(text, parse_int=_parse_int, parse_constant=_constant,
-                          object_pairs_hook=_pairs)
+                          object_pairs_hook=_marking_pairs)
     finally:
         if needed > limit:
             sys.setrecursionlimit(limit)
