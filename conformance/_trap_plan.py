@@ -1,5 +1,5 @@
 """Where each language trap is planted, by operation: written by
-``python -m eventproof.conformance._trap_build --write`` from
+``python -m tools.trap_build --write`` from
 :data:`._traps.TRAPS` and the shipped vectors (do not edit)."""
 
 from __future__ import annotations

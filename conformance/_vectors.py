@@ -4,7 +4,7 @@ The vectors are the suite's smoke test in a form any language can run with a JSO
 (the idea of the JSON-Schema-Test-Suite). Their *sources* live here: every input and every
 description is written by hand, one small builder per rule group, and the expected answers are
 computed by the reference. ``spec/vectors/<group>.json`` is generated from them and shipped as
-``eventproof.vectors``; ``python -m eventproof.conformance._vectors --write`` regenerates the
+``eventproof.vectors``; ``python -m tools.vectors --write`` regenerates the
 files (``nox -s vectors``) and ``--check`` says which are stale.
 
 :func:`run_vectors` runs the shipped vectors against any implementation through the same adapters
@@ -13,13 +13,11 @@ as ``eventproof run``, and :func:`render` shows what disagreed.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shlex
-import sys
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from importlib.resources import files
 from pathlib import Path
@@ -589,7 +587,7 @@ def write_vectors_json(outcome: VectorOutcome, path: str | Path, *,
 
 
 # =================================================================================================
-# python -m eventproof.conformance._vectors --write | --check
+# Checks of the vector sources (the maintainer command is python -m tools.vectors)
 # =================================================================================================
 
 
@@ -597,39 +595,3 @@ def coverage_gaps(minimum: int = 2) -> list[str]:
     """Rule ids with fewer than ``minimum`` vector sources."""
     counts = Counter(source.rule for source in vector_sources())
     return [rule.id for rule in RULES if counts[rule.id] < minimum]
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Regenerate (``--write``) or check (``--check``) spec/vectors/."""
-    parser = argparse.ArgumentParser(
-        prog="python -m eventproof.conformance._vectors",
-        description="Generate spec/vectors/ from the hand-written sources and the reference.")
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true", help="rewrite every vector file")
-    mode.add_argument("--check", action="store_true", help="exit 1 when a file is stale")
-    parser.add_argument("--dir", type=Path, default=None,
-                        help="the vector directory (default: the eventproof.vectors package)")
-    args = parser.parse_args(argv)
-    try:
-        if args.write:
-            written = write_files(args.dir)
-            counts = {name: len(json.loads((args.dir or vectors_directory()).joinpath(name)
-                                           .read_text("utf-8"))["vectors"]) for name in written}
-            print("wrote " + ", ".join(f"{name} ({n})" for name, n in counts.items()))
-            return 0
-        stale = stale_files(args.dir)
-    except VectorBuildError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    if stale:
-        print("stale vector files (the sources in conformance/<profile>/vectors.py or the "
-              "reference "
-              f"changed): {', '.join(stale)}; run `nox -s vectors` and commit the result",
-              file=sys.stderr)
-        return 1
-    print("every vector file is up to date")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

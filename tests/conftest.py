@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
 # The miniature implementations are importable as ``miniatures.selection`` etc.
-sys.path.insert(0, str(ROOT / "tests"))
+# The maintainer tools (``tools.spec_check`` etc.) are importable from the checkout's root.
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 
 from helpers import shared_setup_scheduler, tree_state  # noqa: E402 (tests/ is on the path now)
 

@@ -7,9 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
-from eventproof.conformance._spec_check import section_text
 from eventproof.conformance.budget import OPERATIONS
 from eventproof.conformance.budget.rules import RULES, RULES_BY_ID
+
+from tools.spec_check import section_text
 
 SPEC = (Path(__file__).parents[2] / "spec" / "budget.md").read_text("utf-8")
 

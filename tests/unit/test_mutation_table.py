@@ -10,7 +10,7 @@ from types import ModuleType
 
 from eventproof.conformance._operations import OPS
 
-DRIVER = Path(__file__).resolve().parents[1] / "mutation" / "run_mutation.py"
+DRIVER = Path(__file__).resolve().parents[2] / "tools" / "mutation" / "run_mutation.py"
 
 
 def _driver() -> ModuleType:

@@ -16,13 +16,13 @@ from eventproof.conformance._schemas import validator_for
 
 ROOT = Path(__file__).resolve().parents[2]
 LINES: list[dict[str, Any]] = yaml.safe_load(
-    (ROOT / "tests" / "real" / "disagreements.yaml").read_text(encoding="utf-8"))
+    (ROOT / "tools" / "real" / "disagreements.yaml").read_text(encoding="utf-8"))
 DOCS = (ROOT / "docs" / "real-implementations.md").read_text(encoding="utf-8")
 
 
 def _runner() -> Any:
     spec = importlib.util.spec_from_file_location(
-        "real_implementations", ROOT / "tests" / "real" / "implementations.py")
+        "real_implementations", ROOT / "tools" / "real" / "implementations.py")
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)

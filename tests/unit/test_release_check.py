@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("release_check", ROOT / "tests" /
+    spec = importlib.util.spec_from_file_location("release_check", ROOT / "tools" /
                                                   "release_check.py")
     assert spec is not None
     assert spec.loader is not None

@@ -9,13 +9,16 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from eventproof.conformance import _spec_check, _vectors
+from eventproof.conformance import _vectors
 from eventproof.conformance._adapters import Ok
 from eventproof.conformance._model import FIT_STRATEGIES, Capabilities, ImplErrored
 from eventproof.conformance._operations import RULES
 from eventproof.conformance.cli import main as cli_main
 from eventproof.reference import InvalidInput, Reference
 from rich.console import Console
+
+from tools import spec_check as _spec_check
+from tools import vectors as vector_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = _vectors.load_vectors()
@@ -195,14 +198,14 @@ def test_cli_vectors_on_a_wrong_implementation_exits_1() -> None:
 
 def test_check_mode_lists_stale_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`--check` exits 1 naming the stale file, and `--write` makes it fresh again."""
-    assert _vectors.main(["--write", "--dir", str(tmp_path)]) == 0
-    assert _vectors.main(["--check", "--dir", str(tmp_path)]) == 0
+    assert vector_tool.main(["--write", "--dir", str(tmp_path)]) == 0
+    assert vector_tool.main(["--check", "--dir", str(tmp_path)]) == 0
     path = tmp_path / "fold.json"
     content = json.loads(path.read_text("utf-8"))
     content["vectors"][0]["expected"] = ["tampered"]
     path.write_text(json.dumps(content), "utf-8")
     capsys.readouterr()
-    assert _vectors.main(["--check", "--dir", str(tmp_path)]) == 1
+    assert vector_tool.main(["--check", "--dir", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert "fold.json" in err
     assert "nox -s vectors" in err
@@ -271,5 +274,5 @@ def test_section_text_includes_subsections_only() -> None:
 
 
 def test_spec_check_command_exits_0() -> None:
-    """`python -m eventproof.conformance._spec_check` passes on this checkout."""
+    """`python -m tools.spec_check` passes on this checkout."""
     assert _spec_check.main(["--root", str(ROOT)]) == 0

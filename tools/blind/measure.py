@@ -6,10 +6,10 @@ replays another's failures), and ``eventproof vectors``. Two subprocesses at a t
 Markdown table: the rules each bug was reported under (with how many seeds), seeds caught out of
 the seeds run, and whether the vectors catch it.
 
-    .venv/bin/python -m tests.miniatures.blind.measure [--write] [--only NAME[,NAME...]]
+    .venv/bin/python -m tools.blind.measure [--write] [--only NAME[,NAME...]]
         [--ops OP[,OP...]] [--seeds N] [--section TITLE]
 
-``--write`` writes tests/miniatures/blind/RESULTS.md: the whole file, or with ``--section`` only
+``--write`` writes tools/blind/RESULTS.md: the whole file, or with ``--section`` only
 the section of that title (added at the end when it is not there yet), so that a measure of some
 operations keeps the others' tables. Run from the repository root.
 """
@@ -34,7 +34,7 @@ from .full_bugs import FULL_BUGS
 from .port import MaximalPort
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
+ROOT = HERE.parents[1]
 EVENTPROOF = str(Path(sys.executable).with_name("eventproof"))
 SEEDS = range(5)
 JOB_TIMEOUT = 900.0
@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         wanted = args.only.split(",")
         unknown = sorted(set(wanted) - set(names))
         if unknown:
-            parser.error(f"unknown bug(s) {unknown}; see tests/miniatures/blind/bugs.py")
+            parser.error(f"unknown bug(s) {unknown}; see tools/blind/bugs.py")
         names = [n for n in names if n in wanted]
     started = time.monotonic()
     rows = measure(names)
@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
                                          (("ops", args.ops), ("only", args.only)) if v),
                             f"--seeds {args.seeds}", f"--section '{args.section}'"])
         header = (f"## {args.section}\n\n"
-                  f"Produced by `.venv/bin/python -m tests.miniatures.blind.measure {command}` "
+                  f"Produced by `.venv/bin/python -m tools.blind.measure {command}` "
                   f"({time.monotonic() - started:.0f} s wall, 2 jobs at a time). Each bug: "
                   f"`eventproof run --ops <op> --seed S` for S = 0..{args.seeds - 1} (random "
                   "search, default budget, fresh state directory), and `eventproof vectors`; "
@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         write_section(HERE / "RESULTS.md", args.section, header + body + "\n")
     elif args.write:
         header = ("# Blind miniatures: what the search catches\n\n"
-                  "Produced by `.venv/bin/python -m tests.miniatures.blind.measure --write` "
+                  "Produced by `.venv/bin/python -m tools.blind.measure --write` "
                   f"({time.monotonic() - started:.0f} s wall, 2 jobs at a time). Each bug: "
                   f"`eventproof run --ops <op> --seed S` for S = 0..{args.seeds - 1} (random "
                   "search, default budget, fresh state directory), and `eventproof vectors`. A "

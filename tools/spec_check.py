@@ -1,6 +1,6 @@
 """Hold the spec, the schemas, the vectors and the rule registry in step (``nox -s spec``).
 
-``python -m eventproof.conformance._spec_check`` checks, from a checkout:
+``python -m tools.spec_check`` checks, from a checkout:
 
 - every file in ``schemas/`` is a valid draft 2020-12 schema whose ``$id`` is the base URI plus
   its file name;
@@ -28,14 +28,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from eventproof.conformance._operations import RULES, RULES_BY_ID
+from eventproof.conformance._schemas import BASE_URI
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, relevance
 from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
-
-from ._operations import RULES, RULES_BY_ID
-from ._schemas import BASE_URI
 
 #: The meta-schema every shipped schema declares.
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
@@ -406,7 +405,7 @@ def run_checks(checkout: Checkout) -> list[Problem]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run every check and print the problems: exit 0, 1 with problems, 2 without a checkout."""
     parser = argparse.ArgumentParser(
-        prog="python -m eventproof.conformance._spec_check",
+        prog="python -m tools.spec_check",
         description="Check schemas, schema examples, vectors and the spec against the registry.")
     parser.add_argument("--root", type=Path, default=None,
                         help="the repository checkout (default: the current directory)")

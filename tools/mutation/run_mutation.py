@@ -21,9 +21,9 @@ fold and settle; wire, backstop and canonical reach classify and project; budget
 details, roster, lane and publish), and wire mutants are
 checked with both fit strategies (maximal only when halving conforms).
 
-    python tests/mutation/run_mutation.py                       # everything (nox -s mutation)
-    python tests/mutation/run_mutation.py --jobs 2 --sample 10  # every 10th mutant, a dry run
-    python tests/mutation/run_mutation.py --rerun survived      # only last run's survivors
+    python -m tools.mutation.run_mutation                       # everything (nox -s mutation)
+    python -m tools.mutation.run_mutation --jobs 2 --sample 10  # every 10th mutant, a dry run
+    python -m tools.mutation.run_mutation --rerun survived      # only last run's survivors
 
 Results go to ``--workdir`` (``results.json``, one record per mutant); the summary, the figures
 and every unexplained survivor (with its diff) go to stdout. Exit 0 when every survivor is listed

@@ -1,6 +1,6 @@
 """Check every real implementation a package registry holds and publish the page of them all.
 
-    python tests/real/implementations.py --work DIR --out DIR [--examples E] [--report FILE...]
+    python tools/real/implementations.py --work DIR --out DIR [--examples E] [--report FILE...]
 
 Each implementation of `IMPLEMENTATIONS` is installed, pinned, into ``--work`` with npm (the
 registry's own client; nothing is committed), checked by ``eventproof run`` through its adapter

@@ -6,7 +6,7 @@ within the default budget. This measures how robust that is: every miniature is 
 caught when the miniature's own rule fails. The exit code is 1 when any miniature is missed at
 least once, so the figure can gate a change to the strategies.
 
-The blind bugs (``tests/miniatures/blind/bugs.py``, written from the spec alone) are measured too,
+The blind bugs (``tools/blind/bugs.py``, written from the spec alone) are measured too,
 under their class names. A blind bug names no rule, only its operation (``OP``): a run of that one
 operation counts as caught when any MUST rule of it fails, errors or times out. A bug that only
 changes bytes (``BYTES_ONLY``: every line it writes parses to the reference's JSON value, another
@@ -14,8 +14,8 @@ spelling or member order) breaks no MUST rule unless a size it changes moves a l
 ``maxBytes``, so for it a failure of the SHOULD rule ``canon.bytes`` counts as caught as well; the
 ``MUST`` column shows how often a MUST rule alone caught it.
 
-    python tests/miniatures/catch_rate.py --seeds 20 [--examples default] [--jobs N] [NAME ...]
-    python tests/miniatures/catch_rate.py --set blind-wire --seeds 20 --jobs 2
+    python -m tools.catch_rate --seeds 20 [--examples default] [--jobs N] [NAME ...]
+    python -m tools.catch_rate --set blind-wire --seeds 20 --jobs 2
 
 ``--set`` adds a whole set to the names: ``wire``, ``selection``, ``blind`` or ``blind-wire``
 (the blind bugs of ``classify`` and ``project``); with neither names nor ``--set`` every
@@ -37,7 +37,9 @@ from typing import Any
 
 from hypothesis.errors import HypothesisWarning
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# The checkout's root (for tools.blind) and its tests/ (for the miniatures).
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 #: Seconds one request may take before it counts as hung (the slice(-0) loop).
 TIMEOUT = 1.0
@@ -66,9 +68,9 @@ class Target:
 
 def _targets() -> dict[str, Target]:
     from eventproof.conformance._operations import RULES_BY_ID
-
     from miniatures import budget, selection, wire
-    from miniatures.blind.bugs import BUGS
+
+    from tools.blind.bugs import BUGS
 
     targets: dict[str, Target] = {}
     for group, module in (("selection", selection), ("wire", wire), ("budget", budget)):
@@ -158,7 +160,7 @@ def main() -> int:
     unknown = sorted(set(args.names) - set(known))
     if unknown:
         parser.error(f"unknown miniature(s) {', '.join(unknown)}; see tests/miniatures/*.py and "
-                     "tests/miniatures/blind/bugs.py")
+                     "tools/blind/bugs.py")
     names = list(args.names)
     for chosen in args.sets:
         names += [name for name, target in known.items()

@@ -1,6 +1,6 @@
 """Writing the plan of where each language trap is planted (``_trap_plan.py``).
 
-``python -m eventproof.conformance._trap_build --write`` plants every trap of
+``python -m tools.trap_build --write`` plants every trap of
 :data:`._traps.TRAPS` in each operation's vector inputs and writes, for each trap, the input it
 went into and where the schema refused it; ``--check`` says whether the module is current.
 Each trap goes into the input where it shows most: where the reference's answer changes for
@@ -20,15 +20,14 @@ from collections.abc import Sequence
 from pathlib import Path as FilePath
 from typing import Any
 
+from eventproof.conformance._json import same_json
+from eventproof.conformance._model import Capabilities
+from eventproof.conformance._operations import OPERATIONS, operation
+from eventproof.conformance._traps import SIZES, TRAPS, Recipe, _nodes, _recipe, _vectors, plant
 from eventproof.reference import InvalidInput
 
-from ._json import same_json
-from ._model import Capabilities
-from ._operations import OPERATIONS, operation
-from ._traps import SIZES, TRAPS, Recipe, _nodes, _recipe, _vectors, plant
-
 #: The module the plan is written to.
-PLAN_PATH = FilePath(__file__).with_name("_trap_plan.py")
+PLAN_PATH = FilePath(__file__).resolve().parents[1] / "conformance" / "_trap_plan.py"
 
 
 def _size(value: Any) -> int:
@@ -102,7 +101,7 @@ def build_plan(op: str, schema: str) -> tuple[Recipe, ...]:
 def rendered_plan() -> str:
     """The text of the plan module, for every operation."""
     lines = ['"""Where each language trap is planted, by operation: written by',
-             "``python -m eventproof.conformance._trap_build --write`` from",
+             "``python -m tools.trap_build --write`` from",
              ':data:`._traps.TRAPS` and the shipped vectors (do not edit)."""', "",
              "from __future__ import annotations", "", "from typing import Any", "",
              "#: Each operation's recipes: (trap, vector id, paths not planted, paths under which",
@@ -122,7 +121,7 @@ def rendered_plan() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``--write`` the plan module; ``--check`` (the default) that it is current."""
-    parser = argparse.ArgumentParser(prog="python -m eventproof.conformance._trap_build")
+    parser = argparse.ArgumentParser(prog="python -m tools.trap_build")
     parser.add_argument("--write", action="store_true", help="write the plan module")
     parser.add_argument("--check", action="store_true", help="exit 1 when it is stale")
     write = parser.parse_args(argv).write

@@ -5,7 +5,7 @@
 // (spec/wire.md §1: a line is the serialization, without it). The agent has no opt-in and no
 // bound of its own: includeLiveEvents and maxBytes reach nothing, and nothing here adds them.
 //
-//   node tests/real/pi_adapter.mjs INSTALL_DIR     (INSTALL_DIR/node_modules holds the agent)
+//   node tools/real/pi_adapter.mjs INSTALL_DIR     (INSTALL_DIR/node_modules holds the agent)
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { join } from "node:path";

@@ -5,7 +5,7 @@
 // includeLiveEvents and maxBytes reach nothing, and nothing here adds them. It runs on Bun, as
 // the agent does:
 //
-//   bun tests/real/omp_adapter.ts INSTALL_DIR     (INSTALL_DIR/node_modules holds the agent)
+//   bun tools/real/omp_adapter.ts INSTALL_DIR     (INSTALL_DIR/node_modules holds the agent)
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
