@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from zlib import crc32
 
+from . import _fast
 from ._fast import dumps
-from ._fast import orjson as _orjson
 from ._findings import well_formed
 
 #: A value at least this large (serialized) is descended into, and digested to count repeats:
@@ -208,9 +208,9 @@ class ByteStats:
         elif entry > self.largest[0]:  # the largest under one total order, whatever the
             heapq.heapreplace(self.largest, entry)  # order lines arrive in (chunks, --jobs)
         if size >= HEAVY_BYTES and isinstance(value, dict | list):
-            if written is None and _orjson is not None:
+            if written is None and _fast.orjson is not None:
                 try:
-                    written = _orjson.dumps(value)
+                    written = _fast.orjson.dumps(value)
                 except TypeError:  # a lone surrogate, an integer beyond 64 bits
                     written = None
             self._walk(kind, "$", value, written, 0, len(written or b""))

@@ -43,8 +43,6 @@ from .._protocol import _Duplicated, _marking_pairs
 from . import _fast
 from ._findings import Tallies
 
-_orjson = _fast.orjson
-
 MAX_SAFE_INTEGER = 2**53 - 1
 ID_CLIP = 256
 _MARKER_HEAD = MARKER.rstrip("\n")
@@ -285,12 +283,13 @@ def _proven(body: bytes) -> tuple[Any, bytes] | None:
     no member name was repeated (the writing has each once), the nesting is within
     :data:`MAX_DEPTH` (orjson writes no deeper) and every integer is within 2^53-1 (so the
     strict reader reads the same numbers)."""
-    if _orjson is None:
+    orjson = _fast.orjson  # looked up at each call: one switch turns the fast paths off
+    if orjson is None:
         return None
     try:
-        value = _orjson.loads(body)
-        written = _orjson.dumps(value, option=_STRICT_INTEGER)
-    except (_orjson.JSONDecodeError, TypeError):  # TypeError: orjson refuses to write it
+        value = orjson.loads(body)
+        written = orjson.dumps(value, option=_STRICT_INTEGER)
+    except (orjson.JSONDecodeError, TypeError):  # TypeError: orjson refuses to write it
         return None
     return (value, written) if written == body else None
 
