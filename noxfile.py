@@ -1,5 +1,6 @@
-"""Sessions: tests, lint, typing, spec, build, docs (default); slow, release, vectors, mutation,
-bench, bench-publish, thorough, catch-rate, real, real-logs (opt-in).
+"""Sessions: tests, bare, lint, typing, spec, build, docs (default: every gate, the README's test
+command); slow, thorough, release, vectors, mutation, blind, catch-rate, bench, bench-publish,
+real, real-logs (opt-in: searches, measurements and maintainer commands, most of them in tools/).
 
 Every session uses the Python that runs nox; dependency groups come from pyproject.toml.
 """
@@ -17,7 +18,8 @@ import nox
 ROOT = Path(__file__).parent
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 
-nox.options.sessions = ["tests", "lint", "typing", "spec", "build", "docs"]
+#: Every gate: the README's test command (`python3 -m nox`) runs them all, and CI runs that.
+nox.options.sessions = ["tests", "bare", "lint", "typing", "spec", "build", "docs"]
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
 
@@ -34,6 +36,37 @@ def tests(session: nox.Session) -> None:
     # pytest exits 5 when it collected nothing; nox treats every non-zero code as a failure.
     session.run("pytest", "-n", "auto", "-q", "-m", "not slow", *session.posargs,
                 env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")})
+
+
+#: The tests the bare leg runs: every path orjson, zstandard or the compiled walks would take
+#: (the encoder, projection, the audit's reader, the vectors, the default run end to end).
+BARE_TESTS = (
+    "tests/unit/test_canonical.py", "tests/unit/test_one_equality.py",
+    "tests/unit/test_reference_wire.py", "tests/unit/test_audit_read.py",
+    "tests/unit/test_real_logs.py", "tests/unit/test_vectors.py",
+    "tests/integration/test_default_install.py",
+)
+
+
+@nox.session
+def bare(session: nox.Session) -> None:
+    """The install without anything optional: no orjson, no zstandard, no compiled walks
+    (EVENTPROOF_NO_EXTENSIONS=1). The pure paths must answer, find and write exactly what the
+    fast ones do: the tests of every such path run here."""
+    session.install("--no-deps", ".")
+    runtime = [dep for dep in PYPROJECT["project"]["dependencies"]
+               if not dep.startswith(OPTIONAL_SPEEDUPS)]
+    session.install(*runtime, *(dep for dep in _group("test")
+                                if not dep.startswith(OPTIONAL_SPEEDUPS)))
+    session.run("python", "-c", "import importlib.util as u, sys; "
+                "sys.exit([m for m in ('orjson', 'zstandard') if u.find_spec(m)])")
+    session.run("pytest", "-n", "auto", "-q", "-m", "not slow", *BARE_TESTS, *session.posargs,
+                env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci"),
+                     "EVENTPROOF_NO_EXTENSIONS": "1"})
+
+
+#: Packages the kit runs faster with but answers the same without (the bare session).
+OPTIONAL_SPEEDUPS = ("orjson", "zstandard")
 
 
 @nox.session(default=False)
@@ -54,11 +87,24 @@ def thorough(session: nox.Session) -> None:
     session.run("pytest", "-n", "auto", *session.posargs, env={"HYPOTHESIS_PROFILE": "thorough"})
 
 
+@nox.session(default=False)
+def blind(session: nox.Session) -> None:
+    """Check the wrong implementations written from the spec alone (tools/blind/): each is wrong
+    on an input it names, and the full port they start from agrees with the reference. `--
+    measure` then measures how many the default run catches (tools/blind/RESULTS.md)."""
+    session.install(".", *_group("test"))
+    measure = "measure" in session.posargs
+    args = [arg for arg in session.posargs if arg != "measure"]
+    session.run("pytest", "-n", "auto", "-q", "tools/blind", *([] if measure else args))
+    if measure:
+        session.run("python", "-m", "tools.blind.measure", *args)
+
+
 @nox.session(name="catch-rate", default=False)
 def catch_rate(session: nox.Session) -> None:
     """Measure how often the default run catches each miniature over many seeds."""
     session.install(".", *_group("test"))
-    session.run("python", "tests/miniatures/catch_rate.py", *session.posargs)
+    session.run("python", "tools/catch_rate.py", *session.posargs)
 
 
 @nox.session
@@ -82,7 +128,7 @@ def typing(session: nox.Session) -> None:
 def spec(session: nox.Session) -> None:
     """Validate every schema, schema example and vector file; run the vectors on the reference."""
     session.install(".")
-    session.run("python", "-m", "eventproof.conformance._spec_check")
+    session.run("python", "-m", "tools.spec_check")
     session.run("eventproof", "vectors")
 
 
@@ -138,21 +184,21 @@ def release(session: nox.Session) -> None:
     """Check that a release is one version: pyproject.toml's, CHANGELOG.md's top release and
     every tag the README, docs, templates and action name; `-- --tag vX.Y.Z` checks the tag
     being pushed too."""
-    session.run("python", "tests/release_check.py", *session.posargs)
+    session.run("python", "tools/release_check.py", *session.posargs)
 
 
 @nox.session(default=False)
 def vectors(session: nox.Session) -> None:
     """Regenerate spec/vectors/ from the reference (commit the result)."""
     session.install("-e", ".")
-    session.run("python", "-m", "eventproof.conformance._vectors", "--write")
+    session.run("python", "-m", "tools.vectors", "--write")
 
 
 @nox.session(default=False)
 def mutation(session: nox.Session) -> None:
     """Mutate the reference and count the mutants `eventproof run` kills (slow)."""
     session.install("-e", ".", *_group("mutation"), *_group("test"))
-    session.run("python", "tests/mutation/run_mutation.py", *session.posargs)
+    session.run("python", "tools/mutation/run_mutation.py", *session.posargs)
 
 
 #: Where `nox -s bench` writes: git-ignored scratch, never a committed file.
@@ -209,14 +255,14 @@ def real_logs(session: nox.Session) -> None:
 def real(session: nox.Session) -> None:
     """Check every real implementation a package registry holds and publish their page: each is
     installed, pinned, into a scratch folder with npm (never committed), checked by
-    `eventproof run` through its adapter in tests/real/, and becomes a column of the matrix
+    `eventproof run` through its adapter in tools/real/, and becomes a column of the matrix
     (build/real/matrix/index.html); build/real/index.html lists every disagreement, classified
-    by tests/real/disagreements.yaml, with its minimal case asked of both sides
-    (docs/real-implementations.md). Posargs go to tests/real/implementations.py (`--report
+    by tools/real/disagreements.yaml, with its minimal case asked of both sides
+    (docs/real-implementations.md). Posargs go to tools/real/implementations.py (`--report
     FILE` adds the report of an implementation run elsewhere; `--examples quick`)."""
     if shutil.which("npm") is None or shutil.which("node") is None:
         session.error("real needs node and npm on PATH (Node.js 20 or newer)")
     session.install(".", "pyyaml")
     work = Path(session.create_tmp()).resolve() / "implementations"
-    session.run("python", "tests/real/implementations.py", "--work", str(work),
+    session.run("python", "tools/real/implementations.py", "--work", str(work),
                 "--out", str(ROOT / "build" / "real"), *session.posargs)
