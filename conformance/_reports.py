@@ -28,6 +28,7 @@ from eventproof.reference import SPEC_VERSION
 from rich.console import Console
 from rich.text import Text
 
+from . import _junit
 from ._clip import one_line
 from ._json import dumps_json, pretty_json, readable_json
 from ._model import LIMIT_LEAVES, Capabilities
@@ -74,8 +75,6 @@ _DOCUMENT_LIMIT = 20000
 
 # Inside a JSON string these are shown as escapes: lone surrogates have no UTF-8 form, and
 # U+0085, U+2028 and U+2029 end a line for str.splitlines, editors and terminals.
-# XML 1.0 §2.2 allows TAB, LF, CR and everything from U+0020 except surrogates, U+FFFE, U+FFFF.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 # A wire line shown as written: a character that cannot be shown raw on one line is written
 # ⟨U+XXXX⟩, which no JSON text contains, so it is never confused with an escape in the line.
 _NOT_SHOWN_RAW = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029\ud800-\udfff]")
@@ -607,23 +606,15 @@ def failure_text(
 
 # -- JUnit XML ---------------------------------------------------------------------------------
 
-def _xml_safe(text: str) -> str:
-    """``text`` with every character XML 1.0 cannot carry shown as a ``\\uXXXX`` escape."""
-    return _NOT_XML.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
-
-
 def _first_line(text: str, limit: int = 500) -> str:
     line = text.splitlines()[0] if text else ""
     return line if len(line) <= limit else line[:limit] + "…"
 
 
-def _properties(report: RunReport) -> ET.Element:
-    properties = ET.Element("properties")
-    values: list[tuple[str, Any]] = [
-        (f"implementation.{key}", value) for key, value in report.implementation.items()
-        if isinstance(value, str | int | float | bool)
-    ]
-    values += [
+def _properties(report: RunReport) -> list[tuple[str, object]]:
+    return [
+        *((f"implementation.{key}", value) for key, value in report.implementation.items()
+          if isinstance(value, str | int | float | bool)),
         ("seed", "none (deterministic)" if report.seed is None else report.seed),
         ("deterministic", report.deterministic), ("budget", report.budget),
         ("spec-version", _spec_version()), ("suite-version", SUITE_VERSION),
@@ -631,81 +622,55 @@ def _properties(report: RunReport) -> ET.Element:
         ("conforms", report.verdict.conforms), ("exit-code", int(report.verdict.exit_code)),
         ("verdict", report.verdict.line()),
     ]
-    for name, value in values:
-        text = str(value).lower() if isinstance(value, bool) else str(value)
-        ET.SubElement(properties, "property", name=name, value=_xml_safe(text))
-    return properties
+
+
+#: A rule's outcome as JUnit counts it (``untested`` depends on --allow-untested).
+_KINDS: dict[str, _junit.Kind] = {
+    "pass": "passed", "fail": "failure", "xpass": "failure", "error": "error",
+    "crash": "error", "timeout": "error", "unstable": "error", "skip": "skipped",
+    "xfail": "skipped"}
 
 
 def _testcase(result: RuleResult, replay_file: str | Path | None,
               impl_spec: str | None, allow_untested: bool = False,
-              invocation: Invocation | None = None) -> ET.Element:
+              invocation: Invocation | None = None) -> _junit.Case:
     rule = result.rule
-    case = ET.Element("testcase", classname=f"eventproof.{rule.op}", name=rule.id,
-                      time=f"{_seconds(result.seconds):.3f}")
     outcome = result.outcome
-    text = _xml_safe(failure_text(result, replay_file=replay_file, impl_spec=impl_spec,
-                                  invocation=invocation))
-    message = _xml_safe(_first_line(_explanation(result)))
-    if outcome == "fail":
-        ET.SubElement(case, "failure", message=message, type=rule.id).text = text
-    elif outcome == "xpass":
-        ET.SubElement(case, "failure", message=message, type="xpass").text = text
-    elif outcome in {"error", "crash", "timeout", "unstable"}:
-        ET.SubElement(case, "error", message=message, type=outcome).text = text
-    elif outcome == "untested":
-        # Never judged: a failure of the gate, unless the run let untested rules through.
-        kind = "skipped" if allow_untested else "failure"
-        ET.SubElement(case, kind, message=message, type="untested").text = text
-    elif outcome == "skip":
-        ET.SubElement(case, "skipped", message=_xml_safe(result.note or "skipped"))
-    elif outcome == "xfail":
-        ET.SubElement(case, "skipped", type="xfail",
-                      message=_xml_safe(result.note or "expected failure")).text = text
-    if result.counterexample is not None and result.counterexample.stderr:
-        ET.SubElement(case, "system-err").text = _xml_safe(result.counterexample.stderr)
-    return case
+    kind: _junit.Kind = (("skipped" if allow_untested else "failure") if outcome == "untested"
+                         else _KINDS.get(outcome, "passed"))
+    stderr = result.counterexample.stderr if result.counterexample is not None else ""
+    case = _junit.Case(classname=f"eventproof.{rule.op}", name=rule.id,
+                       seconds=_seconds(result.seconds), kind=kind, stderr=stderr or "")
+    if kind == "passed":
+        return case
+    if outcome == "skip":
+        return replace(case, message=result.note or "skipped")
+    text = failure_text(result, replay_file=replay_file, impl_spec=impl_spec,
+                        invocation=invocation)
+    if outcome == "xfail":
+        return replace(case, message=result.note or "expected failure", type="xfail", text=text)
+    return replace(case, message=_first_line(_explanation(result)),
+                   type=rule.id if outcome == "fail" else outcome, text=text)
 
 
 def junit_tree(
     report: RunReport, *, replay_files: Mapping[str, str | Path] | None = None,
     impl_spec: str | None = None,
 ) -> ET.ElementTree[ET.Element]:
-    """The JUnit XML document: one ``<testsuite>`` per operation, one ``<testcase>`` per rule.
+    """The JUnit XML document (:mod:`._junit`): one ``<testsuite>`` per operation, one
+    ``<testcase>`` per rule.
 
     ``time`` is in seconds: a testcase's is :attr:`RuleResult.seconds` (the search round that
     settled the rule), a testsuite's the sum of its testcases' (the time spent checking the
     operation), the root's the whole run's (handshake and start-up included).
     """
     files = replay_files or {}
-    failing = {"fail", "xpass"} | (set() if report.allow_untested else {"untested"})
-    skipping = {"skip", "xfail"} | ({"untested"} if report.allow_untested else set())
-    errors = {"error", "crash", "timeout", "unstable"}
-    outcomes = [result.outcome for result in report.results]
-    root = ET.Element(
-        "testsuites", name="eventproof", tests=str(len(report.results)),
-        failures=str(sum(o in failing for o in outcomes)),
-        errors=str(sum(o in errors for o in outcomes)),
-        skipped=str(sum(o in skipping for o in outcomes)),
-        time=f"{_seconds(report.duration):.3f}",
-    )
-    for op in _ops_in(report):
-        results = [result for result in report.results if result.rule.op == op]
-        mine = [result.outcome for result in results]
-        # The time spent checking the operation: its testcases' times add up to it.
-        seconds = sum(_seconds(result.seconds) for result in results)
-        suite = ET.SubElement(
-            root, "testsuite", name=f"eventproof.{op}", tests=str(len(results)),
-            failures=str(sum(o in failing for o in mine)),
-            errors=str(sum(o in errors for o in mine)),
-            skipped=str(sum(o in skipping for o in mine)), time=f"{seconds:.3f}",
-        )
-        suite.append(_properties(report))
-        for result in results:
-            suite.append(_testcase(result, files.get(result.rule.id), impl_spec,
-                                   report.allow_untested, report.invocation))
-    ET.indent(root)
-    return ET.ElementTree(root)
+    suites = [_junit.Suite(f"eventproof.{op}", tuple(
+        _testcase(result, files.get(result.rule.id), impl_spec, report.allow_untested,
+                  report.invocation)
+        for result in report.results if result.rule.op == op)) for op in _ops_in(report)]
+    return _junit.tree("eventproof", suites, seconds=_seconds(report.duration),
+                       properties=_properties(report))
 
 
 def write_junit(
@@ -713,11 +678,7 @@ def write_junit(
     replay_files: Mapping[str, str | Path] | None = None, impl_spec: str | None = None,
 ) -> None:
     """Write :func:`junit_tree` to ``path`` as UTF-8 XML (parent directories created)."""
-    target = Path(path)
-    if target.parent != Path():
-        target.parent.mkdir(parents=True, exist_ok=True)
-    junit_tree(report, replay_files=replay_files, impl_spec=impl_spec).write(
-        target, encoding="utf-8", xml_declaration=True)
+    _junit.write(path, junit_tree(report, replay_files=replay_files, impl_spec=impl_spec))
 
 
 # -- Markdown ----------------------------------------------------------------------------------

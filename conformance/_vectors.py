@@ -250,6 +250,13 @@ class VectorOutcome:
         """True when no vector failed; SHOULD failures and skips do not count."""
         return not any(result.status == "fail" for result in self.results)
 
+    @property
+    def exit_code(self) -> int:
+        """What ``eventproof vectors`` exits with (the JUnit document states it too)."""
+        from ._results import ExitCode
+
+        return int(ExitCode.CONFORMS if self.conforms else ExitCode.NONCONFORMING)
+
     def count(self, status: Status) -> int:
         """How many vectors ended with ``status``."""
         return sum(result.status == status for result in self.results)
@@ -518,62 +525,48 @@ def dumps_vectors_document(outcome: VectorOutcome, *, impl_spec: str | None = No
 
 def vectors_junit(outcome: VectorOutcome, *,
                   impl_spec: str | None = None) -> ET.ElementTree[ET.Element]:
-    """JUnit XML of a vector run: one ``<testsuite>`` per vector file, one ``<testcase>`` per
-    vector; a failure's text is the explanation the console prints. ``time`` is in seconds (a
-    vector's request and verdict; a suite's is the sum of its vectors')."""
-    import xml.etree.ElementTree as ET
+    """JUnit XML of a vector run (:mod:`._junit`): one ``<testsuite>`` per vector file, one
+    ``<testcase>`` per vector; a failure's text is the explanation the console prints.
+    ``time`` is in seconds (a vector's request and verdict; a suite's is the sum of its
+    vectors')."""
+    from . import _junit
 
-    from ._reports import _xml_safe
-
-    kinds = {"fail": "failure", "should": "failure", "error": "error", "skip": "skipped"}
-    counted = totals(outcome)
-    root = ET.Element(
-        "testsuites", name="eventproof vectors", tests=str(len(outcome.results)),
-        failures=str(counted["fail"] + counted["should"]), errors=str(counted["error"]),
-        skipped=str(counted["skip"]),
-        time=f"{sum(round(result.seconds, 3) for result in outcome.results):.3f}")
-    files_in_order = list(dict.fromkeys(result.vector.file for result in outcome.results))
-    for name in files_in_order:
-        results = [result for result in outcome.results if result.vector.file == name]
-        mine = [outcome_of(result) for result in results]
+    kinds: dict[str, _junit.Kind] = {"pass": "passed", "fail": "failure", "should": "failure",
+                                     "error": "error", "skip": "skipped"}
+    implementation = tuple((f"implementation.{key}", str(value))
+                           for key, value in outcome.implementation.items()
+                           if isinstance(value, str | int | float | bool))
+    suites = []
+    for name in dict.fromkeys(result.vector.file for result in outcome.results):
         suite_name = f"eventproof.vectors.{name.removesuffix('.json')}"
-        suite = ET.SubElement(
-            root, "testsuite", name=suite_name, tests=str(len(results)),
-            failures=str(sum(o in ("fail", "should") for o in mine)),
-            errors=str(mine.count("error")), skipped=str(mine.count("skip")),
-            time=f"{sum(round(result.seconds, 3) for result in results):.3f}")
-        properties = ET.SubElement(suite, "properties")
-        for key, value in outcome.implementation.items():
-            if isinstance(value, str | int | float | bool):
-                ET.SubElement(properties, "property", name=f"implementation.{key}",
-                              value=_xml_safe(str(value)))
-        ET.SubElement(properties, "property", name="file", value=f"spec/vectors/{name}")
-        for result, shown in zip(results, mine, strict=True):
-            case = ET.SubElement(suite, "testcase", classname=suite_name, name=result.vector.id,
-                                 time=f"{round(result.seconds, 3):.3f}")
-            if shown == "pass":
-                continue
-            message = _xml_safe(result.message.splitlines()[0] if result.message else shown)
-            if shown == "skip":
-                ET.SubElement(case, "skipped", message=message)
-                continue
-            text = "\n".join(explanation(result, command(outcome, result.vector.rule,
-                                                         impl_spec=impl_spec)))
-            kind = result.broken[0] if shown == "fail" and result.broken else shown
-            ET.SubElement(case, kinds[shown], message=message,
-                          type=_xml_safe(kind)).text = _xml_safe(text)
-    ET.indent(root)
-    return ET.ElementTree(root)
+        cases = []
+        for result in (result for result in outcome.results if result.vector.file == name):
+            shown = outcome_of(result)
+            case = _junit.Case(classname=suite_name, name=result.vector.id,
+                               seconds=result.seconds, kind=kinds[shown])
+            if shown not in ("pass", "skip"):
+                text = "\n".join(explanation(result, command(outcome, result.vector.rule,
+                                                             impl_spec=impl_spec)))
+                kind = result.broken[0] if shown == "fail" and result.broken else shown
+                case = replace(case, type=kind, text=text)
+            if shown != "pass":
+                case = replace(case, message=(result.message.splitlines()[0] if result.message
+                                              else shown))
+            cases.append(case)
+        suites.append(_junit.Suite(suite_name, tuple(cases), properties=(
+            *implementation, ("file", f"spec/vectors/{name}"))))
+    return _junit.tree("eventproof vectors", suites,
+                       seconds=sum(round(result.seconds, 3) for result in outcome.results),
+                       properties=(("conforms", outcome.conforms),
+                                   ("exit-code", outcome.exit_code)))
 
 
 def write_vectors_junit(outcome: VectorOutcome, path: str | Path, *,
                         impl_spec: str | None = None) -> None:
     """Write :func:`vectors_junit` to ``path`` as UTF-8 XML (parent directories created)."""
-    target = Path(path)
-    if target.parent != Path():
-        target.parent.mkdir(parents=True, exist_ok=True)
-    vectors_junit(outcome, impl_spec=impl_spec).write(target, encoding="utf-8",
-                                                      xml_declaration=True)
+    from . import _junit
+
+    _junit.write(path, vectors_junit(outcome, impl_spec=impl_spec))
 
 
 def write_vectors_json(outcome: VectorOutcome, path: str | Path, *,

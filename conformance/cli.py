@@ -950,7 +950,7 @@ def vectors(impl: str | None, fit: str, timeout: float, use_shell: bool, isolate
     if junit_path is not None:
         _write("--junit", junit_path,
                lambda: _vectors.write_vectors_junit(outcome, junit_path, impl_spec=spec))
-    sys.exit(EXIT_CONFORMS if outcome.conforms else EXIT_NONCONFORMING)
+    sys.exit(outcome.exit_code)
 
 
 @main.command()

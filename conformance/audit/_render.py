@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from .. import _junit
 from ._audit import AuditReport
 
 #: The version of the JSON report's shape (schemas/audit-report.json).
@@ -207,45 +209,45 @@ def _console_bytes(figures: dict[str, Any], console: Console) -> None:
 # -- JUnit ---------------------------------------------------------------------------------------
 
 
-def write_junit(report: AuditReport, path: Path) -> None:
-    """One test case per rule: a failure for findings (a SHOULD rule's findings are a
-    ``system-out`` note, as in ``run``), a skip for a rule that judged nothing."""
+def junit_tree(report: AuditReport) -> ET.ElementTree[ET.Element]:
+    """The audit as JUnit XML, in the shape every command writes (:mod:`.._junit`): one suite,
+    one test case per rule (a failure for a MUST rule's findings, a ``system-out`` note for a
+    SHOULD rule's, as in ``run``; skipped for a rule that judged nothing), an error case per
+    log that could not be read, and the run's exit code and verdict as properties."""
     doc = document(report)
-    suite = ET.Element("testsuite", name="eventproof audit",
-                       tests=str(len(doc["rules"])),
-                       failures=str(sum(1 for rule in doc["rules"] if rule["outcome"] == "fail"
-                                        and rule["level"] == "MUST")),
-                       skipped=str(sum(1 for rule in doc["rules"]
-                                       if rule["outcome"] == "untested")),
-                       time=f"{report.duration:.3f}")
     by_rule: dict[str, list[dict[str, Any]]] = {}
     for finding in doc["findings"]:
         by_rule.setdefault(finding["rule"], []).append(finding)
+    cases = []
     for rule in doc["rules"]:
-        case = ET.SubElement(suite, "testcase", classname=f"audit.{rule['id'].split('.')[0]}",
-                             name=rule["id"], time="0")
         text = "\n\n".join(
             f"{finding['file']}:{finding['line']} byte {finding['offset']}: "
             f"{finding['message']}\nline: {finding['excerpt']}\nfix: {finding['fix']}"
             for finding in by_rule.get(rule["id"], []))
+        case = _junit.Case(classname=f"audit.{rule['id'].split('.')[0]}", name=rule["id"])
         if rule["outcome"] == "untested":
-            ET.SubElement(case, "skipped", message="no line or record of the logs could show "
-                                                   "this rule")
+            case = replace(case, kind="skipped",
+                           message="no line or record of the logs could show this rule")
         elif rule["outcome"] == "fail" and rule["level"] == "MUST":
-            failure = ET.SubElement(case, "failure", message=f"{rule['findings']} finding(s): "
-                                    f"{rule['title']}", type=rule["id"])
-            failure.text = text
+            case = replace(case, kind="failure", type=rule["id"], text=text,
+                           message=f"{rule['findings']} finding(s): {rule['title']}")
         elif rule["outcome"] == "fail":
-            out = ET.SubElement(case, "system-out")
-            out.text = f"SHOULD rule: {rule['findings']} finding(s)\n\n{text}"
-    for error in report.errors:
-        case = ET.SubElement(suite, "testcase", classname="audit.log", name="readable", time="0")
-        ET.SubElement(case, "error", message=error)
-    if report.notices:
-        out = ET.SubElement(suite, "system-out")
-        out.text = "not judged:\n" + "\n".join(report.notices)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+            case = replace(case, stdout=f"SHOULD rule: {rule['findings']} finding(s)\n\n{text}")
+        cases.append(case)
+    cases += [_junit.Case(classname="audit.log", name="readable", kind="error", message=error)
+              for error in report.errors]
+    notes = "not judged:\n" + "\n".join(report.notices) if report.notices else ""
+    return _junit.tree("eventproof audit", [_junit.Suite("eventproof.audit", tuple(cases),
+                                                         stdout=notes)],
+                       seconds=report.duration,
+                       properties=(("conforms", report.exit_code == 0),
+                                   ("exit-code", report.exit_code),
+                                   ("verdict", doc["verdict"])))
+
+
+def write_junit(report: AuditReport, path: Path) -> None:
+    """Write :func:`junit_tree` to ``path`` (parent directories created)."""
+    _junit.write(path, junit_tree(report))
 
 
 # -- Markdown ------------------------------------------------------------------------------------
