@@ -375,6 +375,14 @@ SETTINGS = Table(
                         "derandomized (the CI mode).",
               "ini": "search randomly from this seed (as --eventproof-seed)"}),
     Setting(
+        "expect", "FILE", None,
+        "The expected-failures file: '<rule-id> [<failure kind>]' per line.",
+        cli=("--expect",), pytest="--eventproof-expect", action="expect",
+        metavar={"pytest": "FILE"},
+        help={"cli": "Expected-failures file: '<rule-id> [<failure kind>]' per line.",
+              "pytest": "Expected-failures file: '<rule-id> [<failure kind>]' per line.",
+              "ini": "the expected-failures file (as --eventproof-expect)"}),
+    Setting(
         "deterministic", "bool", True,
         "A derandomized search with no example database: the CI mode, the same report every "
         "run.",
@@ -420,14 +428,6 @@ SETTINGS = Table(
               "pytest": "Start --eventproof-impl through the shell.",
               "ini": "start the implementation through the shell: true or false (as "
                      "--eventproof-shell)"}),
-    Setting(
-        "expect", "FILE", None,
-        "The expected-failures file: '<rule-id> [<failure kind>]' per line.",
-        cli=("--expect",), pytest="--eventproof-expect", action="expect",
-        metavar={"pytest": "FILE"},
-        help={"cli": "Expected-failures file: '<rule-id> [<failure kind>]' per line.",
-              "pytest": "Expected-failures file: '<rule-id> [<failure kind>]' per line.",
-              "ini": "the expected-failures file (as --eventproof-expect)"}),
     Setting(
         "update_expectations", "bool", False,
         "Rewrites the expected-failures file with this run's failures (then exits 0).",
