@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from ._errors import HarnessError
+from ._operations import OPS
 
 if TYPE_CHECKING:
     import click
@@ -128,7 +129,8 @@ EFFORT = Kind[str]("an example effort", str.strip, lambda value: value in EFFORT
 WHOLE = Kind[int]("a whole number", int, _whole)
 COUNT = Kind[int]("a whole number of at least 1", int, lambda value: _whole(value) and value >= 1)
 FLAG = Kind[bool]("true or false", _read_flag, lambda value: isinstance(value, bool),
-                  fix="use true or false")
+                  fix="use true or false: e.g. {example}",
+                  fix_on={"python": "pass True or False: e.g. {example}"})
 TEXT = Kind[str]("a text", str, lambda value: isinstance(value, str), textual=True)
 #: A bound on the whole run: Python also takes ``math.inf`` (no bound).
 BOUND = Kind[float](
@@ -210,8 +212,12 @@ class Setting:
 
     def given(self, face: Face, value: str) -> str:
         """``value`` as ``face`` gives it: ``--jobs 2``, ``jobs=2``, ``eventproof_jobs = 2``."""
+        if self.kind is FLAG and face in ("cli", "pytest"):
+            return self.spelling(face)  # a flag takes no value
         if face == "python":
             textual = self.kind is not None and self.kind.textual
+            if self.kind is FLAG:
+                value = str(value.lower() in TRUE)
             return f"{self.python}={value!r}" if textual else f"{self.python}={value}"
         if face in ("env", "ini"):
             return f"{self.spelling(face)}{'=' if face == 'env' else ' = '}{value}"
@@ -336,7 +342,8 @@ SETTINGS = Table(
     Setting(
         "ops", "OP[,OP...]", None,
         "Only these operations (default: every operation).",
-        cli=("--ops",), python="ops", action="ops", metavar={"cli": "OP[,OP...]"}),
+        cli=("--ops",), python="ops", action="ops", metavar={"cli": "OP[,OP...]"},
+        help={"cli": f"Only these operations (default: all of {','.join(OPS)})."}),
     Setting(
         "rules", "RULE_ID...", frozenset(),
         "Only these rules: their operations are searched, the run ends once every one is "
@@ -386,7 +393,7 @@ SETTINGS = Table(
         "deterministic", "bool", True,
         "A derandomized search with no example database: the CI mode, the same report every "
         "run.",
-        cli=("--deterministic/--random",), python="deterministic", kind=FLAG,
+        cli=("--deterministic/--random",), python="deterministic", kind=FLAG, example="true",
         differs={"cli": (None, "None: on when the CI environment variable is set, off "
                                "otherwise; " + _RANDOM_AT_A_DESK)},
         help={"cli": "Derandomized search, no example database: the CI mode. Default: on when "
@@ -414,7 +421,7 @@ SETTINGS = Table(
         "isolate", "bool", True,
         "Runs a python: implementation in a worker process behind spec/protocol.md (an object "
         "passed in Python runs in this process, fenced).",
-        cli=("--isolate/--in-process",), python="isolate", kind=FLAG,
+        cli=("--isolate/--in-process",), python="isolate", kind=FLAG, example="true",
         help={"cli": "Run a python: implementation in a worker process behind spec/protocol.md, "
                      "so that os._exit, signals, print() and hangs are handled as for any "
                      "program; --in-process calls it in this process."}),
@@ -423,7 +430,7 @@ SETTINGS = Table(
         "Starts the implementation's command line through the shell (pipes, variable "
         "assignments).",
         cli=("--shell",), python="use_shell", pytest="--eventproof-shell", action="shell",
-        kind=FLAG, example="true",
+        kind=FLAG, example="true", blank_is_default=False,
         help={"cli": "Start --impl through the shell (pipes, env assignments); off by default.",
               "pytest": "Start --eventproof-impl through the shell.",
               "ini": "start the implementation through the shell: true or false (as "
@@ -515,7 +522,7 @@ SETTINGS = Table(
     Setting(
         "exitfirst", "bool", False,
         "Stops at the first broken rule; the rules not judged by then are reported untested.",
-        cli=("-x", "--exitfirst"), python="exitfirst", kind=FLAG,
+        cli=("-x", "--exitfirst"), python="exitfirst", kind=FLAG, example="true",
         help={"cli": "Stop at the first broken rule: the rules not judged by then are reported "
                      "untested (a fast red in CI; the run does not conform either way)."}),
     Setting(

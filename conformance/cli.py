@@ -327,7 +327,7 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
 @click_option("max_examples", type=click.IntRange(min=1))
 @click_option("seed", type=int)
 @click_option("deterministic")
-@click_option("ops", help=f"Only these operations (default: all of {','.join(OPS)}).")
+@click_option("ops")
 @timeout_option
 @click_option("max_time", type=float, callback=_seconds)
 @isolate_option
