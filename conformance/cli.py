@@ -278,7 +278,7 @@ def _jobs(value: str | int, ctx: click.Context | None = None) -> int:
     from click.core import ParameterSource
 
     try:
-        return SETTINGS["jobs"].resolve(str(value), "cli")
+        return int(SETTINGS["jobs"].resolve(str(value), "cli"))
     except SettingError:
         source = ctx.get_parameter_source("jobs") if ctx is not None else None
         raise click_error("jobs", value, "env" if source == ParameterSource.ENVIRONMENT
