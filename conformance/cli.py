@@ -274,7 +274,7 @@ def main(ctx: click.Context) -> None:
 
 def _jobs(value: str | int, ctx: click.Context | None = None) -> int:
     """``--jobs`` (or ``EVENTPROOF_JOBS``): a whole number of worker processes, at least 1, or
-    ``auto`` (one per usable core, at most :data:`AUTO_JOBS_LIMIT`)."""
+    ``auto`` (one per usable core, at most :data:`._settings.AUTO_JOBS_LIMIT`)."""
     from click.core import ParameterSource
 
     try:
