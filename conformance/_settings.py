@@ -8,7 +8,8 @@ defaults are :meth:`Setting.default_for`'s), and turns a bad value into the entr
 (:meth:`Setting.parse`, :meth:`Setting.refusal`), which names the value, the face's spelling and
 the fix. A face whose default differs from the others says so here, with the reason
 (:attr:`Setting.differs`); ``tests/unit/test_settings.py`` holds every face to this table and
-``docs/reference/settings.md`` is made from it. A new setting is one entry.
+the site's settings page is made from it (:func:`._docs.settings_page`). A new setting is one
+entry.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ if TYPE_CHECKING:
     import click
     import pytest
 
-__all__ = ["AUTO_JOBS_LIMIT", "FACES", "SETTINGS", "Face", "Kind", "Setting", "SettingError",
-           "click_option", "pytest_options", "setting", "usable_cores"]
+__all__ = ["AUTO_JOBS_LIMIT", "EFFORTS", "FACES", "SETTINGS", "Face", "Kind", "Setting",
+           "SettingError", "Table", "action_default", "click_error", "click_option",
+           "pytest_options", "usable_cores"]
 
 T = TypeVar("T")
 
@@ -173,7 +175,7 @@ class Setting:
     help: Mapping[Face, str] = field(default_factory=dict)
     #: Face -> the old spellings it still reads (hidden in its help).
     old: Mapping[Face, tuple[str, ...]] = field(default_factory=dict)
-    #: Whether an empty value on a textual face (an action input, an ini line) is the default.
+    #: Whether an empty action input is the default (action.yml then declares it empty).
     blank_is_default: bool = True
     #: Face -> the placeholder its help shows for the value (``--jobs N|auto``).
     metavar: Mapping[Face, str] = field(default_factory=dict)
@@ -557,11 +559,6 @@ SETTINGS = Table(
         "The name of the artifact the action uploads.",
         action="artifact-name", blank_is_default=False),
 )
-
-
-def setting(name: str) -> Setting:
-    """The table's entry ``name``."""
-    return SETTINGS[name]
 
 
 def action_default(entry: Setting) -> str:
