@@ -27,6 +27,7 @@ from ._errors import HarnessError
 from ._operations import OPERATIONS, OPS, RULES_BY_ID
 from ._protocol import StartResponse
 from ._results import Invocation, RuleResult, RunReport, group_byte_forms, group_refusals
+from ._settings import SETTINGS
 from ._shard import shard_ops
 
 __all__ = ["CheckOptions", "Implementation", "Scheduler", "check", "check_implementation"]
@@ -50,57 +51,51 @@ class Implementation(Protocol):
 ImplementationLike: TypeAlias = "Implementation | Callable[[], Implementation] | str"
 
 
+#: The Python face's default of every setting (:data:`._settings.SETTINGS`), by name.
+_PYTHON: dict[str, Any] = SETTINGS.defaults("python")
+
+
 @dataclass(frozen=True, kw_only=True)
 class CheckOptions:
     """Every setting of one check, typed, validated once, shared by the command line, the pytest
-    plugin and :func:`check_implementation`."""
+    plugin and :func:`check_implementation`. Each field's default, meaning and validation are
+    its entry of :data:`._settings.SETTINGS`."""
 
     #: The operations to check (None: every operation), and the slice of them (``--shard K/N``).
-    ops: tuple[str, ...] | None = None
-    shard: tuple[int, int] | None = None
+    ops: tuple[str, ...] | None = _PYTHON["ops"]
+    shard: tuple[int, int] | None = _PYTHON["shard"]
     #: The example effort per operation search, by name (``--examples``: quick, default,
     #: thorough); ``max_examples`` overrides the number.
-    examples: str = "default"
-    max_examples: int | None = None
+    examples: str = _PYTHON["examples"]
+    max_examples: int | None = _PYTHON["max_examples"]
     #: A derandomized search (CI), or a seeded one (``seed``, random when None).
-    deterministic: bool = True
-    seed: int | None = None
+    deterministic: bool = _PYTHON["deterministic"]
+    seed: int | None = _PYTHON["seed"]
     #: Seconds one request may take (``--timeout``).
-    timeout: float = 10.0
-    use_shell: bool = False
+    timeout: float = _PYTHON["timeout"]
+    use_shell: bool = _PYTHON["shell"]
     #: Where a random search keeps the failing examples it found (None: nowhere).
-    database: Path | None = None
-    allow_untested: bool = False
+    database: Path | None = _PYTHON["database"]
+    allow_untested: bool = _PYTHON["allow_untested"]
     #: Seconds the whole run may take (None: :func:`~._engine.default_max_time`).
-    max_time: float | None = None
+    max_time: float | None = _PYTHON["max_time"]
     #: A ``python:`` implementation runs in a worker process behind spec/protocol.md (as on the
     #: command line): on every face by default (spec/protocol.md §8). An object or factory
     #: passed directly runs in this process, fenced.
-    isolate: bool = True
-    exitfirst: bool = False
-    stop_after: frozenset[str] = field(default_factory=frozenset)
+    isolate: bool = _PYTHON["isolate"]
+    exitfirst: bool = _PYTHON["exitfirst"]
+    stop_after: frozenset[str] = field(default_factory=lambda: frozenset(_PYTHON["stop_after"]))
     #: Worker processes for the searches (1: this process).
-    jobs: int = 1
+    jobs: int = _PYTHON["jobs"]
     #: Only these rules (``--rule``): their operations are searched, the run ends once all of
     #: them are broken, and the report holds them alone. Empty: every rule.
-    rules: frozenset[str] = field(default_factory=frozenset)
+    rules: frozenset[str] = field(default_factory=lambda: frozenset(_PYTHON["rules"]))
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.jobs, int) and self.jobs >= 1):
-            raise HarnessError(f"jobs {self.jobs!r} is not a whole number of worker processes, "
-                               "at least 1; pass e.g. jobs=2")
-        if not (isinstance(self.timeout, int | float) and math.isfinite(self.timeout)
-                and self.timeout > 0):
-            raise HarnessError(f"timeout {self.timeout!r} is not a positive, finite number of "
-                               "seconds; pass e.g. timeout=10")
-        if self.max_time is not None and not (isinstance(self.max_time, int | float)
-                                              and self.max_time > 0
-                                              and not math.isnan(self.max_time)):
-            raise HarnessError(f"max_time {self.max_time!r} is not a positive number of "
-                               "seconds; pass e.g. max_time=600, or None for the default")
-        if self.examples not in BUDGETS:
-            raise HarnessError(f"unknown examples {self.examples!r}: use one of "
-                               f"{', '.join(BUDGETS)}")
+        for name in ("jobs", "timeout", "max_time", "examples", "max_examples", "seed",
+                     "deterministic", "isolate", "exitfirst", "allow_untested", "shell"):
+            entry = SETTINGS[name]
+            entry.check(getattr(self, entry.python or name), "python")
         unknown = [op for op in self.ops or () if op not in OPS]
         if unknown:
             raise HarnessError(f"unknown operation(s) {', '.join(map(repr, unknown))}: "
@@ -235,24 +230,24 @@ def check(impl: ImplementationLike, options: CheckOptions, *,
 def check_implementation(
     impl: ImplementationLike,
     *,
-    ops: Iterable[str] | None = None,
+    ops: Iterable[str] | None = _PYTHON["ops"],
     examples: str | None = None,
-    max_examples: int | None = None,
-    seed: int | None = None,
-    deterministic: bool = True,
-    timeout: float = 10.0,
-    use_shell: bool = False,
-    database: str | Path | None = None,
+    max_examples: int | None = _PYTHON["max_examples"],
+    seed: int | None = _PYTHON["seed"],
+    deterministic: bool = _PYTHON["deterministic"],
+    timeout: float = _PYTHON["timeout"],
+    use_shell: bool = _PYTHON["shell"],
+    database: str | Path | None = _PYTHON["database"],
     on_progress: Callable[[str, str], None] | None = None,
-    allow_untested: bool = False,
-    max_time: float | None = None,
-    isolate: bool = True,
-    exitfirst: bool = False,
-    stop_after: Iterable[str] = (),
-    jobs: int = 1,
-    shard: tuple[int, int] | None = None,
+    allow_untested: bool = _PYTHON["allow_untested"],
+    max_time: float | None = _PYTHON["max_time"],
+    isolate: bool = _PYTHON["isolate"],
+    exitfirst: bool = _PYTHON["exitfirst"],
+    stop_after: Iterable[str] = _PYTHON["stop_after"],
+    jobs: int = _PYTHON["jobs"],
+    shard: tuple[int, int] | None = _PYTHON["shard"],
     replays: Replays | None = None,
-    rules: Iterable[str] = (),
+    rules: Iterable[str] = _PYTHON["rules"],
     budget: str | None = None,
 ) -> RunReport:
     """Check ``impl`` against the reference and return the verdict on every rule.
@@ -298,7 +293,7 @@ def check_implementation(
                                "examples only")
     options = CheckOptions(
         ops=None if ops is None else tuple(ops), shard=shard,
-        examples=examples or budget or "default", max_examples=max_examples, seed=seed,
+        examples=examples or budget or _PYTHON["examples"], max_examples=max_examples, seed=seed,
         deterministic=deterministic, timeout=timeout, use_shell=use_shell,
         database=None if database is None else Path(database), allow_untested=allow_untested,
         max_time=max_time, isolate=isolate, exitfirst=exitfirst,

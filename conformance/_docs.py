@@ -50,3 +50,53 @@ def commands_page() -> str:
                 text = command.get_help(sub)
             lines += [f"## `eventproof {name}`", "", "```text", text.rstrip(), "```", ""]
     return "\n".join(lines)
+
+
+def settings_page() -> str:
+    """Every setting of a check, from the table of settings: its type, default and meaning, how
+    each face spells it, and each face whose default differs, with the reason."""
+    from ._settings import FACES, SETTINGS, action_default
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("<", "&lt;")
+
+    def code(text: str | None) -> str:
+        return "" if text is None else f"`{cell(text)}`"
+
+    lines = ["# Settings", "",
+             "Every setting of a check, with the spelling each face gives it: `eventproof run` "
+             "(and the environment variable it also reads), `check_implementation` and "
+             "`CheckOptions` in Python, the pytest plugin (its option and its ini name in "
+             "`[pytest]` or `[tool.pytest.ini_options]`; the command line wins over the file) "
+             "and the GitHub action (`with:`). Made from `conformance/_settings.py`, the one "
+             "table every face reads its defaults, help and errors from; an empty cell: the "
+             "face does not expose the setting. A bad value is named, on every face, by that "
+             "face's own spelling, with the fix.", "",
+             "| setting | type | default | `eventproof run` | Python | pytest | action | "
+             "meaning |", "|---|---|---|---|---|---|---|---|"]
+    for entry in SETTINGS.values():
+        run = " ".join(code(each) for each in entry.cli or ())
+        if entry.env:
+            run += f" (or {code(entry.env)})"
+        python = code(entry.spelling("python")) if entry.python else ""
+        old = entry.old.get("python", ())
+        python += "".join(f" (old: `{each}=`)" for each in old)
+        plugin = (f"{code(entry.pytest)} / {code(entry.ini)}" if entry.pytest else "")
+        action = code(entry.spelling("action")) if entry.action else ""
+        if entry.action and action_default(entry) == "" and entry.default is not None:
+            action += " (empty: the default)"
+        lines.append(f"| `{entry.name}` | {cell(entry.type)} | {code(repr(entry.default))} | "
+                     f"{run} | {python} | {plugin} | {action} | {cell(entry.meaning)} |")
+    lines += ["", "## Where a face differs", "",
+              "A face whose default is not the table's, and why.", ""]
+    for entry in SETTINGS.values():
+        for face in FACES:
+            if face in entry.differs:
+                default, why = entry.differs[face]
+                lines.append(f"- `{entry.name}` on {face}: `{default!r}`: {why}.")
+    lines += ["", "Old spellings, still read: "
+              + "; ".join(f"`{entry.name}`: " + ", ".join(f"`{each}`" for each in spellings)
+                          + f" ({face})"
+                          for entry in SETTINGS.values()
+                          for face, spellings in entry.old.items()) + ".", ""]
+    return "\n".join(lines)

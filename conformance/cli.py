@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import math
 import os
 import shlex
 import sys
@@ -36,6 +35,13 @@ from ._console import write as _write
 from ._model import FIT_STRATEGIES
 from ._operations import OPS
 from ._results import ExitCode, RunVerdict, combined_exit_code
+from ._settings import (
+    EFFORTS,
+    SETTINGS,
+    SettingError,
+    click_error,
+    click_option,
+)
 
 if TYPE_CHECKING:
     from ._check import CheckOptions
@@ -164,14 +170,13 @@ def _progress(
 
 
 def _seconds(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
-    """A number of seconds: positive and finite (``inf`` and ``nan`` are refused)."""
+    """A number of seconds (``--timeout``, ``--max-time``), as the setting's entry takes it:
+    positive and finite (``inf`` and ``nan`` are refused)."""
     if value is None:
         return None
-    if not (math.isfinite(value) and value > 0):
-        name = param.opts[0] if param.opts else "the value"
-        raise click.BadParameter(
-            f"{value!r} is not a positive, finite number of seconds; give e.g. {name} 10",
-            param_hint=name)
+    name = param.name or "timeout"
+    if not SETTINGS[name].takes(value, "cli"):
+        raise click_error(name, value)
     return value
 
 
@@ -184,25 +189,14 @@ def _non_blank_impl(_ctx: click.Context, _param: click.Parameter, value: str | N
     return value
 
 
-impl_option = click.option(
-    "--impl", "impl", metavar="SPEC", default=None, callback=_non_blank_impl,
+impl_option = click_option(
+    "impl", "impl", callback=_non_blank_impl,
     help="The implementation under test: 'python:MODULE:ATTR' (a Python object) or a command "
          "line speaking spec/protocol.md. Default: the bundled reference.")
-timeout_option = click.option(
-    "--timeout", type=float, default=10.0, show_default=True, callback=_seconds,
-    help="Seconds one request may take before the implementation is stopped and restarted "
-         "(positive and finite; no deadline is ever longer).")
-isolate_option = click.option(
-    "--isolate/--in-process", default=True, show_default=True,
-    help="Run a python: implementation in a worker process behind spec/protocol.md, so that "
-         "os._exit, signals, print() and hangs are handled as for any program; --in-process "
-         "calls it in this process.")
-shell_option = click.option(
-    "--shell", "use_shell", is_flag=True,
-    help="Start --impl through the shell (pipes, env assignments); off by default.")
-fit_option = click.option(
-    "--fit", type=click.Choice(FIT_STRATEGIES), default="halving", show_default=True,
-    help="Fit strategy of the bundled reference when --impl is not given.")
+timeout_option = click_option("timeout", type=float, show_default=True, callback=_seconds)
+isolate_option = click_option("isolate", show_default=True)
+shell_option = click_option("shell", "use_shell", is_flag=True)
+fit_option = click_option("fit", type=click.Choice(FIT_STRATEGIES), show_default=True)
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -278,40 +272,17 @@ def main(ctx: click.Context) -> None:
               "shell was in it). cd to an existing directory and run the command again")
 
 
-#: The most worker processes ``--jobs auto`` starts: each starts a copy of the implementation,
-#: and a run has only so many searches to share out at once.
-AUTO_JOBS_LIMIT = 4
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its affinity where the platform says, as in a
-    container limited to some cores), at least 1."""
-    affinity = getattr(os, "sched_getaffinity", None)
-    if affinity is not None:
-        try:
-            return max(1, len(affinity(0)))
-        except OSError:
-            pass
-    return max(1, os.cpu_count() or 1)
-
-
 def _jobs(value: str | int, ctx: click.Context | None = None) -> int:
     """``--jobs`` (or ``EVENTPROOF_JOBS``): a whole number of worker processes, at least 1, or
-    ``auto``."""
-    text = str(value).strip().lower()
-    if text == "auto":
-        return min(usable_cores(), AUTO_JOBS_LIMIT)
-    if not text.isdigit() or int(text) < 1:
-        from click.core import ParameterSource
+    ``auto`` (one per usable core, at most :data:`._settings.AUTO_JOBS_LIMIT`)."""
+    from click.core import ParameterSource
 
+    try:
+        return int(SETTINGS["jobs"].resolve(str(value), "cli"))
+    except SettingError:
         source = ctx.get_parameter_source("jobs") if ctx is not None else None
-        where = ("'--jobs' (from the environment variable EVENTPROOF_JOBS)"
-                 if source == ParameterSource.ENVIRONMENT else "'--jobs'")
-        raise click.BadParameter(
-            f"{value!r} is not a number of worker processes: give a whole number of at least 1 "
-            "(1 runs everything in this process), or auto (one per usable core)",
-            param_hint=where)
-    return int(text)
+        raise click_error("jobs", value, "env" if source == ParameterSource.ENVIRONMENT
+                          else "cli") from None
 
 
 def _examples(examples: str | None, **old: str | None) -> str:
@@ -343,91 +314,42 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
 
 
 @main.command(cls=_Grouped)
-@click.option("--impl", "impls", metavar="SPEC", multiple=True, callback=_non_blank_impls,
-              help="The implementation under test: 'python:MODULE:ATTR' (a Python object) or a "
-                   "command line speaking spec/protocol.md. Give it several times to check each "
-                   "implementation in turn with the same settings (see --reports, --html). "
-                   "Default: the bundled reference.")
+@click_option("impl", "impls", multiple=True, callback=_non_blank_impls)
 @fit_option
-@click.option("--rule", "rule_ids", metavar="RULE_ID", multiple=True,
-              help="Check only this rule (repeatable): its operation is searched, the run ends "
-                   "once every rule asked for is broken, and the reports hold these rules.")
-@click.option("--examples", type=click.Choice(["quick", "default", "thorough"]), default=None,
-              help="Examples per operation search: quick 60, default 200, thorough 2000 "
-                   "(and each operation's every-shape inputs on top: 3 to 22).")
-@click.option("--budget", "old_budget", type=click.Choice(["quick", "default", "thorough"]),
+@click_option("rules", "rule_ids", multiple=True)
+@click_option("examples", type=click.Choice(EFFORTS))
+@click.option("--budget", "old_budget", type=click.Choice(EFFORTS),
               default=None, hidden=True,
               help="Old spelling of --examples (budget names the budget profile now).")
-@click.option("--profile", "old_profile", type=click.Choice(["quick", "default", "thorough"]),
+@click.option("--profile", "old_profile", type=click.Choice(EFFORTS),
               default=None, hidden=True,
               help="Old spelling of --examples (a profile is a rule set now).")
-@click.option("--max-examples", type=click.IntRange(min=1), default=None,
-              help="Override --examples with this many examples per operation search.")
-@click.option("--seed", type=int, default=None,
-              help="Seed the search (ignored with --deterministic).")
-@click.option("--deterministic/--random", default=None,
-              help="Derandomized search, no example database: the CI mode. Default: on when the "
-                   "CI environment variable is set, off otherwise.")
-@click.option("--ops", default=None, metavar="OP[,OP...]",
-              help=f"Only these operations (default: all of {','.join(OPS)}).")
+@click_option("max_examples", type=click.IntRange(min=1))
+@click_option("seed", type=int)
+@click_option("deterministic")
+@click_option("ops")
 @timeout_option
-@click.option("--max-time", type=float, default=None, callback=_seconds,
-              help="Seconds the whole run may take: then the search ends, what was not judged "
-                   "is reported untested and every report is still written. Default: 120 + 1 "
-                   "per example of --examples + 20 x --timeout.")
+@click_option("max_time", type=float, callback=_seconds)
 @isolate_option
 @shell_option
-@click.option("--expect", "expect", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Expected-failures file: '<rule-id> [<failure kind>]' per line.")
-@click.option("--update-expectations", is_flag=True,
-              help="Rewrite the --expect file with this run's failures (then exit 0).")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the JSON report (schemas/report.json) here; '-' writes it to stdout "
-                   "(the console summary then goes to stderr).")
-@click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write a JUnit XML report here (times in seconds, see docs/gate-ci.md).")
-@click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write a Markdown summary here.")
-@click.option("--reports", "reports_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=None, metavar="DIR",
-              help="Write each implementation's reports into DIR, named after the name it "
-                   "declares: NAME.json, NAME.xml (JUnit) and NAME.md (a second NAME becomes "
-                   "NAME-2). The way to keep the reports of several --impl.")
-@click.option("--html", "html_dir", type=click.Path(path_type=Path),
-              default=None, metavar="DIR",
-              help="Write the conformance matrix of the checked implementations (DIR/index.html "
-                   "and DIR/badges/; a FILE.html is taken as the page's name, with a note), as "
-                   "`eventproof report --html`; the JSON reports go to "
-                   "--reports DIR, or else to DIR/reports/ (an implementation that could not be "
-                   "checked gets a column and a short report there too).")
-@click.option("--label", "labels", multiple=True, metavar="TEXT",
-              help="With --html: the heading of an --impl's column, once per --impl in order "
-                   "(default: the name and version it declares, numbered when equal).")
-@click.option("--timings", is_flag=True,
-              help="Also write each rule's seconds into the JSON reports (off by default, so a "
-                   "deterministic run's report differs between runs only in durationSeconds).")
-@click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path(".eventproof"), show_default=True,
-              help="Where failure case files (failures/) and the example database (examples/) go.")
-@click.option("--jobs", default="auto", show_default=True, metavar="N|auto",
-              envvar="EVENTPROOF_JOBS", show_envvar=True,
-              callback=lambda ctx, _param, value: _jobs(value, ctx),
-              help="Run the searches (operation x input family) in this many worker "
-                   "processes, each with its own copy of the implementation (deterministic runs "
-                   "give the same report with any number). auto: one per usable core, at most "
-                   f"{AUTO_JOBS_LIMIT}; 1 runs everything in this process.")
-@click.option("--shard", default=None, metavar="K/N",
-              help="Check only slice K of N of the operations (a CI matrix of N jobs); join "
-                   "the JSON reports with `eventproof report --merge`.")
-@click.option("--allow-untested", is_flag=True,
-              help="Conform even when a MUST rule was judged on no answer (every request "
-                   "skipped, or the search stopped after hangs); untested rules are still "
-                   "reported.")
-@click.option("-x", "--exitfirst", is_flag=True,
-              help="Stop at the first broken rule: the rules not judged by then are reported "
-                   "untested (a fast red in CI; the run does not conform either way).")
-@click.option("--no-progress", is_flag=True, help="No live status line.")
-@click.option("-v", "--verbose", is_flag=True, help="Show passing rules too.")
+@click_option("expect", "expect", type=click.Path(dir_okay=False, path_type=Path))
+@click_option("update_expectations", is_flag=True)
+@click_option("json", "json_path", type=click.Path(dir_okay=False, path_type=Path))
+@click_option("junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path))
+@click_option("markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path))
+@click_option("reports", "reports_dir", type=click.Path(file_okay=False, path_type=Path))
+@click_option("html", "html_dir", type=click.Path(path_type=Path))
+@click_option("label", "labels", multiple=True)
+@click_option("timings", is_flag=True)
+@click_option("state_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path(SETTINGS["state_dir"].default_for("cli")), show_default=True)
+@click_option("jobs", show_default=True, show_envvar=True,
+              callback=lambda ctx, _param, value: _jobs(value, ctx))
+@click_option("shard")
+@click_option("allow_untested", is_flag=True)
+@click_option("exitfirst", is_flag=True)
+@click_option("progress", "no_progress", is_flag=True)
+@click_option("verbose", is_flag=True)
 def run(
     impls: tuple[str, ...], rule_ids: tuple[str, ...], fit: str, examples: str | None,
     old_budget: str | None,
@@ -530,68 +452,12 @@ def run(
     # differ): a run of one keeps no trace.
     settings = _RunSettings(options=options, state_dir=state_dir, progress=not no_progress,
                             replays=Replays() if len(specs) > 1 else None)
-    checked: list[_Checked] = []
-    # Every implementation is started and answers its handshake before the first search, so a
-    # misspelt one is reported in seconds, not after the others' runs.
-    unusable = _start_each(specs, options) if len(specs) > 1 else {}
-    for index, spec in enumerate(specs, start=1):
-        if len(specs) > 1:
-            if index > 1:
-                console.print()
-            console.print(Text(f"== {index}/{len(specs)}: --impl {shlex.quote(spec)}",
-                               style="bold"), soft_wrap=True)
-        if spec in unusable:
-            console.print(Text(f"  could not be checked: {_first_line(unusable[spec])}"),
-                          soft_wrap=True)
-            checked.append(_Checked(spec, None, error=unusable[spec]))
-            continue
-        if len(specs) == 1:
-            with _user_errors():
-                report = _check(spec, settings)
-        else:
-            try:
-                remember: list[str] = []
-                with _user_errors(remember):
-                    report = _check(spec, settings)
-            except SystemExit as stop:
-                if stop.code != EXIT_USAGE:
-                    raise
-                checked.append(_Checked(spec, None, error=remember[-1] if remember else
-                                        "could not be checked"))
-                continue
-        if update_expectations:
-            assert expect is not None
-            with _user_errors():
-                _expectations.write_expectations(expect, report)
-            console.print(f"wrote {len(report.failed_rule_ids)} expectation(s) to {expect}")
-            sys.exit(EXIT_CONFORMS)
-        entry = _Checked(spec, report)
-        with _user_errors():
-            _report_one(entry, checked, settings, console, expected=expected, verbose=verbose,
-                        json_path=json_path, report_stream=report_stream,
-                        junit_path=junit_path,
-                        markdown_path=markdown_path, reports_dir=reports_dir,
-                        html_dir=html_dir, timings=timings)
-        checked.append(entry)
-        if entry.verdict.exit_code in _ENDED_BY_SIGNAL:
-            break
-    if html_dir is not None:
-        # An implementation the run did not reach (it ended first) still has its column.
-        ended = [_Checked(spec, None, error="not checked: the run ended before it reached this "
-                          "implementation") for spec in specs[len(checked):]]
-        _write_html(html_dir, [*checked, *ended], labels, reports_dir, console,
-                    page_name=html_page)
-    code = combined_exit_code(entry.verdict for entry in checked)
-    if len(specs) > 1:
-        _summarize(checked, console, skipped=specs[len(checked):], code=code)
-    elif not impls and not any(entry.report is not None and entry.report.cut_short
-                               for entry in checked):
-        _first_run_hint(console)
-    for report in (entry.report for entry in checked if entry.report is not None):
-        if report.cut_short:
-            _console(stderr=True).print(Text.assemble(
-                (report.cut_short, "bold"), f" after {report.duration:.1f} s: the rules it did "
-                "not judge are reported untested"), soft_wrap=True)
+    outputs = _Outputs(json_path=json_path, report_stream=report_stream, junit_path=junit_path,
+                       markdown_path=markdown_path, reports_dir=reports_dir, html_dir=html_dir,
+                       html_page=html_page, labels=labels, timings=timings, verbose=verbose)
+    code = _Run(specs, settings, outputs, console, expected=expected,
+                update_expectations=expect if update_expectations else None,
+                first_run=not impls).execute()
     sys.exit(int(code))
 
 
@@ -606,6 +472,126 @@ class _RunSettings:
     #: The traces of the run's searches that found nothing, replayed for the implementations
     #: after the first (None: a run of one implementation keeps none).
     replays: Replays | None = None
+
+
+@dataclass(frozen=True)
+class _Outputs:
+    """Where one ``eventproof run`` reports: the files and directories its options name, and
+    how the console shows each implementation."""
+
+    json_path: Path | None
+    report_stream: ReportStream | None
+    junit_path: Path | None
+    markdown_path: Path | None
+    reports_dir: Path | None
+    html_dir: Path | None
+    html_page: str
+    labels: tuple[str, ...]
+    timings: bool
+    verbose: bool
+
+
+class _Run:
+    """One ``eventproof run`` once its options are parsed: checks each implementation in turn,
+    writes every report, the matrix and the summary, and decides the exit code."""
+
+    def __init__(self, specs: list[str], settings: _RunSettings, outputs: _Outputs,
+                 console: Console, *, expected: dict[str, str],
+                 update_expectations: Path | None, first_run: bool) -> None:
+        self.specs = specs
+        self.settings = settings
+        self.outputs = outputs
+        self.console = console
+        self.expected = expected
+        #: The --expect file to rewrite with the first implementation's failures (None: none).
+        self.update_expectations = update_expectations
+        #: A run of the embedded default (no --impl): it ends by naming the next step.
+        self.first_run = first_run
+        self.checked: list[_Checked] = []
+
+    def execute(self) -> ExitCode:
+        """Check every implementation, report, and return the run's exit code."""
+        specs, console = self.specs, self.console
+        # Every implementation is started and answers its handshake before the first search, so
+        # a misspelt one is reported in seconds, not after the others' runs.
+        unusable = _start_each(specs, self.settings.options) if len(specs) > 1 else {}
+        for index, spec in enumerate(specs, start=1):
+            if len(specs) > 1:
+                if index > 1:
+                    console.print()
+                console.print(Text(f"== {index}/{len(specs)}: --impl {shlex.quote(spec)}",
+                                   style="bold"), soft_wrap=True)
+            if spec in unusable:
+                console.print(Text(f"  could not be checked: {_first_line(unusable[spec])}"),
+                              soft_wrap=True)
+                self.checked.append(_Checked(spec, None, error=unusable[spec]))
+                continue
+            entry = self.check_one(spec)
+            if entry is None:
+                continue
+            self.checked.append(entry)
+            if entry.verdict.exit_code in _ENDED_BY_SIGNAL:
+                break
+        return self.finish()
+
+    def check_one(self, spec: str) -> _Checked | None:
+        """Check ``spec`` and write its reports; None when, in a run of several, it could not
+        be checked (then recorded as such)."""
+        settings = self.settings
+        if len(self.specs) == 1:
+            with _user_errors():
+                report = _check(spec, settings)
+        else:
+            try:
+                remember: list[str] = []
+                with _user_errors(remember):
+                    report = _check(spec, settings)
+            except SystemExit as stop:
+                if stop.code != EXIT_USAGE:
+                    raise
+                self.checked.append(_Checked(spec, None, error=remember[-1] if remember else
+                                             "could not be checked"))
+                return None
+        if self.update_expectations is not None:
+            from . import _expectations
+
+            expect = self.update_expectations
+            with _user_errors():
+                _expectations.write_expectations(expect, report)
+            self.console.print(f"wrote {len(report.failed_rule_ids)} expectation(s) to {expect}")
+            sys.exit(EXIT_CONFORMS)
+        entry = _Checked(spec, report)
+        outputs = self.outputs
+        with _user_errors():
+            _report_one(entry, self.checked, settings, self.console, expected=self.expected,
+                        verbose=outputs.verbose, json_path=outputs.json_path,
+                        report_stream=outputs.report_stream, junit_path=outputs.junit_path,
+                        markdown_path=outputs.markdown_path, reports_dir=outputs.reports_dir,
+                        html_dir=outputs.html_dir, timings=outputs.timings)
+        return entry
+
+    def finish(self) -> ExitCode:
+        """The matrix, the summary of several implementations or the next step after the
+        first run, a note on a run cut short; the exit code of every verdict."""
+        specs, checked, console, outputs = self.specs, self.checked, self.console, self.outputs
+        if outputs.html_dir is not None:
+            # An implementation the run did not reach (it ended first) still has its column.
+            ended = [_Checked(spec, None, error="not checked: the run ended before it reached "
+                              "this implementation") for spec in specs[len(checked):]]
+            _write_html(outputs.html_dir, [*checked, *ended], outputs.labels,
+                        outputs.reports_dir, console, page_name=outputs.html_page)
+        code = combined_exit_code(entry.verdict for entry in checked)
+        if len(specs) > 1:
+            _summarize(checked, console, skipped=specs[len(checked):], code=code)
+        elif self.first_run and not any(entry.report is not None and entry.report.cut_short
+                                        for entry in checked):
+            _first_run_hint(console)
+        for done in (entry.report for entry in checked if entry.report is not None):
+            if done.cut_short:
+                _console(stderr=True).print(Text.assemble(
+                    (done.cut_short, "bold"), f" after {done.duration:.1f} s: the rules it "
+                    "did not judge are reported untested"), soft_wrap=True)
+        return code
 
 
 @dataclass

@@ -85,6 +85,7 @@ if TYPE_CHECKING:
 
     from ._model import Rule
     from ._results import RuleResult, RunReport, RunVerdict
+    from ._settings import Face
 
 __all__ = ["EventproofCollector", "OperationCollector", "RuleItem"]
 
@@ -328,84 +329,43 @@ def _take_selection(config: pytest.Config) -> frozenset[tuple[str, str | None]] 
 # -- hooks -------------------------------------------------------------------------------------
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("eventproof", "eventproof conformance checks")
-    group.addoption(
-        "--eventproof-impl", metavar="SPEC", default=None,
-        help="Check this implementation: 'python:MODULE:ATTR' (a Python object, served by a "
-             "worker process) or a command line speaking spec/protocol.md. Adds one test item "
-             "per rule.")
-    group.addoption(
-        "--eventproof-examples", "--eventproof-budget", dest="eventproof_budget",
-        choices=("quick", "default", "thorough"), default=None,
-        help="Examples per operation search (default: default; --eventproof-budget is its old "
-             "name).")
-    group.addoption(
-        "--eventproof-seed", type=int, default=None, metavar="N",
-        help="Search randomly from this seed; without it the search is derandomized (the CI "
-             "mode).")
-    group.addoption(
-        "--eventproof-expect", metavar="FILE", default=None,
-        help="Expected-failures file: '<rule-id> [<failure kind>]' per line.")
-    group.addoption(
-        "--eventproof-timeout", type=float, default=None, metavar="SECONDS",
-        help="Seconds one request may take before the implementation is restarted "
-             "(default: 10).")
-    group.addoption(
-        "--eventproof-shell", action="store_true", default=None,
-        help="Start --eventproof-impl through the shell.")
     # Each option can be set once for a project, as pytest plugins are configured: in
     # pytest.ini's [pytest], pyproject.toml's [tool.pytest.ini_options], tox.ini or setup.cfg.
-    # The command line wins over the file.
-    for name, help_text in _INI.items():
-        parser.addini(f"eventproof_{name}", help_text, default=None)
+    # The command line wins over the file. Both come from the table of settings.
+    from ._settings import pytest_options
+
+    pytest_options(parser, parser.getgroup("eventproof", "eventproof conformance checks"))
 
 
-#: The settings a project's pytest configuration may hold (``eventproof_<name> = …``).
-_INI = {
-    "impl": "the implementation to check (as --eventproof-impl)",
-    "examples": "examples per operation search: quick, default or thorough (as "
-                "--eventproof-examples)",
-    "seed": "search randomly from this seed (as --eventproof-seed)",
-    "expect": "the expected-failures file (as --eventproof-expect)",
-    "timeout": "seconds one request may take (as --eventproof-timeout)",
-    "shell": "start the implementation through the shell: true or false (as "
-             "--eventproof-shell)",
-}
+def _setting(config: pytest.Config, name: str) -> tuple[Any, Face]:
+    """A setting from the command line, else from the project's pytest configuration (as
+    text), else the table's default; with the face it came from (``pytest`` or ``ini``)."""
+    from ._settings import SETTINGS
 
-
-def _setting(config: pytest.Config, name: str, default: Any = None) -> Any:
-    """An option from the command line, else from the project's pytest configuration (as
-    text), else ``default``."""
-    option = {"examples": "eventproof_budget"}.get(name, f"eventproof_{name}")
-    value = config.getoption(option)
+    entry = SETTINGS[name]
+    assert entry.ini is not None
+    value = config.getoption(entry.ini)
     if value is not None:
-        return value
-    text = config.getini(f"eventproof_{name}")
-    return default if text in (None, "", []) else str(text).strip()
+        return value, "pytest"
+    text = config.getini(entry.ini)
+    if text in (None, "", []):
+        return entry.default_for("pytest"), "pytest"
+    return entry.parse(str(text).strip(), "ini"), "ini"
 
 
 def _configured(config: pytest.Config) -> dict[str, Any]:
-    """The plugin's settings, typed and checked; a bad one is a usage error naming where it
-    came from and the fix."""
-    impl = _setting(config, "impl")
-    examples = _setting(config, "examples", "default")
-    if examples not in ("quick", "default", "thorough"):
-        raise pytest.UsageError(f"eventproof examples {examples!r} is not quick, default or "
-                                "thorough: fix --eventproof-examples or eventproof_examples")
+    """The plugin's settings, typed and checked by their entries of the table; a bad one is a
+    usage error naming where it came from and the fix."""
+    from ._settings import SETTINGS, SettingError
+
+    settings: dict[str, Any] = {}
     try:
-        seed = _setting(config, "seed")
-        seed = None if seed is None else int(seed)
-        timeout = float(_setting(config, "timeout", 10.0))
-    except ValueError as error:
-        raise pytest.UsageError(f"eventproof: {error}; eventproof_seed is a whole number and "
-                                "eventproof_timeout a number of seconds") from None
-    shell = _setting(config, "shell", False)
-    if isinstance(shell, str):
-        if shell.lower() not in ("true", "false", "1", "0", "yes", "no"):
-            raise pytest.UsageError(f"eventproof_shell {shell!r} is not true or false")
-        shell = shell.lower() in ("true", "1", "yes")
-    return {"impl": impl, "examples": examples, "seed": seed, "timeout": timeout,
-            "shell": bool(shell), "expect": _setting(config, "expect")}
+        for entry in SETTINGS.on("pytest"):
+            value, face = _setting(config, entry.name)
+            settings[entry.name] = entry.check(value, face)
+    except SettingError as error:
+        raise pytest.UsageError(str(error)) from None
+    return settings
 
 
 @pytest.hookimpl(wrapper=True)
@@ -414,7 +374,7 @@ def pytest_cmdline_main(config: pytest.Config) -> Generator[None, Any, Any]:
     # --dist" into --dist load: see whether a mode was chosen. With none, or with loadgroup, the
     # plugin's scheduler distributes.
     option = config.option
-    if (_setting(config, "impl") is not None
+    if (_setting(config, "impl")[0] is not None
             and _has_xdist(config) and not hasattr(config, "workerinput")
             and (getattr(option, "numprocesses", None) or getattr(option, "tx", None))
             and not getattr(option, "distload", False)
@@ -456,10 +416,6 @@ def pytest_configure(config: pytest.Config) -> None:
                 "pyproject.toml)")
         return
     config.addinivalue_line("markers", "eventproof: an eventproof conformance rule")
-    if settings["timeout"] <= 0:
-        raise pytest.UsageError(
-            f"eventproof timeout {settings['timeout']}: must be a positive number of seconds, "
-            "e.g. --eventproof-timeout 10 or eventproof_timeout = 10")
     expectations: dict[str, str] = {}
     expect = settings["expect"]
     if expect is not None:

@@ -13,7 +13,9 @@ Inputs come from the environment, as action.yml maps them: ``INPUT_IMPL``, ``INP
 ``INPUT_REPORT_DIR``, ``INPUT_TIMEOUT``,
 ``INPUT_SHELL``, ``INPUT_JOBS``, ``INPUT_SHARD``, ``INPUT_MAX_TIME``, ``INPUT_ALLOW_UNTESTED``,
 ``INPUT_WORKING_DIRECTORY``. Run it with the Python that has eventproof installed: the operations
-it accepts are read from eventproof's operation table.
+it accepts are read from eventproof's operation table, and the inputs that are eventproof's
+settings are read and checked by their entries of its table of settings
+(``eventproof.conformance._settings``), whose errors name the input and the fix.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ from typing import Any
 
 #: The command-line flag that takes the example effort. The only place the action names it.
 EXAMPLES_FLAG = "--examples"
-EXAMPLES = ("quick", "default", "thorough")
 FITS = ("halving", "maximal")
 #: Outcomes that decide (or, for a SHOULD rule, would decide) the verdict: annotated.
 BROKEN = ("fail", "error", "crash", "timeout", "xpass")
@@ -61,13 +62,24 @@ def _input(env: Mapping[str, str], name: str, default: str = "") -> str:
     return env.get(f"INPUT_{name.upper().replace('-', '_')}", default).strip() or default
 
 
+def setting_value(name: str, text: str) -> Any:
+    """The value of the action input ``text`` for eventproof's setting ``name``, read and checked
+    by that setting's entry of eventproof's table of settings (raises InputError naming the
+    input, the value and the fix)."""
+    try:
+        from eventproof.conformance._settings import SETTINGS, SettingError
+    except ImportError as error:
+        raise InputError(f"input {name}: eventproof's table of settings cannot be read in "
+                         f"{sys.executable} ({error}); run this script with the Python that "
+                         "install.sh set up") from None
+    try:
+        return SETTINGS[name].parse(text, "action")
+    except SettingError as error:
+        raise InputError(str(error)) from None
+
+
 def _flag(env: Mapping[str, str], name: str) -> bool:
-    value = _input(env, name, "false").lower()
-    if value in ("true", "1", "yes"):
-        return True
-    if value in ("false", "0", "no", ""):
-        return False
-    raise InputError(f"input {name}: {value!r} is not a boolean; use true or false")
+    return bool(setting_value(name.replace("-", "_"), _input(env, name, "false")))
 
 
 def eventproof_args(env: Mapping[str, str], report_dir: Path, state_dir: Path) -> list[str]:
@@ -85,11 +97,7 @@ def eventproof_args(env: Mapping[str, str], report_dir: Path, state_dir: Path) -
     if examples and old and examples != old:
         raise InputError(f"inputs examples ({examples!r}) and budget ({old!r}) disagree: budget "
                          "is the old name of examples; give examples only")
-    examples = examples or old or "default"
-    if examples not in EXAMPLES:
-        raise InputError(f"input examples: {examples!r} is not an example effort; use one of "
-                         f"{', '.join(EXAMPLES)}")
-    args += [EXAMPLES_FLAG, examples]
+    args += [EXAMPLES_FLAG, setting_value("examples", examples or old or "default")]
     fit = _input(env, "fit")
     if fit:
         if fit not in FITS:
@@ -108,14 +116,7 @@ def eventproof_args(env: Mapping[str, str], report_dir: Path, state_dir: Path) -
         args += ["--ops", ",".join(wanted)]
     jobs = _input(env, "jobs")
     if jobs:
-        if jobs.strip().lower() == "auto":
-            args += ["--jobs", "auto"]
-        elif not jobs.isdigit() or int(jobs) < 1:
-            raise InputError(f"input jobs: {jobs!r} is not a number of worker processes of at "
-                             "least 1; use e.g. 2, or auto (one per core of the runner), or "
-                             "leave it empty for auto")
-        else:
-            args += ["--jobs", str(int(jobs))]
+        args += ["--jobs", str(setting_value("jobs", jobs))]
     shard = _input(env, "shard")
     if shard:
         match = re.fullmatch(r"(\d+)/(\d+)", shard)
@@ -126,13 +127,7 @@ def eventproof_args(env: Mapping[str, str], report_dir: Path, state_dir: Path) -
         args += ["--shard", shard]
     max_time = _input(env, "max-time")
     if max_time:
-        try:
-            bound = float(max_time)
-        except ValueError:
-            bound = 0.0
-        if not bound > 0 or bound != bound or bound == float("inf"):
-            raise InputError(f"input max-time: {max_time!r} is not a number of seconds above 0; "
-                             "use e.g. 600, or leave it empty for eventproof's default")
+        setting_value("max_time", max_time)
         args += ["--max-time", max_time]
     if _flag(env, "allow-untested"):
         args.append("--allow-untested")
@@ -141,13 +136,7 @@ def eventproof_args(env: Mapping[str, str], report_dir: Path, state_dir: Path) -
         args += ["--expect", expect]
     timeout = _input(env, "timeout")
     if timeout:
-        try:
-            seconds = float(timeout)
-        except ValueError:
-            seconds = 0.0
-        if seconds < 0.1:
-            raise InputError(f"input timeout: {timeout!r} is not a number of seconds of at "
-                             "least 0.1")
+        setting_value("timeout", timeout)
         args += ["--timeout", timeout]
     if _flag(env, "shell"):
         args.append("--shell")

@@ -41,10 +41,11 @@ def on_files(files: Files, config: Any) -> Files:
             site.append(_file(config, path.relative_to(ROOT).as_posix()))
     site.append(File.generated(config, "index.md", abs_src_path=str(ROOT / "README.md")))
     # Made from the code at every build, so they cannot go stale.
-    from eventproof.conformance._docs import commands_page, rules_page
+    from eventproof.conformance._docs import commands_page, rules_page, settings_page
 
     site.append(File.generated(config, "reference/rules.md", content=rules_page()))
     site.append(File.generated(config, "reference/commands.md", content=commands_page()))
+    site.append(File.generated(config, "reference/settings.md", content=settings_page()))
     return site
 
 

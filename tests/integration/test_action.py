@@ -165,15 +165,20 @@ def test_an_implementation_that_cannot_start_is_a_broken_run(tmp_path: Path) -> 
      "('thorough') disagree"),
     ({"ops": "select,render"}, "input ops: 'select,render'"),
     ({"fit": "greedy"}, "input fit: 'greedy' is not a fit strategy"),
-    ({"timeout": "soon"}, "input timeout: 'soon'"),
-    ({"shell": "maybe"}, "input shell: 'maybe' is not a boolean"),
-    ({"jobs": "0"}, "input jobs: '0' is not a number of worker processes"),
+    ({"timeout": "soon"}, "input timeout: 'soon' is not a positive, finite number of seconds; "
+     "give e.g. `timeout: 10` under the step's with:"),
+    ({"timeout": "0"}, "input timeout: '0' is not a positive, finite number of seconds"),
+    ({"shell": "maybe"}, "input shell: 'maybe' is not true or false; use true or false"),
+    ({"jobs": "0"}, "input jobs: '0' is not a number of worker processes; give a whole number "
+     "of at least 1 (1 runs everything in this process), or auto (one per usable core): e.g. "
+     "`jobs: 2` under the step's with:"),
     ({"jobs": "two"}, "input jobs: 'two'"),
     ({"shard": "4/3"}, "input shard: '4/3' is not K/N with 1 <= K <= N"),
     ({"shard": "1"}, "input shard: '1'"),
-    ({"max_time": "-5"}, "input max-time: '-5' is not a number of seconds above 0"),
+    ({"max_time": "-5"}, "input max-time: '-5' is not a positive, finite number of seconds; "
+     "give e.g. `max-time: 600` under the step's with:"),
     ({"max_time": "nan"}, "input max-time: 'nan'"),
-    ({"allow_untested": "perhaps"}, "input allow-untested: 'perhaps' is not a boolean"),
+    ({"allow_untested": "perhaps"}, "input allow-untested: 'perhaps' is not true or false"),
     ({"working_directory": "no-such-dir"}, "input working-directory:"),
 ])
 def test_a_bad_input_is_named_and_breaks_the_run(tmp_path: Path, inputs: dict[str, str],

@@ -38,9 +38,17 @@ def test_the_command_line_wins_over_the_file(pytester: pytest.Pytester) -> None:
 
 
 @pytest.mark.parametrize(("ini", "named"), [
-    ("eventproof_examples = huge", "eventproof examples 'huge'"),
-    ("eventproof_timeout = soon", "eventproof_timeout a number of seconds"),
-    ("eventproof_shell = maybe", "eventproof_shell 'maybe'"),
+    ("eventproof_examples = huge", "eventproof_examples in the pytest configuration: 'huge' "
+     "is not an example effort; use one of quick, default, thorough: e.g. eventproof_examples "
+     "= quick in the [pytest] configuration"),
+    ("eventproof_timeout = soon", "eventproof_timeout in the pytest configuration: 'soon' is "
+     "not a positive, finite number of seconds; give e.g. eventproof_timeout = 10"),
+    ("eventproof_timeout = 0", "eventproof_timeout in the pytest configuration: '0' is not a "
+     "positive, finite number of seconds"),
+    ("eventproof_seed = x", "eventproof_seed in the pytest configuration: 'x' is not a whole "
+     "number; give e.g. eventproof_seed = 1234"),
+    ("eventproof_shell = maybe", "eventproof_shell in the pytest configuration: 'maybe' is not "
+     "true or false; use true or false"),
 ])
 def test_a_bad_setting_in_the_file_is_a_usage_error(pytester: pytest.Pytester, ini: str,
                                                     named: str) -> None:
@@ -48,6 +56,15 @@ def test_a_bad_setting_in_the_file_is_a_usage_error(pytester: pytest.Pytester, i
     result = pytester.runpytest("-p", "eventproof", "eventproof::classify")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert named in result.stderr.str()
+
+
+def test_a_bad_option_is_named_by_its_option(pytester: pytest.Pytester) -> None:
+    """A bad value on pytest's command line is named by the plugin's option, not the ini name."""
+    result = pytester.runpytest("-p", "eventproof", "--eventproof-impl", REFERENCE,
+                                "--eventproof-timeout", "inf", "eventproof::classify")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert ("--eventproof-timeout: inf is not a positive, finite number of seconds; give e.g. "
+            "--eventproof-timeout 10") in result.stderr.str()
 
 
 def test_a_node_id_without_an_implementation_says_how_to_configure_one(
