@@ -8,7 +8,7 @@ defaults are :meth:`Setting.default_for`'s), and turns a bad value into the entr
 (:meth:`Setting.parse`, :meth:`Setting.refusal`), which names the value, the face's spelling and
 the fix. A face whose default differs from the others says so here, with the reason
 (:attr:`Setting.differs`); ``tests/unit/test_settings.py`` holds every face to this table and
-the site's settings page is made from it (:func:`._docs.settings_page`). A new setting is one
+the site's settings page is made from it (``tools/docs_pages.py``). A new setting is one
 entry.
 """
 

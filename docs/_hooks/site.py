@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,10 @@ def on_files(files: Files, config: Any) -> Files:
             site.append(_file(config, path.relative_to(ROOT).as_posix()))
     site.append(File.generated(config, "index.md", abs_src_path=str(ROOT / "README.md")))
     # Made from the code at every build, so they cannot go stale.
-    from eventproof.conformance._docs import commands_page, rules_page, settings_page
+    # The pages' maker is a maintainer tool of the checkout (tools/docs_pages.py).
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from tools.docs_pages import commands_page, rules_page, settings_page
 
     site.append(File.generated(config, "reference/rules.md", content=rules_page()))
     site.append(File.generated(config, "reference/commands.md", content=commands_page()))

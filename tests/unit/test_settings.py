@@ -18,7 +18,7 @@ import pytest
 import yaml
 from _pytest.config.argparsing import Parser
 from click.testing import CliRunner
-from eventproof.conformance import _check, _docs, cli, pytest_plugin
+from eventproof.conformance import _check, cli, pytest_plugin
 from eventproof.conformance._settings import (
     EFFORTS,
     FACES,
@@ -30,6 +30,8 @@ from eventproof.conformance._settings import (
 )
 from hypothesis import given
 from hypothesis import strategies as st
+
+from tools import docs_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 #: check_implementation's parameters that are no setting: what is checked and the caller's hooks.
@@ -407,7 +409,7 @@ def test_pythons_errors_name_its_keyword(keywords: dict[str, Any], said: str) ->
 def test_the_settings_page_lists_every_setting_and_every_spelling() -> None:
     """docs/reference/settings.md is made from the table: every entry, every face's spelling,
     and every reason a face differs."""
-    page = _docs.settings_page()
+    page = docs_pages.settings_page()
     for entry in SETTINGS.values():
         assert f"`{entry.name}`" in page
         for face in FACES:

@@ -1,13 +1,13 @@
-"""Pages of the documentation site made from the code, so that they cannot go stale: every rule
-(from the operation table) and every command with its options (from the command line itself).
-The site's build hook (``docs/_hooks/site.py``) writes them at build time."""
+"""Pages of the documentation site made from the installed kit, so that they cannot go stale:
+every rule (from the operation table), every command with its options (from the command line
+itself) and every setting (from the table of settings). The site's build hook
+(``docs/_hooks/site.py``) writes them at build time; a maintainer tool, never installed."""
 
 from __future__ import annotations
 
 import click
-
-from ._operations import PROFILES
-from ._reports import section_label
+from eventproof.conformance._operations import PROFILES
+from eventproof.conformance._reports import section_label
 
 
 def rules_page() -> str:
@@ -35,7 +35,7 @@ def rules_page() -> str:
 def commands_page() -> str:
     """Every command of ``eventproof`` with its help, as ``eventproof COMMAND --help`` prints
     it."""
-    from .cli import main
+    from eventproof.conformance.cli import main
 
     lines = ["# Commands", "",
              "Every command of `eventproof`, with the help it prints (`eventproof COMMAND "
@@ -55,7 +55,7 @@ def commands_page() -> str:
 def settings_page() -> str:
     """Every setting of a check, from the table of settings: its type, default and meaning, how
     each face spells it, and each face whose default differs, with the reason."""
-    from ._settings import FACES, SETTINGS, action_default
+    from eventproof.conformance._settings import FACES, SETTINGS, action_default
 
     def cell(text: str) -> str:
         return text.replace("|", "\\|").replace("<", "&lt;")
