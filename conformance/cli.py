@@ -253,7 +253,23 @@ class _Grouped(click.Command):
                 formatter.write_dl(rest)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group: the commands of :data:`LAZY_COMMANDS` are imported when first asked
+    for, so a command starts without the modules only the others need."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY_COMMANDS and cmd_name not in self.commands:
+            import importlib
+
+            module, attribute = LAZY_COMMANDS[cmd_name]
+            self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True,
               callback=_print_version, help="Show the kit, spec, suite and protocol versions.")
 @click.option("--no-color", is_flag=True, expose_value=False, is_eager=True,
@@ -989,26 +1005,14 @@ def spec_command(section: tuple[str, ...]) -> None:
     _console().print(found.text, markup=False, soft_wrap=True, highlight=False)
 
 
-def _add_optional_commands() -> None:
-    """Commands whose modules are optional extras (benchmarking needs pytest-benchmark)."""
-    try:
-        from ._bench import bench
-    except ImportError:  # pragma: no cover - the module ships with the package
-        return
-    main.add_command(bench)
-
-
-_add_optional_commands()
-
-from ._new_port import new_port  # noqa: E402
-from ._report_cli import report  # noqa: E402
-
-main.add_command(report)
-main.add_command(new_port)
-
-from .audit import audit_command  # noqa: E402
-
-main.add_command(audit_command)
+#: Commands whose modules load only when the command runs or is listed (``eventproof run``
+#: never pays for the audit, the benchmarks or the templates): name -> (module, attribute).
+LAZY_COMMANDS = {
+    "audit": ("eventproof.conformance.audit", "audit_command"),
+    "bench": ("eventproof.conformance._bench", "bench"),
+    "new-port": ("eventproof.conformance._new_port", "new_port"),
+    "report": ("eventproof.conformance._report_cli", "report"),
+}
 
 
 def entry(argv: list[str] | None = None) -> Any:

@@ -133,3 +133,29 @@ def test_the_worker_process_loads_no_search_machinery(tmp_path: Path) -> None:
     handshake, answer = (json.loads(line) for line in done.stdout.splitlines())
     assert handshake["implementation"]["name"] == "probe"
     assert answer == {"seq": 1, "output": []}
+
+
+def test_a_run_starts_without_the_other_commands_modules() -> None:
+    """`eventproof run` (the command line's module, as it is imported to run any command) does
+    not load the audit, the benchmarks, the templates or the report command: each loads when
+    its command is asked for."""
+    from eventproof.conformance.cli import LAZY_COMMANDS
+
+    script = ("import sys, json\nimport eventproof.conformance.cli\n"
+              "print(json.dumps(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    loaded = set(json.loads(done.stdout.splitlines()[-1]))
+    assert not {module for module, _ in LAZY_COMMANDS.values()} & loaded
+
+
+def test_every_lazy_command_loads_when_asked_for() -> None:
+    """Each command the group loads on demand is there by its name, with its help."""
+    from click.testing import CliRunner
+    from eventproof.conformance.cli import LAZY_COMMANDS, main
+
+    for name in LAZY_COMMANDS:
+        result = CliRunner().invoke(main, [name, "--help"])
+        assert result.exit_code == 0, (name, result.output)
+        assert f"Usage: main {name}" in result.output or f"{name} [OPTIONS]" in result.output
