@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from .. import _junit
+from .. import _junit, _style
 from ._audit import AuditReport
 
 #: The version of the JSON report's shape (schemas/audit-report.json).
@@ -314,22 +314,6 @@ def write_markdown(report: AuditReport, path: Path) -> None:
 _PALETTE = ("#0969da", "#cf222e", "#1a7f37", "#8250df", "#bc4c00", "#bf3989", "#9a6700",
             "#1b7c83", "#6e7781", "#82071e", "#0550ae", "#633c01")
 _PLOT_W, _PLOT_H = 900, 220
-_EXTRA_STYLE = """
-.plot{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 14px;
-margin:0 0 16px}.plot h3{margin:0 0 6px;font-size:14px}
-.legend{display:flex;flex-wrap:wrap;gap:6px 14px;margin:6px 0 0;font-size:12.5px}
-.legend label{cursor:pointer}.legend i{display:inline-block;width:10px;height:10px;
-border-radius:2px;margin-right:4px;vertical-align:-1px}
-table.t{border-collapse:collapse;background:var(--card);margin:0 0 16px;font-size:13px}
-table.t th,table.t td{border:1px solid var(--line);padding:4px 8px;text-align:left}
-table.t td.n{text-align:right;font-variant-numeric:tabular-nums}
-.finding{background:var(--card);border:1px solid var(--line);border-left:4px solid var(--fail);
-border-radius:6px;padding:8px 12px;margin:0 0 10px}
-.finding.should{border-left-color:var(--xfail)}
-.finding pre{white-space:pre-wrap;word-break:break-all;margin:4px 0;background:var(--bg);
-padding:4px 6px;border-radius:4px}
-.o-pass{color:var(--pass)}.o-fail{color:var(--fail)}.o-untested{color:var(--muted)}
-"""
 _SCRIPT = """
 (function () {
   var boxes = document.querySelectorAll(".legend input");
@@ -380,10 +364,7 @@ def _plot(entry: dict[str, Any], colours: dict[str, str]) -> str:
 
 
 def page(report: AuditReport) -> str:
-    """The HTML page, in the conformance matrix's style (its stylesheet, imported only here:
-    the matrix module is not light)."""
-    from .._matrix import _STYLE as MATRIX_STYLE
-
+    """The HTML page, with the one style sheet of every page the kit writes (:mod:`.._style`)."""
     doc = document(report)
     figures = doc["bytes"]
     kinds = [row["type"] for row in figures["byType"]]
@@ -394,7 +375,8 @@ def page(report: AuditReport) -> str:
     plots = "".join(_plot(entry, colours) for entry in figures["files"][:20])
     rules = "".join(
         f'<tr class="rule"><td><code>{_e(rule["id"])}</code></td><td>{rule["level"]}</td>'
-        f'<td>{_e(rule["section"])}</td><td class="o-{rule["outcome"]}">{rule["outcome"]}</td>'
+        f'<td>{_e(rule["section"])}</td><td><span class="pill o-{rule["outcome"]}">'
+        f'{rule["outcome"]}</span></td>'
         f'<td class="n">{rule["judged"]:,}</td><td class="n">{rule["findings"]:,}</td>'
         f'<td>{_e(rule["title"])}</td></tr>' for rule in doc["rules"])
     findings = "".join(
@@ -438,7 +420,7 @@ def page(report: AuditReport) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="generator" content="eventproof">\n<title>eventproof audit</title>\n'
         '<script>document.documentElement.className = "js";</script>\n'
-        f'<style>{MATRIX_STYLE}{_EXTRA_STYLE}</style>\n</head>\n<body>\n'
+        f'<style>{_style.STYLE}</style>\n</head>\n<body>\n'
         f'<header class="top"><h1>eventproof audit</h1><p>{summary}</p></header>\n'
         f'<main>{body}</main>\n<script>{_SCRIPT}</script>\n</body>\n</html>\n')
 

@@ -14,7 +14,6 @@ from click.testing import CliRunner
 from eventproof.conformance import _results
 from eventproof.conformance._engine import Counterexample, RuleResult, RunReport
 from eventproof.conformance._matrix import (
-    _STYLE,
     MatrixError,
     badge,
     column_labels,
@@ -27,6 +26,7 @@ from eventproof.conformance._operations import RULES, RULES_BY_ID
 from eventproof.conformance._reports import report_document
 from eventproof.conformance._results import Invocation, RunVerdict
 from eventproof.conformance._schemas import schema_issues
+from eventproof.conformance._style import STYLE as _STYLE
 from eventproof.conformance.cli import main
 from hypothesis import given
 from hypothesis import strategies as st
