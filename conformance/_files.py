@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from pathlib import Path
 from typing import Final
 
 __all__ = [
@@ -104,3 +105,12 @@ def newer_than(found: str, ours: str) -> bool:
     """Whether the version ``found`` in a file is a later release than ``ours``."""
     theirs, mine = _release(found), _release(ours)
     return bool(theirs) and bool(mine) and theirs > mine
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write one report file as every command does: UTF-8, LF line ends on every platform,
+    parent directories created."""
+    target = Path(path)
+    if target.parent != Path():
+        target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8", newline="\n")

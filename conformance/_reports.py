@@ -28,8 +28,9 @@ from eventproof.reference import SPEC_VERSION
 from rich.console import Console
 from rich.text import Text
 
-from . import _junit
+from . import _junit, _markdown
 from ._clip import one_line
+from ._files import write_text
 from ._json import dumps_json, pretty_json, readable_json
 from ._model import LIMIT_LEAVES, Capabilities
 from ._operations import OPS
@@ -88,11 +89,7 @@ def _printable(text: str) -> str:
     return _HIDDEN.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
-def _write_text(path: str | os.PathLike[str], text: str) -> None:
-    target = Path(path)
-    if target.parent != Path():
-        target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8", newline="\n")
+_write_text = write_text
 
 
 def _clip(text: str, limit: int, where: str) -> str:
@@ -683,36 +680,20 @@ def write_junit(
 
 # -- Markdown ----------------------------------------------------------------------------------
 
-def _fence(body: str, language: str = "") -> str:
-    # A fence longer than any backtick run inside keeps the block closed where it should be.
-    longest = max((len(run) for run in re.findall("`+", body)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{language}\n{body}\n{fence}"
-
-
-def _code(text: str) -> str:
-    ticks = "``" if "`" in text else "`"
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+_fence, _code, _cell = _markdown.fence, _markdown.code, _markdown.cell
 
 
 def _outcome_table(report: RunReport) -> list[str]:
-    header = "| operation | " + " | ".join(OUTCOMES) + " |"
-    rule_line = "|---|" + "---:|" * len(OUTCOMES)
-    rows = [header, rule_line]
+    rows = []
     for op in _ops_in(report):
         counts = dict.fromkeys(OUTCOMES, 0)
         for result in report.results:
             if result.rule.op == op:
                 counts[result.outcome] += 1
-        rows.append(f"| {op} | " + " | ".join(str(counts[o]) for o in OUTCOMES) + " |")
+        rows.append([op, *(str(counts[o]) for o in OUTCOMES)])
     overall = totals(report)
-    rows.append("| **all** | " + " | ".join(f"**{overall[o]}**" for o in OUTCOMES) + " |")
-    return rows
+    rows.append(["**all**", *(f"**{overall[o]}**" for o in OUTCOMES)])
+    return _markdown.table(["operation", *OUTCOMES], rows, "l" + "r" * len(OUTCOMES))
 
 
 def _markdown_failure(result: RuleResult, replay_file: str | Path | None,
@@ -782,10 +763,9 @@ def markdown_summary(
         "",
         *_outcome_table(report),
         "",
-        "| profile | status | rules judged |",
-        "|---|---|---|",
-        *(f"| {profile.profile} | {_cell(_profile_status(profile))} | "
-          f"{profile.judged} of {profile.rules} |" for profile in run_verdict.profiles),
+        *_markdown.table(["profile", "status", "rules judged"], (
+            [profile.profile, _cell(_profile_status(profile)),
+             f"{profile.judged} of {profile.rules}"] for profile in run_verdict.profiles)),
     ]
     failures = _shown_failures(report)
     if failures:

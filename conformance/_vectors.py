@@ -572,11 +572,9 @@ def write_vectors_junit(outcome: VectorOutcome, path: str | Path, *,
 def write_vectors_json(outcome: VectorOutcome, path: str | Path, *,
                        impl_spec: str | None = None) -> None:
     """Write :func:`vectors_document` to ``path`` (UTF-8; parent directories created)."""
-    target = Path(path)
-    if target.parent != Path():
-        target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(dumps_vectors_document(outcome, impl_spec=impl_spec), encoding="utf-8",
-                      newline="\n")
+    from ._files import write_text
+
+    write_text(path, dumps_vectors_document(outcome, impl_spec=impl_spec))
 
 
 # =================================================================================================

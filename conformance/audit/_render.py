@@ -16,7 +16,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from .. import _junit, _style
+from .. import _junit, _markdown, _style
+from .._files import write_text
 from ._audit import AuditReport
 
 #: The version of the JSON report's shape (schemas/audit-report.json).
@@ -91,8 +92,7 @@ def dumps_document(report: AuditReport) -> str:
 
 
 def write_json(report: AuditReport, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dumps_document(report) + "\n", encoding="utf-8")
+    write_text(path, dumps_document(report) + "\n")
 
 
 # -- console -------------------------------------------------------------------------------------
@@ -253,14 +253,7 @@ def write_junit(report: AuditReport, path: Path) -> None:
 # -- Markdown ------------------------------------------------------------------------------------
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def _code(text: str) -> str:
-    ticks = "``" if "`" in text else "`"
-    return f"{ticks} {text} {ticks}" if text.startswith("`") or text.endswith("`") \
-        else f"{ticks}{text}{ticks}"
+_md, _code = _markdown.cell, _markdown.code
 
 
 def markdown(report: AuditReport) -> str:
@@ -271,11 +264,11 @@ def markdown(report: AuditReport) -> str:
            f"SHOULD finding(s); exit code {doc['exitCode']}.", ""]
     for error in report.errors:
         out += [f"- **unreadable**: {_md(error)}"]
-    out += ["| rule | level | section | outcome | judged | findings |",
-            "|---|---|---|---|---:|---:|"]
-    for rule in doc["rules"]:
-        out.append(f"| `{rule['id']}` | {rule['level']} | {rule['section']} | "
-                   f"{rule['outcome']} | {rule['judged']:,} | {rule['findings']:,} |")
+    out += _markdown.table(
+        ["rule", "level", "section", "outcome", "judged", "findings"],
+        ([_code(rule["id"]), rule["level"], _md(rule["section"]), rule["outcome"],
+          f"{rule['judged']:,}", f"{rule['findings']:,}"] for rule in doc["rules"]),
+        "llllrr")
     if doc["findings"]:
         out += ["", "## Findings", ""]
         for finding in doc["findings"]:
@@ -288,15 +281,16 @@ def markdown(report: AuditReport) -> str:
         out += [f"- {_md(notice)}" for notice in report.notices]
     figures = doc["bytes"]
     if figures["lines"]:
-        out += ["", "## Where the bytes go", "", "| event type | lines | bytes | share |",
-                "|---|---:|---:|---:|"]
-        out += [f"| `{row['type']}` | {row['lines']:,} | {_size(row['bytes'])} | "
-                f"{row['share']:.1%} |" for row in figures["byType"]]
+        out += ["", "## Where the bytes go", "", *_markdown.table(
+            ["event type", "lines", "bytes", "share"],
+            ([_code(row["type"]), f"{row['lines']:,}", _size(row["bytes"]),
+              f"{row['share']:.1%}"] for row in figures["byType"]), "lrrr")]
         if figures["repeated"]:
-            out += ["", "| repeated at | distinct | written | bytes |", "|---|---:|---:|---:|"]
-            out += [f"| `{row['type']}` `{row['path']}` | {row['distinct']:,} | "
-                    f"{row['occurrences']:,} | {_size(row['bytes'])} |"
-                    for row in figures["repeated"][:10]]
+            out += ["", *_markdown.table(
+                ["repeated at", "distinct", "written", "bytes"],
+                ([f"{_code(row['type'])} {_code(row['path'])}", f"{row['distinct']:,}",
+                  f"{row['occurrences']:,}", _size(row["bytes"])]
+                 for row in figures["repeated"][:10]), "lrrr")]
         facts = figures["factsOnly"]
         if facts is not None:
             out += ["", f"Facts-only projection (spec/wire.md §4): {_size(facts['bytes'])} → "
@@ -305,8 +299,7 @@ def markdown(report: AuditReport) -> str:
 
 
 def write_markdown(report: AuditReport, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(markdown(report), encoding="utf-8")
+    _markdown.write(path, markdown(report))
 
 
 # -- HTML ----------------------------------------------------------------------------------------
@@ -426,7 +419,6 @@ def page(report: AuditReport) -> str:
 
 
 def write_html(report: AuditReport, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page(report), encoding="utf-8")
+    write_text(path, page(report))
 
 
