@@ -335,7 +335,11 @@ def test_the_environment_is_inherited_unchanged() -> None:
     with pytest.raises(Exception):  # noqa: B017, PT011 - it exits before the handshake
         adapter.start()
     seen = json.loads(adapter.stderr_tail().strip().splitlines()[-1])
-    assert seen == dict(os.environ)
+    # What a program started directly from here sees (a runtime may add to os.environ what a
+    # child inherits, e.g. a terminal size): the adapter must add, drop and change nothing.
+    direct = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            timeout=60, check=False)
+    assert seen == json.loads(direct.stderr.strip().splitlines()[-1])
 
 
 @needs_bash
