@@ -182,8 +182,8 @@ def docs(session: nox.Session) -> None:
 @nox.session(default=False)
 def release(session: nox.Session) -> None:
     """Check that a release is one version: pyproject.toml's, CHANGELOG.md's top release and
-    every tag the README, docs, templates and action name; `-- --tag vX.Y.Z` checks the tag
-    being pushed too."""
+    every tag the README, docs, templates and action name, and that tag present in the checkout;
+    `-- --tag vX.Y.Z` checks the tag being pushed instead."""
     session.run("python", "tools/release_check.py", *session.posargs)
 
 

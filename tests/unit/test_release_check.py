@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -91,3 +92,18 @@ def test_the_tag_being_pushed_must_be_the_version() -> None:
     assert CHECK.problems(ROOT, tag="v9.9.9")
     assert CHECK.problems(ROOT, tag="v0.1.0") == []
     assert CHECK.main(["--tag", "v9.9.9"]) == 1
+
+
+def test_a_named_tag_the_repository_lacks_is_a_problem(tmp_path: Path) -> None:
+    """The release check proper (as `nox -s release` runs it) fails while the tag every pin
+    names is missing from the checkout, and passes once it is there."""
+    root = _copy(tmp_path)
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "release"], check=True)
+    assert CHECK.problems(root) == []  # the agreement alone holds
+    missing = CHECK.problems(root, require_tag=True)
+    assert any("has no tag v0.1.0" in problem for problem in missing), missing
+    subprocess.run([*git, "tag", "v0.1.0"], check=True)
+    assert CHECK.problems(root, require_tag=True) == []
