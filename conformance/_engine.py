@@ -287,6 +287,9 @@ class _Meter:
     told: ExamplesJudged
     judged: int = 0
     told_at: float = field(default_factory=time.monotonic)
+    #: What the listener raised when told a count: the search ends at its next request, and
+    #: the error is raised from it as raised (never taken for an answer that failed).
+    error: Exception | None = None
 
 
 def _as_read_by(reads: Callable[[Any], Any], counts: _Counts, op_input: Any) -> Any:
@@ -634,11 +637,14 @@ class Engine:
         if meter is None:
             return
         meter.judged += 1
-        if self.on_event is not None:
+        if self.on_event is not None and meter.error is None:
             now = time.monotonic()
             if now - meter.told_at >= EXAMPLES_EVERY:
                 meter.told_at = now
-                self.on_event(replace(meter.told, judged=meter.judged))
+                try:
+                    self.on_event(replace(meter.told, judged=meter.judged))
+                except Exception as error:  # raised inside a Hypothesis test, it would be shrunk
+                    meter.error = error
 
     # -- one request --------------------------------------------------------------------------
     def _ask(self, op: Operation, op_input: Any, search: _Search,
@@ -646,6 +652,8 @@ class Engine:
         """Send one request; returns the adapter's response (timeouts guarded, see below)."""
         if self.abandoned is not None and self.abandoned():
             raise Abandoned
+        if search.meter is not None and search.meter.error is not None:
+            raise Abandoned  # the listener failed: search_family raises its error
         remaining = math.inf if self.ends_at is None else self.ends_at - time.monotonic()
         if remaining <= 0:
             raise _OutOfTime
@@ -810,6 +818,8 @@ class Engine:
         finally:
             result.seconds = time.perf_counter() - started
             result.examples = meter.judged
+        if meter.error is not None:
+            raise meter.error
         self.tell(replace(meter.told, judged=meter.judged))
         if found is not None:
             changed = self._ask_again(op, found, excluded, search)

@@ -8,15 +8,18 @@ kept here the plain way; wrong models show that each property can fail.
 
 from __future__ import annotations
 
+import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
-from eventproof.conformance import check_implementation, cli
+from eventproof.conformance import HarnessError, check_implementation, cli
+from eventproof.conformance._engine import Engine
 from eventproof.conformance._operations import OPS
 from eventproof.conformance._progress import (
+    EXAMPLES_EVERY,
     ExamplesJudged,
     GivenUp,
     ProgressEvent,
@@ -26,6 +29,7 @@ from eventproof.conformance._progress import (
     SearchEnded,
 )
 from eventproof.conformance._shard import WEIGHT
+from eventproof.reference import Reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from miniatures.selection import LastMessageUnfiltered
@@ -270,3 +274,48 @@ def test_a_check_without_the_old_callback_warns_nothing() -> None:
         model.hear(event)
     assert model.done() == 1.0
     assert model.examples == sum(event.examples for event in ended)
+
+
+class ListenerStops(Exception):
+    """What the listener below raises."""
+
+
+def _stops_at_the_first_count(event: ProgressEvent) -> None:
+    if isinstance(event, ExamplesJudged):
+        raise ListenerStops("the listener stops the check")
+
+
+def _tells_unguarded(self: Engine, working: Any) -> None:
+    """Wrong: the count told from inside the search, what the listener raises left to it."""
+    meter = working.meter
+    meter.judged += 1
+    if self.on_event is not None and time.monotonic() - meter.told_at >= EXAMPLES_EVERY:
+        meter.told_at = time.monotonic()
+        self.on_event(replace(meter.told, judged=meter.judged))
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_what_the_listener_raises_ends_the_check_as_raised(jobs: int) -> None:
+    """An error the listener raises on a count of examples ends the check as that error, under
+    every scheduler: never shrunk as if an answer had failed, nor called an unstable
+    implementation."""
+    with pytest.raises(ListenerStops, match="the listener stops the check"):
+        check_implementation(SlowReference, ops=("settle",), max_examples=200, jobs=jobs,
+                             on_event=_stops_at_the_first_count)
+
+
+def test_a_listener_error_left_to_the_search_is_misreported(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test above fails when the count is told unguarded inside the search."""
+    monkeypatch.setattr(Engine, "_count_example", _tells_unguarded)
+    with pytest.raises(HarnessError, match="unstable"):
+        check_implementation(SlowReference, ops=("settle",), max_examples=200,
+                             on_event=_stops_at_the_first_count)
+
+
+class SlowReference(Reference):
+    """The reference, a hundredth of a second per answer: a search tells its count."""
+
+    def run(self, op: str, input: Any) -> Any:
+        time.sleep(0.01)
+        return super().run(op, input)
