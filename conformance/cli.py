@@ -14,6 +14,7 @@ import math
 import os
 import shlex
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -108,10 +109,8 @@ def _parse_ops(value: str | None) -> tuple[str, ...] | None:
 class Progress:
     """The live status line of a check: :class:`._progress.RunProgress` (the one model of how far
     the check is, from its events) rendered with the seconds gone and left, and the last thing
-    the searches did."""
-
-    #: Seconds between two renderings for counts of examples alone (the rest render at once).
-    EVERY = 0.1
+    the searches did. The line is rendered afresh at every refresh of the terminal (``__rich__``),
+    so its seconds run on while no event comes (a start, a long request)."""
 
     def __init__(self, ops: tuple[str, ...], clock: Callable[[], float] = time.monotonic
                  ) -> None:
@@ -120,33 +119,29 @@ class Progress:
         self.model = RunProgress(ops)
         self.clock = clock
         self.started = clock()
-        self.shown = -math.inf
+        #: The events come from the check, the refreshes from the status line's own thread.
+        self.lock = threading.Lock()
 
-    def hear(self, event: ProgressEvent) -> bool:
-        """Count ``event``; True when the line should be rendered again."""
-        from ._progress import ExamplesJudged
-
-        self.model.hear(event)
-        now = self.clock()
-        if isinstance(event, ExamplesJudged) and now - self.shown < self.EVERY:
-            return False
-        self.shown = now
-        return True
+    def hear(self, event: ProgressEvent) -> None:
+        """Count ``event``."""
+        with self.lock:
+            self.model.hear(event)
 
     def line(self) -> Text:
         """The status line: operations done and under way, examples judged, rules broken, the
         seconds gone and left, and the last search round begun, rule broken or search ended."""
         from ._progress import GivenUp, RuleBroken, SearchBegan, SearchEnded
 
-        model = self.model
-        elapsed = self.clock() - self.started
-        left = model.seconds_left(elapsed)
-        parts: list[str | tuple[str, str]] = [
-            (f"{len(model.ended)}/{len(model.ops)} operations done", "bold"),
-            f" ({len(model.under_way)} under way), {model.examples:,} examples, "
-            f"{len(model.broken)} rule(s) broken, {elapsed:.0f} s",
-            "" if left is None else f", about {left:.0f} s left"]
-        last = model.last
+        with self.lock:
+            model = self.model
+            elapsed = self.clock() - self.started
+            left = model.seconds_left(elapsed)
+            parts: list[str | tuple[str, str]] = [
+                (f"{len(model.ended)}/{len(model.ops)} operations done", "bold"),
+                f" ({len(model.under_way)} under way), {model.examples:,} examples, "
+                f"{len(model.broken)} rule(s) broken, {elapsed:.0f} s",
+                "" if left is None else f", about {left:.0f} s left"]
+            last = model.last
         if isinstance(last, SearchBegan):
             parts += [" · ", (last.op, "bold"), f": round {last.round}, {last.message}"]
         elif isinstance(last, RuleBroken):
@@ -157,6 +152,9 @@ class Progress:
             parts += [" · given up: ", last.reason]
         return Text.assemble(*parts)
 
+    def __rich__(self) -> Text:
+        return self.line()
+
 
 def _progress(
     console: Console, enabled: bool, ops: tuple[str, ...] = ()
@@ -165,15 +163,10 @@ def _progress(
     stay clean)."""
     if not enabled or not console.is_terminal:
         return (lambda event: None), (lambda: None)
-    status = console.status("starting")
-    status.start()
     progress = Progress(ops)
-
-    def update(event: ProgressEvent) -> None:
-        if progress.hear(event):
-            status.update(progress.line())
-
-    return update, status.stop
+    status = console.status(progress)
+    status.start()
+    return progress.hear, status.stop
 
 
 def _seconds(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:

@@ -229,17 +229,13 @@ def test_the_status_line_shows_the_model() -> None:
                            "round(s)")
 
 
-def test_counts_alone_render_the_line_a_few_times_a_second() -> None:
-    """Counts of examples render the line at most every Progress.EVERY seconds; every other
-    event renders it at once."""
+def test_the_seconds_run_on_between_events() -> None:
+    """The line is rendered at each refresh, so its seconds run on while no event comes."""
     now = [0.0]
     progress = cli.Progress(("select",), clock=lambda: now[0])
-    assert progress.hear(SearchBegan("select", 1, 100, 0))
-    assert not progress.hear(ExamplesJudged("select", "logs", 1, 1, 1, 100))
-    now[0] = progress.EVERY
-    assert progress.hear(ExamplesJudged("select", "logs", 1, 1, 2, 100))
-    assert not progress.hear(ExamplesJudged("select", "logs", 1, 1, 3, 100))
-    assert progress.hear(RuleBroken("select", "select.last-message", "fail"))
+    progress.hear(SearchBegan("select", 1, 100, 0))
+    now[0] = 7.0
+    assert ", 7 s · select: round 1" in progress.__rich__().plain
 
 
 def test_the_old_callback_still_hears_rounds_and_broken_rules() -> None:
