@@ -41,6 +41,7 @@ from eventproof.conformance._progress import (
     ExamplesJudged,
     ProgressEvent,
     RuleBroken,
+    RunProgress,
     SearchEnded,
 )
 from eventproof.conformance._reports import report_document
@@ -248,6 +249,24 @@ def test_two_jobs_deliver_the_events_of_one_process_as_the_searches_go() -> None
     assert sum(isinstance(event, RuleBroken) for event in kept[1]) >= 3  # several rounds
     for events in runs.values():
         _told_before_the_end(events)
+        assert _model(("select", "settle"), events).done() == 1.0
+
+
+def _model(ops: tuple[str, ...], events: list[ProgressEvent]) -> RunProgress:
+    model = RunProgress(ops)
+    for event in events:
+        model.hear(event)
+    return model
+
+
+@pytest.mark.parametrize("stop", [{"exitfirst": True}, {"max_time": 1.0}])
+def test_a_run_cut_short_ends_every_search(stop: dict[str, Any]) -> None:
+    """A run cut short under jobs=2 (--exitfirst, --max-time) still ends every operation's
+    search, so its progress reaches the whole."""
+    ops = ("select", "fold", "settle")
+    events = _events(SelectionBugs, 2, ops=ops, max_examples=200, **stop)
+    assert sorted(event.op for event in events if isinstance(event, SearchEnded)) == sorted(ops)
+    assert _model(ops, events).done() == 1.0
 
 
 class EndOnly(_parallel.Workers):
