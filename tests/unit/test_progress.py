@@ -12,6 +12,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -315,3 +316,26 @@ class SlowReference(Reference):
     def run(self, op: str, input: Any) -> Any:
         time.sleep(0.01)
         return super().run(op, input)
+
+
+def test_the_command_line_feeds_its_status_line_the_events_of_the_run(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``eventproof run`` with its defaults (``--jobs auto``) feeds the status line's model every
+    event: each operation's search ends, the examples are counted, and the share reaches 1."""
+    from click.testing import CliRunner
+
+    lines: list[cli.Progress] = []
+
+    def progress(_console: Any, _enabled: bool, ops: tuple[str, ...] = ()) -> Any:
+        lines.append(cli.Progress(ops))
+        return lines[-1].hear, lambda: None
+
+    monkeypatch.setattr(cli, "_progress", progress)
+    result = CliRunner().invoke(cli.main, ["run", "--ops", "classify,lane", "--examples", "quick",
+                                           "--deterministic", "--state-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    [line] = lines
+    assert line.model.ended == {"classify", "lane"}
+    assert line.model.examples > 0
+    assert line.model.done() == 1.0
+    assert line.line().plain.startswith("2/2 operations done (0 under way), ")
