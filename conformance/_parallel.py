@@ -25,6 +25,12 @@ What a worker sends back is pickled flat (:mod:`._flat`), so no answer's depth c
 signal that ends the run reaches every worker (:meth:`Workers.interrupt`), whose request under
 way is abandoned at once; and every worker's start must succeed, as one process's must.
 
+A run's progress (:mod:`._progress`) is one process's too: the driver's :class:`OpSearch` tells
+each round begun, rule broken and search ended, and each worker's search sends the count of
+examples it judged as it goes (a few times a second, on the channel of first violations), which
+the driver hands on at once (:meth:`Workers.forward`), with each search's final count from its
+result; so several operations searched at once are each seen to move.
+
 Slices of a run for a CI matrix (``--shard``) and their merge are :mod:`._shard`'s.
 """
 

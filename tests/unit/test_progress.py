@@ -13,11 +13,12 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from eventproof.conformance import HarnessError, check_implementation, cli
-from eventproof.conformance._engine import Engine
+from eventproof.conformance._engine import Engine, FamilySearch, Finding, OpSearch
+from eventproof.conformance._model import Capabilities, Violation
 from eventproof.conformance._operations import OPS
 from eventproof.conformance._progress import (
     EXAMPLES_EVERY,
@@ -339,3 +340,27 @@ def test_the_command_line_feeds_its_status_line_the_events_of_the_run(
     assert line.model.examples > 0
     assert line.model.done() == 1.0
     assert line.line().plain.startswith("2/2 operations done (0 under way), ")
+
+
+def test_the_round_driver_tells_rounds_rules_give_up_and_one_end() -> None:
+    """The driver of an operation's rounds tells each round begun (with the examples it plans
+    and the rules broken before it), each rule broken, the implementation given up, and the
+    search's end once, with the examples of the searches it counted."""
+    events: list[ProgressEvent] = []
+    engine = Engine(cast(Any, None), capabilities=Capabilities(), max_examples=60,
+                    run_seed=None, deterministic=True, database=None, timeout=10.0,
+                    identity="test", on_event=events.append)
+    search = OpSearch(engine, "settle")
+    rule, family = search.op.rules[0].id, search.families[0].name
+    planned = sum(search.budgets)
+    assert search.next_round() == frozenset()
+    found = Finding(op_input=[], violation=Violation(rule, "planted"), outcome="fail",
+                    actual=None, stderr="")
+    assert search.apply(FamilySearch(op="settle", family=family, found=found, examples=4))
+    assert search.next_round() == frozenset({rule})
+    assert search.apply(FamilySearch(op="settle", family=family, given_up="spent", examples=2))
+    assert search.next_round() is None
+    search.stop("interrupted")
+    assert events == [SearchBegan("settle", 1, planned, 0), RuleBroken("settle", rule, "fail"),
+                      SearchBegan("settle", 2, planned, 1), GivenUp("settle", "spent"),
+                      SearchEnded("settle", 2, 6)]
