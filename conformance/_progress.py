@@ -147,7 +147,8 @@ class _OpProgress:
 
 class RunProgress:
     """How far a check is, from its events: the operations begun, under way and ended, the
-    examples judged, the rules broken, and the share of the work done, each operation of
+    examples judged (by every family search, those run ahead under ``--jobs`` and dropped
+    too: work done), the rules broken, and the share of the work done, each operation of
     ``ops`` weighted by ``weights`` (its measured cost, :data:`._shard.WEIGHT`, by default)."""
 
     def __init__(self, ops: Iterable[str], weights: Mapping[str, int] = WEIGHT) -> None:
