@@ -119,12 +119,17 @@ class Progress:
         self.model = RunProgress(ops)
         self.clock = clock
         self.started = clock()
+        #: When the first event came: the rate of the work is taken from then on (the start of
+        #: the implementation and of the worker processes is no part of it).
+        self.searching: float | None = None
         #: The events come from the check, the refreshes from the status line's own thread.
         self.lock = threading.Lock()
 
     def hear(self, event: ProgressEvent) -> None:
         """Count ``event``."""
         with self.lock:
+            if self.searching is None:
+                self.searching = self.clock()
             self.model.hear(event)
 
     def line(self) -> Text:
@@ -134,8 +139,10 @@ class Progress:
 
         with self.lock:
             model = self.model
-            elapsed = self.clock() - self.started
-            left = model.seconds_left(elapsed)
+            now = self.clock()
+            elapsed = now - self.started
+            left = (None if self.searching is None
+                    else model.seconds_left(now - self.searching))
             parts: list[str | tuple[str, str]] = [
                 (f"{len(model.ended)}/{len(model.ops)} operations done", "bold"),
                 f" ({len(model.under_way)} under way), {model.examples:,} examples, "

@@ -58,6 +58,9 @@ def _measure(impl: Any, jobs: int, examples: str) -> dict[str, float]:
     started = time.monotonic()
 
     def hear(event: ProgressEvent) -> None:
+        nonlocal started
+        if not samples:
+            started = time.monotonic()  # as the status line: the rate from the first event
         model.hear(event)
         if isinstance(event, SearchBegan) and event.op not in begun:
             begun.append(event.op)

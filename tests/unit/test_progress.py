@@ -216,18 +216,20 @@ def test_operations_weigh_what_their_searches_cost() -> None:
 
 def test_the_status_line_shows_the_model() -> None:
     """The status line says how many operations are done and under way, the examples judged,
-    the rules broken, the seconds gone and left, and the last thing the searches did."""
+    the rules broken, the seconds gone and left (at the rate since the searches began), and
+    the last thing the searches did."""
     now = [0.0]
     progress = cli.Progress(("select", "project"), clock=lambda: now[0])
+    now[0] = 2.0  # the implementation started: the searches' rate is taken from here
     progress.hear(SearchBegan("select", 1, 100, 0))
     progress.hear(SearchBegan("project", 1, 100, 0))
-    now[0] = 6.0
+    now[0] = 8.0
     progress.hear(ExamplesJudged("select", "logs", 1, 1, 1200, 100))
     progress.hear(RuleBroken("select", "select.last-message", "fail"))
     progress.hear(SearchEnded("select", 2, 1200))
     line = progress.line().plain
     assert line.startswith("1/2 operations done (1 under way), 1,200 examples, "
-                           "1 rule(s) broken, 6 s, about 12 s left · select: done after 2 "
+                           "1 rule(s) broken, 8 s, about 12 s left · select: done after 2 "
                            "round(s)")
 
 
