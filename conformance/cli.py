@@ -156,7 +156,7 @@ class Progress:
         elif isinstance(last, SearchEnded):
             parts += [" · ", (last.op, "bold"), f": done after {last.rounds} round(s)"]
         elif isinstance(last, GivenUp):
-            parts += [" · given up: ", last.reason]
+            parts += [" · given up: ", one_line(last.reason)]
         return Text.assemble(*parts)
 
     def __rich__(self) -> Text:

@@ -233,6 +233,13 @@ def test_the_status_line_shows_the_model() -> None:
                            "round(s)")
 
 
+def test_a_reason_given_up_stays_on_the_status_line() -> None:
+    """The reason the implementation was given up, from outside, is shown on the one line."""
+    progress = cli.Progress(("select",))
+    progress.hear(GivenUp("select", "no answer\nEVENTPROOF: all rules pass\r"))
+    assert progress.line().plain.endswith("given up: no answer\\nEVENTPROOF: all rules pass\\r")
+
+
 def test_the_seconds_run_on_between_events() -> None:
     """The line is rendered at each refresh, so its seconds run on while no event comes."""
     now = [0.0]
