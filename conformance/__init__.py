@@ -4,8 +4,10 @@ The public surface is small on purpose: call :func:`check_implementation` from y
 run ``eventproof run`` / ``pytest --eventproof-impl``), read the :class:`RunReport`, and use the
 strategies in :mod:`eventproof.conformance.strategies` to generate events for your own properties.
 :data:`OPERATIONS` is the operation table (every operation with its rules, input families, checks
-and reference answer); every error the harness raises is one of the exported error classes.
-Everything else is private.
+and reference answer); every error the harness raises is one of the exported error classes;
+``check_implementation(on_event=...)`` hears the progress events (:class:`SearchBegan`,
+:class:`ExamplesJudged`, :class:`RuleBroken`, :class:`SearchEnded`, :class:`GivenUp`), which
+:class:`RunProgress` adds up. Everything else is private.
 
 The search engine and the operation table are imported on first use of one of their names, so
 that a process which only speaks the protocol (the worker of ``--isolate``) starts without
@@ -31,6 +33,15 @@ from ._model import Capabilities, Operation, Profile, Rule
 if TYPE_CHECKING:
     from ._check import CheckOptions, Implementation, check, check_implementation
     from ._operations import OPERATIONS, PROFILES, RULES, RULES_BY_ID
+    from ._progress import (
+        ExamplesJudged,
+        GivenUp,
+        ProgressEvent,
+        RuleBroken,
+        RunProgress,
+        SearchBegan,
+        SearchEnded,
+    )
     from ._results import Counterexample, RuleResult, RunReport, RunVerdict
 
 #: The names imported on first use, and the module each comes from.
@@ -39,6 +50,8 @@ _LAZY = {
     **dict.fromkeys(("CheckOptions", "Implementation", "check", "check_implementation"),
                     "._check"),
     **dict.fromkeys(("OPERATIONS", "PROFILES", "RULES", "RULES_BY_ID"), "._operations"),
+    **dict.fromkeys(("ExamplesJudged", "GivenUp", "ProgressEvent", "RuleBroken", "RunProgress",
+                     "SearchBegan", "SearchEnded"), "._progress"),
 }
 
 __all__ = [
@@ -50,18 +63,25 @@ __all__ = [
     "CheckOptions",
     "Counterexample",
     "EventproofError",
+    "ExamplesJudged",
     "ExpectationsError",
+    "GivenUp",
     "HarnessError",
     "Implementation",
     "ImplementationError",
     "Operation",
     "Profile",
+    "ProgressEvent",
     "ProtocolError",
     "ReplayError",
     "Rule",
+    "RuleBroken",
     "RuleResult",
+    "RunProgress",
     "RunReport",
     "RunVerdict",
+    "SearchBegan",
+    "SearchEnded",
     "VectorBuildError",
     "check",
     "check_implementation",

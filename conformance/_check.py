@@ -25,6 +25,7 @@ from . import _adapters
 from ._engine import BUDGETS, Engine, Replays, default_max_time
 from ._errors import HarnessError
 from ._operations import OPERATIONS, OPS, RULES_BY_ID
+from ._progress import Listener, listener
 from ._protocol import StartResponse
 from ._results import Invocation, RuleResult, RunReport, group_byte_forms, group_refusals
 from ._settings import SETTINGS
@@ -161,14 +162,17 @@ class Serial:
 
 
 def check(impl: ImplementationLike, options: CheckOptions, *,
+          on_event: Listener | None = None,
           on_progress: Callable[[str, str], None] | None = None,
           replays: Replays | None = None) -> RunReport:
     """Check ``impl`` with ``options``: the one way every face runs a check.
 
-    ``on_progress(op, message)`` hears how the searches go; ``replays`` keeps the traces of
-    deterministic searches that found nothing so that a later check in the same run asks the
-    recorded inputs again instead of drawing them (None: nothing kept).
+    ``on_event`` hears how the searches go, as they go, under every ``jobs``: the events of
+    :mod:`._progress` (``on_progress(op, message)`` is its deprecated form); ``replays`` keeps
+    the traces of deterministic searches that found nothing so that a later check in the same
+    run asks the recorded inputs again instead of drawing them (None: nothing kept).
     """
+    on_event = listener(on_event, on_progress)
     started = time.perf_counter()
     started_at = time.time()
     run_seed = (None if options.deterministic
@@ -195,7 +199,7 @@ def check(impl: ImplementationLike, options: CheckOptions, *,
             adapter, capabilities=capabilities, max_examples=options.example_count,
             run_seed=run_seed, deterministic=options.deterministic, database=db,
             timeout=options.timeout, identity=handshake.identity_key(),
-            on_progress=on_progress, exitfirst=options.exitfirst,
+            on_event=on_event, exitfirst=options.exitfirst,
             stop_after=frozenset(options.stop_after) | options.rules,
             replays=replays if options.jobs == 1 else None,
             max_time=None if math.isinf(max_time)
@@ -239,6 +243,7 @@ def check_implementation(
     use_shell: bool = _PYTHON["shell"],
     database: str | Path | None = _PYTHON["database"],
     on_progress: Callable[[str, str], None] | None = None,
+    on_event: Listener | None = None,
     allow_untested: bool = _PYTHON["allow_untested"],
     max_time: float | None = _PYTHON["max_time"],
     isolate: bool = _PYTHON["isolate"],
@@ -278,6 +283,16 @@ def check_implementation(
     (:mod:`._parallel`). ``calls`` then counts the requests of the searches one process would
     have run.
 
+    ``on_event`` hears the check's progress as it goes, whatever ``jobs``: each search round
+    begun (:class:`~._progress.SearchBegan`), the examples each family search judged so far
+    (:class:`~._progress.ExamplesJudged`, a few times a second), each rule broken
+    (:class:`~._progress.RuleBroken`), each operation's search ended
+    (:class:`~._progress.SearchEnded`) and the implementation given up
+    (:class:`~._progress.GivenUp`); :class:`~._progress.RunProgress` adds them up.
+    ``on_progress(op, message)``, its older form, still hears each round's
+    ``searching (N rule(s) broken so far)`` and each ``RULE: OUTCOME``, with a
+    :class:`DeprecationWarning`.
+
     ``shard`` ``(K, N)`` checks slice K of N of ``ops`` (:func:`._shard.shard_ops`; the report
     records the slice, so that ``eventproof report --merge`` can tell a whole run from a part).
 
@@ -298,4 +313,4 @@ def check_implementation(
         database=None if database is None else Path(database), allow_untested=allow_untested,
         max_time=max_time, isolate=isolate, exitfirst=exitfirst,
         stop_after=frozenset(stop_after), jobs=jobs, rules=frozenset(rules))
-    return check(impl, options, on_progress=on_progress, replays=replays)
+    return check(impl, options, on_event=listener(on_event, on_progress), replays=replays)

@@ -40,6 +40,16 @@ from ._model import (
     Violation,
 )
 from ._operations import RULES_BY_ID, operation
+from ._progress import (
+    EXAMPLES_EVERY,
+    ExamplesJudged,
+    GivenUp,
+    Listener,
+    ProgressEvent,
+    RuleBroken,
+    SearchBegan,
+    SearchEnded,
+)
 from ._results import (
     ABANDONED_REASON,
     EARLY_STOPS,
@@ -223,6 +233,8 @@ class FamilySearch:
     counts: _Counts = field(default_factory=_Counts)
     #: Answers judged by this search: a search that judged under half of its budget starved.
     judged_this_search: int = 0
+    #: Examples this search judged, whatever their answers (what its progress counted).
+    examples: int = 0
     #: Catch-all rules an already-found rule explained, in the order met: ``(catch-all, input,
     #: answer, explaining rule)``, the first input for each.
     explained: list[tuple[str, Any, Any, str]] = field(default_factory=list)
@@ -263,6 +275,21 @@ class _Search:
     #: The answers a replay received, by input key in the order received: when the replay parts
     #: from its trace, the search run after it takes them instead of asking again.
     exchanges: dict[str, deque[tuple[Any, float]]] | None = None
+    #: The examples judged so far, and when they were last told (shared with a replay).
+    meter: _Meter | None = None
+
+
+@dataclass
+class _Meter:
+    """The examples one family search has judged, told to the engine's listener at most every
+    :data:`._progress.EXAMPLES_EVERY` seconds (:meth:`Engine._count_example`)."""
+
+    told: ExamplesJudged
+    judged: int = 0
+    told_at: float = field(default_factory=time.monotonic)
+    #: What the listener raised when told a count: the search ends at its next request, and
+    #: the error is raised from it as raised (never taken for an answer that failed).
+    error: Exception | None = None
 
 
 def _as_read_by(reads: Callable[[Any], Any], counts: _Counts, op_input: Any) -> Any:
@@ -443,7 +470,10 @@ class OpSearch:
         self.applied = 0
         #: The seconds of each round: the sum of the family searches it counted.
         self.round_seconds: list[float] = []
+        #: Examples judged by the family searches counted.
+        self.examples = 0
         self.over = not declared
+        self.ended = False
 
     def next_round(self) -> frozenset[str] | None:
         """Begin the next round and return the rules it sets aside; None when the search is
@@ -455,11 +485,12 @@ class OpSearch:
                 or self.engine.unavailable is not None or self.state.cut_short):
             self.over = True
             self.excluded = None
+            self._end()
             return None
-        self.engine.on_progress(self.op.name,
-                                f"searching ({len(self.found)} rule(s) broken so far)")
         self.state.starved = []
         self.rounds += 1
+        self.engine.tell(SearchBegan(op=self.op.name, round=self.rounds,
+                                     planned=sum(self.budgets), broken=len(self.found)))
         self.applied = 0
         self.round_seconds.append(0.0)
         self.excluded = frozenset(self.found)
@@ -480,6 +511,7 @@ class OpSearch:
         budget = self.budgets[self.applied]
         self.applied += 1
         state.add(result.counts)
+        self.examples += result.examples
         for catch_all, op_input, actual, by in result.explained:
             state.explained.setdefault(catch_all, (op_input, actual, by))
         engine.calls += result.calls
@@ -489,7 +521,7 @@ class OpSearch:
         if result.given_up and engine.unavailable is None:
             # The restart budget of the run is spent: no rule is judged from here on, and
             # every report says that the program was given up on, when and why (§7.4).
-            engine.unavailable = result.given_up
+            self._give_up(result.given_up)
         hit = result.found
         if hit is not None:
             rule = RULES_BY_ID[hit.violation.rule]
@@ -500,9 +532,9 @@ class OpSearch:
                 seed=engine.run_seed, stderr=hit.stderr,
                 kind="unstable" if hit.unstable else hit.violation.kind,
             ))
-            engine.on_progress(self.op.name, f"{rule.id}: {hit.outcome}")
+            engine.tell(RuleBroken(op=self.op.name, rule=rule.id, outcome=hit.outcome))
             if hit.outcome == "crash" and result.exhausted and engine.unavailable is None:
-                engine.unavailable = hit.violation.message
+                self._give_up(hit.violation.message)
             engine.broken.add(rule.id)
             if engine.exitfirst:
                 engine.cut_short = state.cut_short = EXITFIRST_REASON
@@ -524,6 +556,19 @@ class OpSearch:
         self.engine.cut_short = self.state.cut_short = reason
         self.over = True
         self.excluded = None
+        self._end()
+
+    def _give_up(self, reason: str) -> None:
+        """The implementation can no longer be judged, for ``reason``: the run gives it up."""
+        self.engine.unavailable = reason
+        self.engine.tell(GivenUp(op=self.op.name, reason=reason))
+
+    def _end(self) -> None:
+        """Tell the listener, once, that the search is over."""
+        if not self.ended:
+            self.ended = True
+            self.engine.tell(SearchEnded(op=self.op.name, rounds=self.rounds,
+                                         examples=self.examples))
 
 
 class Engine:
@@ -540,7 +585,7 @@ class Engine:
         database: ExampleDatabase | None,
         timeout: float,
         identity: str,
-        on_progress: Callable[[str, str], None] | None = None,
+        on_event: Listener | None = None,
         max_time: float | None = None,
         exitfirst: bool = False,
         stop_after: frozenset[str] = frozenset(),
@@ -556,7 +601,10 @@ class Engine:
         self.database = database
         self.timeout = timeout
         self.identity = identity
-        self.on_progress = on_progress or (lambda op, message: None)
+        #: Hears the events of the searches (:mod:`._progress`); None: nothing listens.
+        self.on_event = on_event
+        #: The family searches this engine ran (each is numbered for its progress events).
+        self.searches = 0
         self.calls = 0
         self.unavailable: str | None = None
         #: When the run must end (``time.monotonic``), or None for no bound.
@@ -577,12 +625,35 @@ class Engine:
         #: The answers met in each answer class, by operation whose verdicts were given.
         self.classes_met: dict[str, dict[str, int]] = {}
 
+    def tell(self, event: ProgressEvent) -> None:
+        """Tell the listener ``event``."""
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def _count_example(self, working: _Search) -> None:
+        """Count one example judged by ``working``'s family search; tell the count when the
+        last was told :data:`._progress.EXAMPLES_EVERY` seconds ago or more."""
+        meter = working.meter
+        if meter is None:
+            return
+        meter.judged += 1
+        if self.on_event is not None and meter.error is None:
+            now = time.monotonic()
+            if now - meter.told_at >= EXAMPLES_EVERY:
+                meter.told_at = now
+                try:
+                    self.on_event(replace(meter.told, judged=meter.judged))
+                except Exception as error:  # raised inside a Hypothesis test, it would be shrunk
+                    meter.error = error
+
     # -- one request --------------------------------------------------------------------------
     def _ask(self, op: Operation, op_input: Any, search: _Search,
              excluded: frozenset[str]) -> Any:
         """Send one request; returns the adapter's response (timeouts guarded, see below)."""
         if self.abandoned is not None and self.abandoned():
             raise Abandoned
+        if search.meter is not None and search.meter.error is not None:
+            raise Abandoned  # the listener failed: search_family raises its error
         remaining = math.inf if self.ends_at is None else self.ends_at - time.monotonic()
         if remaining <= 0:
             raise _OutOfTime
@@ -684,6 +755,7 @@ class Engine:
         if response is _NOT_SENT:
             state.not_sent += 1
             _set_aside(working)
+        self._count_example(working)
         verdict = judge(op, op_input, response, self.capabilities, excluded=excluded)
         if verdict.outcome == "skip":
             state.skipped += 1
@@ -723,22 +795,32 @@ class Engine:
     # -- one family search ---------------------------------------------------------------------
     def search_family(
         self, op: Operation, family: Family, budget: int, excluded: frozenset[str],
-        state: _OpState,
+        state: _OpState, number: int | None = None,
     ) -> FamilySearch:
         """Search ``family`` with ``budget`` examples for a rule of ``op`` not in ``excluded``.
 
         The result is a function of the implementation, ``op``, ``family``, ``budget`` and
         ``excluded`` alone in deterministic mode; ``state`` lends it only what the deadlines
         learnt from earlier hangs (and learns from this search's). Nothing is counted into
-        ``state``: :meth:`OpSearch.apply` does that for the searches a round keeps.
+        ``state``: :meth:`OpSearch.apply` does that for the searches a round keeps. The
+        listener hears the examples judged as the search goes, and their final count, under
+        ``number`` (by default, this engine's count of its searches).
         """
         started = time.perf_counter()
+        self.searches += 1
         result = FamilySearch(op=op.name, family=family.name)
-        search = _Search(state=state, result=result)
+        meter = _Meter(ExamplesJudged(
+            op=op.name, family=family.name, round=len(excluded) + 1,
+            search=self.searches if number is None else number, judged=0, planned=budget))
+        search = _Search(state=state, result=result, meter=meter)
         try:
             found = self._run_family(op, family, budget, excluded, search)
         finally:
             result.seconds = time.perf_counter() - started
+            result.examples = meter.judged
+        if meter.error is not None:
+            raise meter.error
+        self.tell(replace(meter.told, judged=meter.judged))
         if found is not None:
             changed = self._ask_again(op, found, excluded, search)
             result.found = Finding(op_input=found.op_input, violation=found.violation,
@@ -904,7 +986,8 @@ class Engine:
         # met_violation: a driver hears of a violation from the search that will report it.
         scratch = _Search(state=state, result=FamilySearch(op=op.name,
                                                            family=search.result.family),
-                          met_violation=True, exchanges={}, replaying=True)
+                          met_violation=True, exchanges={}, replaying=True,
+                          meter=search.meter)
         try:
             for op_input, passed in trace.calls:
                 response = self._ask(op, op_input, scratch, excluded)

@@ -25,6 +25,12 @@ What a worker sends back is pickled flat (:mod:`._flat`), so no answer's depth c
 signal that ends the run reaches every worker (:meth:`Workers.interrupt`), whose request under
 way is abandoned at once; and every worker's start must succeed, as one process's must.
 
+A run's progress (:mod:`._progress`) is one process's too: the driver's :class:`OpSearch` tells
+each round begun, rule broken and search ended, and each worker's search sends the count of
+examples it judged as it goes (a few times a second, on the channel of first violations), which
+the driver hands on at once (:meth:`Workers.forward`), with each search's final count from its
+result; so several operations searched at once are each seen to move.
+
 Slices of a run for a CI matrix (``--shard``) and their merge are :mod:`._shard`'s.
 """
 
@@ -67,6 +73,7 @@ from ._engine import (
 from ._errors import HarnessError
 from ._model import Capabilities, Family
 from ._operations import operation
+from ._progress import ExamplesJudged, ProgressEvent
 from ._protocol import StartResponse, handshake_difference
 from ._shard import WEIGHT as _WEIGHT
 from ._signals import Terminated, stop_reason
@@ -256,6 +263,9 @@ def _searched(task: _Task) -> FamilySearch:
     engine.abandoned = lambda: bool(flags[slot] == number or flags[-1])
     notices = _WORKER.notices
     engine.on_violation = lambda rule: notices.put((number, rule))
+    # The examples judged reach the driver as the search goes, on the same channel: the
+    # engine tells them at most every EXAMPLES_EVERY seconds.
+    engine.on_event = lambda event: notices.put((number, event))
     op = operation(task.op)
     families = _WORKER.families.get(task.op)
     if families is None:
@@ -265,7 +275,7 @@ def _searched(task: _Task) -> FamilySearch:
     _WORKER.in_task = True
     try:
         return engine.search_family(op, families[task.family], task.budget, task.excluded,
-                                    state)
+                                    state, number=task.number)
     finally:
         _WORKER.in_task = False
 
@@ -330,7 +340,8 @@ class Workers:
         #: stops every task.
         self._flags = context.Array("q", [-1] * jobs + [0], lock=False)
         #: ``(task number, rule)`` from a search that met its first violation (it goes on to
-        #: shrink it): the families after it are not needed, and the next round can start.
+        #: shrink it): the families after it are not needed, and the next round can start;
+        #: and ``(task number, event)``: the examples a search judged so far (:mod:`._progress`).
         self._notices = context.Queue()
         #: The run's restart budget, shared by every worker's implementation.
         self.budget = RestartBudget(context=context)
@@ -386,6 +397,10 @@ class Workers:
             if process.pid is not None and process.is_alive():
                 with contextlib.suppress(OSError):
                     os.kill(process.pid, number)
+
+    def forward(self, engine: Engine, event: ProgressEvent) -> None:
+        """Hand ``event``, sent by a worker's search as it went, to the run's listener, at once."""
+        engine.tell(event)
 
     def close(self) -> None:
         self._flags[self.jobs] = 1  # nothing more is wanted from any task
@@ -507,12 +522,23 @@ class Workers:
                     begin(index)
             look_ahead(index)
 
+        def judged(sent: _Sent, result: FamilySearch) -> None:
+            """Tell the final count of examples of the search ``sent`` ran, from its result
+            (its worker told it too, on a channel that may deliver it later)."""
+            search = searches[sent.search]
+            self.forward(engine, ExamplesJudged(
+                op=search.op.name, family=result.family, round=len(sent.round.excluded) + 1,
+                search=sent.number, judged=result.examples, planned=search.budgets[sent.family]))
+
         def read_notices() -> None:
             while True:
                 try:
                     number, rule = self._notices.get_nowait()
                 except queue.Empty:
                     return
+                if not isinstance(rule, str):  # a count of examples judged
+                    self.forward(engine, rule)
+                    continue
                 sent = by_number.get(number)
                 if sent is not None and sent.round in (current[sent.search],
                                                        ahead[sent.search]):
@@ -537,6 +563,7 @@ class Workers:
                         # A round over, a guess gone wrong, or a family after the finder.
                         if not future.exception():
                             self.dropped.append(_flat.loads(future.result()))
+                            judged(sent, self.dropped[-1])
                         continue
                     try:
                         result = _flat.loads(future.result())
@@ -552,6 +579,7 @@ class Workers:
                     except Exception as error:  # raised when one process would raise it
                         round_.received[sent.family] = error
                     else:
+                        judged(sent, result)
                         if result.cut_short == ABANDONED_REASON:  # only a round over stops
                             raise HarnessError(f"the search of '{search.op.name}' lost the "
                                                "result of a family it still needs")
@@ -575,4 +603,11 @@ class Workers:
                     drop(current[index])
                     drop(ahead[index])
                     search.stop(stop_reason(signalled))
+        while True:  # the counts told since the last look
+            try:
+                _, notice = self._notices.get_nowait()
+            except queue.Empty:
+                break
+            if not isinstance(notice, str):
+                self.forward(engine, notice)
         return [result for search in searches for result in engine.verdicts(search)]

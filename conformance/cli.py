@@ -13,6 +13,7 @@ import difflib
 import os
 import shlex
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ from ._settings import (
 if TYPE_CHECKING:
     from ._check import CheckOptions
     from ._engine import Replays
+    from ._progress import ProgressEvent
     from ._results import RunReport
 
 #: The embedded default: the reference checked against itself.
@@ -111,62 +113,73 @@ def _parse_ops(value: str | None) -> tuple[str, ...] | None:
 
 
 class Progress:
-    """How far a run is, from what its searches report (``on_progress(op, message)``): the
-    operations begun of those it checks, the rules broken so far, and the time left at the
-    current rate (each operation weighted by its measured cost, :data:`._shard.WEIGHT`)."""
+    """The live status line of a check: :class:`._progress.RunProgress` (the one model of how far
+    the check is, from its events) rendered with the seconds gone and left, and the last thing
+    the searches did. The line is rendered afresh at every refresh of the terminal (``__rich__``),
+    so its seconds run on while no event comes (a start, a long request)."""
 
     def __init__(self, ops: tuple[str, ...], clock: Callable[[], float] = time.monotonic
                  ) -> None:
-        from ._shard import WEIGHT
+        from ._progress import RunProgress
 
-        self.weights = {op: WEIGHT.get(op, 10) for op in ops}
+        self.model = RunProgress(ops)
         self.clock = clock
         self.started = clock()
-        self.begun: list[str] = []
-        self.broken: set[str] = set()
+        #: When the first event came: the rate of the work is taken from then on (the start of
+        #: the implementation and of the worker processes is no part of it).
+        self.searching: float | None = None
+        #: The events come from the check, the refreshes from the status line's own thread.
+        self.lock = threading.Lock()
 
-    def hear(self, op: str, message: str) -> None:
-        if op in self.weights and op not in self.begun:
-            self.begun.append(op)
-        rule, _, outcome = message.partition(": ")
-        if outcome and " " not in rule:
-            self.broken.add(rule)
+    def hear(self, event: ProgressEvent) -> None:
+        """Count ``event``."""
+        with self.lock:
+            if self.searching is None:
+                self.searching = self.clock()
+            self.model.hear(event)
 
-    def done(self) -> float:
-        """The share of the run's work done: the operations begun before the current one, and
-        half of the current one."""
-        total = sum(self.weights.values()) or 1
-        finished = sum(self.weights[op] for op in self.begun[:-1])
-        current = self.weights[self.begun[-1]] / 2 if self.begun else 0
-        return min(1.0, (finished + current) / total)
+    def line(self) -> Text:
+        """The status line: operations done and under way, examples judged, rules broken, the
+        seconds gone and left, and the last search round begun, rule broken or search ended."""
+        from ._progress import GivenUp, RuleBroken, SearchBegan, SearchEnded
 
-    def line(self, op: str, message: str) -> Text:
-        elapsed = self.clock() - self.started
-        share = self.done()
-        left = (f", about {elapsed * (1 - share) / share:.0f} s left" if share > 0.05
-                else "")
-        return Text.assemble(
-            (f"{len(self.begun)}/{len(self.weights)} operations", "bold"),
-            f", {len(self.broken)} rule(s) broken, {elapsed:.0f} s{left} · ",
-            (op, "bold"), ": ", message)
+        with self.lock:
+            model = self.model
+            now = self.clock()
+            elapsed = now - self.started
+            left = (None if self.searching is None
+                    else model.seconds_left(now - self.searching))
+            parts: list[str | tuple[str, str]] = [
+                (f"{len(model.ended)}/{len(model.ops)} operations done", "bold"),
+                f" ({len(model.under_way)} under way), {model.examples:,} examples, "
+                f"{len(model.broken)} rule(s) broken, {elapsed:.0f} s",
+                "" if left is None else f", about {left:.0f} s left"]
+            last = model.last
+        if isinstance(last, SearchBegan):
+            parts += [" · ", (last.op, "bold"), f": round {last.round}, {last.message}"]
+        elif isinstance(last, RuleBroken):
+            parts += [" · ", (last.rule, "bold"), f": {last.outcome}"]
+        elif isinstance(last, SearchEnded):
+            parts += [" · ", (last.op, "bold"), f": done after {last.rounds} round(s)"]
+        elif isinstance(last, GivenUp):
+            parts += [" · given up: ", one_line(last.reason)]
+        return Text.assemble(*parts)
+
+    def __rich__(self) -> Text:
+        return self.line()
 
 
 def _progress(
     console: Console, enabled: bool, ops: tuple[str, ...] = ()
-) -> tuple[Callable[[str, str], None], Callable[[], None]]:
+) -> tuple[Callable[[ProgressEvent], None], Callable[[], None]]:
     """A live status line on a terminal (:class:`Progress`); nothing at all elsewhere (CI logs
     stay clean)."""
     if not enabled or not console.is_terminal:
-        return (lambda op, message: None), (lambda: None)
-    status = console.status("starting")
-    status.start()
+        return (lambda event: None), (lambda: None)
     progress = Progress(ops)
-
-    def update(op: str, message: str) -> None:
-        progress.hear(op, message)
-        status.update(progress.line(op, message))
-
-    return update, status.stop
+    status = console.status(progress)
+    status.start()
+    return progress.hear, status.stop
 
 
 def _seconds(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
@@ -660,7 +673,7 @@ def _check(spec: str, settings: _RunSettings) -> RunReport:
     update, stop = _progress(_console(stderr=True), settings.progress,
                              settings.options.checked_ops)
     try:
-        return check(spec, settings.options, on_progress=update, replays=settings.replays)
+        return check(spec, settings.options, on_event=update, replays=settings.replays)
     finally:
         stop()
 

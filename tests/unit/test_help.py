@@ -27,18 +27,3 @@ def test_the_help_shows_the_sections_in_order() -> None:
     assert positions == sorted(positions)
     assert "Other:" not in text
     assert "--budget" not in text  # old names stay hidden
-
-
-def test_progress_counts_operations_broken_rules_and_time_left() -> None:
-    """The status line says how many operations have begun, the rules broken so far, and the
-    time left at the current rate."""
-    now = [0.0]
-    progress = cli.Progress(("select", "project"), clock=lambda: now[0])
-    progress.hear("select", "searching (0 rule(s) broken so far)")
-    now[0] = 6.0
-    progress.hear("select", "select.last-message: fail")
-    progress.hear("project", "searching (0 rule(s) broken so far)")
-    line = progress.line("project", "searching").plain
-    assert line.startswith("2/2 operations, 1 rule(s) broken, 6 s")
-    assert "s left" in line
-    assert 0 < progress.done() < 1

@@ -9,10 +9,11 @@ the one that finds a violation are searched too, then dropped).
 
 from __future__ import annotations
 
+import math
 import os
 import time
-from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -25,15 +26,24 @@ from eventproof.conformance import (
     _parallel,
     check_implementation,
 )
+from eventproof.conformance import _engine as engine_module
 from eventproof.conformance._engine import (
     Engine,
     FamilySearch,
     Finding,
     OpSearch,
+    RuleResult,
     _Counts,
 )
 from eventproof.conformance._model import Capabilities, Violation
 from eventproof.conformance._operations import OPS
+from eventproof.conformance._progress import (
+    ExamplesJudged,
+    ProgressEvent,
+    RuleBroken,
+    RunProgress,
+    SearchEnded,
+)
 from eventproof.conformance._reports import report_document
 from eventproof.conformance._shard import parse_shard, shard_ops, split_ops
 from eventproof.reference import Reference
@@ -205,15 +215,150 @@ def test_searches_run_ahead_of_the_finder_are_not_counted(
     assert judged.judged + ran_ahead.counts.judged[rule] != judged.judged
 
 
-def test_progress_is_reported_per_operation_as_in_one_process() -> None:
-    said: dict[int, dict[str, list[str]]] = {1: defaultdict(list), 2: defaultdict(list)}
-    for jobs in (1, 2):
-        check_implementation(SelectionBugs, ops=("select", "settle"), max_examples=30,
-                             jobs=jobs,
-                             on_progress=lambda op, message, jobs=jobs:  # type: ignore[misc]
-                             said[jobs][op].append(message))
-    assert said[2] == said[1]
-    assert len(said[1]["select"]) >= 6  # rounds and the rules they found
+def _events(impl: Any, jobs: int, **options: Any) -> list[ProgressEvent]:
+    """Every event a check of ``impl`` with ``jobs`` delivers, in the order delivered."""
+    events: list[ProgressEvent] = []
+    check_implementation(impl, jobs=jobs, on_event=events.append, **options)
+    return events
+
+
+def _told_before_the_end(events: list[ProgressEvent]) -> None:
+    """Every example an operation's search counted was told before its search ended."""
+    told: dict[int, ExamplesJudged] = {}
+    for event in events:
+        if isinstance(event, ExamplesJudged):
+            before = told.get(event.search)
+            if before is None or event.judged > before.judged:
+                told[event.search] = event
+        elif isinstance(event, SearchEnded):
+            heard = sum(search.judged for search in told.values() if search.op == event.op)
+            assert heard >= event.examples > 0, (event, heard)
+
+
+def test_two_jobs_deliver_the_events_of_one_process_as_the_searches_go() -> None:
+    """Under jobs=2 a run delivers the same begin, broken, given-up and end events as under
+    jobs=1 (each operation's in the same order), and the examples each search judged before
+    its operation's search ends."""
+    runs = {jobs: _events(SelectionBugs, jobs, ops=("select", "settle"), max_examples=30)
+            for jobs in (1, 2)}
+    kept = {jobs: [event for event in events if not isinstance(event, ExamplesJudged)]
+            for jobs, events in runs.items()}
+    assert Counter(kept[2]) == Counter(kept[1])
+    for op in ("select", "settle"):
+        assert [e for e in kept[2] if e.op == op] == [e for e in kept[1] if e.op == op]
+    assert sum(isinstance(event, RuleBroken) for event in kept[1]) >= 3  # several rounds
+    for events in runs.values():
+        _told_before_the_end(events)
+        assert _model(("select", "settle"), events).done() == 1.0
+
+
+def _model(ops: tuple[str, ...], events: list[ProgressEvent]) -> RunProgress:
+    model = RunProgress(ops)
+    for event in events:
+        model.hear(event)
+    return model
+
+
+@pytest.mark.parametrize("stop", [{"exitfirst": True}, {"max_time": 1.0}])
+def test_a_run_cut_short_ends_every_search(stop: dict[str, Any]) -> None:
+    """A run cut short under jobs=2 (--exitfirst, --max-time) still ends every operation's
+    search, so its progress reaches the whole."""
+    ops = ("select", "fold", "settle")
+    events = _events(SelectionBugs, 2, ops=ops, max_examples=200, **stop)
+    assert sorted(event.op for event in events if isinstance(event, SearchEnded)) == sorted(ops)
+    assert _model(ops, events).done() == 1.0
+
+
+class EndOnly(_parallel.Workers):
+    """A wrong scheduler: what the workers' searches tell reaches the listener only once every
+    search is over (the run's status line stands still until the end)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.held: list[ProgressEvent] = []
+
+    def forward(self, engine: Engine, event: ProgressEvent) -> None:
+        self.held.append(event)
+
+    def check_ops(self, engine: Engine, names: Iterable[str]) -> list[RuleResult]:
+        results = super().check_ops(engine, names)
+        for event in self.held:
+            engine.tell(event)
+        return results
+
+
+def test_a_scheduler_telling_counts_at_the_end_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check above fails on a scheduler that delivers the workers' events at the end."""
+    monkeypatch.setattr(_parallel, "Workers", EndOnly)
+    with pytest.raises(AssertionError):
+        _told_before_the_end(_events(REFERENCE, 2, ops=("classify",), max_examples=20))
+
+
+#: A directory where the driver marks that it heard a count of examples (see WaitsToBeHeard).
+HEARD = "EVENTPROOF_TEST_HEARD_DIR"
+
+
+class WaitsToBeHeard(Reference):
+    """The reference, except that in a worker process the first request takes 0.2 s (so its
+    search tells its count, at most every 0.1 s) and the next ones wait, at most 3 s, until the
+    driver has heard a count of examples judged (it touches ``heard``); each wait leaves
+    ``in-time-PID`` or ``too-late-PID``. No search can end before it is heard, so a driver
+    that hears counts only when searches end, or when the run does, lets every wait time out."""
+
+    slept = False
+    heard = False
+
+    def run(self, op: str, input: Any) -> Any:
+        directory = os.environ.get(HEARD)
+        if directory and str(os.getpid()) != os.environ.get(DRIVER) and not self.heard:
+            here = Path(directory)
+            if not self.slept:
+                type(self).slept = True
+                time.sleep(0.2)
+            else:
+                deadline = time.monotonic() + 3.0
+                while not (here / "heard").exists() and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                type(self).heard = True
+                mark = "in-time" if (here / "heard").exists() else "too-late"
+                (here / f"{mark}-{os.getpid()}").touch()
+        return super().run(op, input)
+
+
+def _heard_in_time(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> bool:
+    """Whether, under jobs=2, the driver heard the workers' counts while their searches ran."""
+    monkeypatch.setenv(HEARD, str(tmp_path))
+    monkeypatch.setenv(DRIVER, str(os.getpid()))
+
+    def hear(event: ProgressEvent) -> None:
+        if isinstance(event, ExamplesJudged) and event.judged:
+            (tmp_path / "heard").touch()
+
+    check_implementation(WaitsToBeHeard, ops=("classify",), max_examples=40, jobs=2,
+                         on_event=hear)
+    assert list(tmp_path.glob("in-time-*")) or list(tmp_path.glob("too-late-*"))
+    return not list(tmp_path.glob("too-late-*"))
+
+
+def test_the_examples_judged_reach_the_driver_while_the_searches_run(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A worker's count of examples reaches the run's listener while its search still runs,
+    not when the search (or the run) ends: the implementation waits for it, and is not kept
+    waiting."""
+    assert _heard_in_time(monkeypatch, tmp_path)
+
+
+@pytest.mark.parametrize("wrong", ["events at the run's end", "counts at each search's end"])
+def test_a_scheduler_telling_counts_late_keeps_the_workers_waiting(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, wrong: str) -> None:
+    """The check above fails on a scheduler that delivers the workers' events at the end of the
+    run, and on searches that tell their count only when they end (forked workers inherit the
+    patch)."""
+    if wrong == "events at the run's end":
+        monkeypatch.setattr(_parallel, "Workers", EndOnly)
+    else:
+        monkeypatch.setattr(engine_module, "EXAMPLES_EVERY", math.inf)
+    assert not _heard_in_time(monkeypatch, tmp_path)
 
 
 def test_max_time_bounds_a_run_with_two_jobs() -> None:

@@ -35,7 +35,7 @@ from tools import docs_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 #: check_implementation's parameters that are no setting: what is checked and the caller's hooks.
-NOT_SETTINGS = frozenset({"impl", "on_progress", "replays"})
+NOT_SETTINGS = frozenset({"impl", "on_progress", "on_event", "replays"})
 
 
 def _same(face_default: Any, table_default: Any) -> bool:

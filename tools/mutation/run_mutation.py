@@ -382,15 +382,17 @@ class _MustFailed(Exception):
         self.rule, self.outcome = rule, outcome
 
 
-def _stop_at_first_must_failure(op: str, message: str) -> None:
-    """The engine's progress callback: it reports ``<rule id>: <outcome>`` for each broken rule."""
+def _stop_at_first_must_failure(event: Any) -> None:
+    """The check's listener: it ends the check at the first MUST rule broken."""
     from eventproof.conformance._operations import RULES_BY_ID
+    from eventproof.conformance._progress import RuleBroken
 
-    rule_id, _, outcome = message.partition(": ")
-    rule = RULES_BY_ID.get(rule_id)
-    if rule is not None and rule.level == "MUST" and outcome in {"fail", "error", "crash",
-                                                                  "timeout"}:
-        raise _MustFailed(rule_id, outcome)
+    if not isinstance(event, RuleBroken):
+        return
+    rule = RULES_BY_ID.get(event.rule)
+    if rule is not None and rule.level == "MUST" and event.outcome in {"fail", "error", "crash",
+                                                                        "timeout"}:
+        raise _MustFailed(event.rule, event.outcome)
 
 
 def _check(module: Any, ops: Sequence[str], fits: Sequence[str], request_timeout: float,
@@ -403,7 +405,7 @@ def _check(module: Any, ops: Sequence[str], fits: Sequence[str], request_timeout
         try:
             report = check_implementation(module.Reference(fit), ops=ops, examples="quick",
                                           deterministic=True, timeout=request_timeout,
-                                          on_progress=_stop_at_first_must_failure)
+                                          on_event=_stop_at_first_must_failure)
         except _MustFailed as found:
             # The run cannot conform any more; searching on would only find more broken rules.
             status, note = KILLED, f"{fit}: {found.rule} {found.outcome}"
