@@ -64,6 +64,7 @@ from ._engine import (
     ABANDONED_REASON,
     EARLY_STOPS,
     INTERRUPTED_REASON,
+    MAX_TIME_REASON,
     Engine,
     FamilySearch,
     OpSearch,
@@ -325,6 +326,10 @@ class _Sent:
     number: int
 
 
+#: Seconds past --max-time the workers have to stop on their own (each search watches the same
+#: deadline) before the run stops waiting for them.
+MAX_TIME_GRACE = 1.0
+
 class Workers:
     """``jobs`` worker processes, each with the implementation started once, that run family
     searches for :meth:`check_ops`. The processes start at once (while the driver's own copy of
@@ -339,6 +344,8 @@ class Workers:
         #: Per worker slot, the number of a task no longer wanted; the last entry, once set,
         #: stops every task.
         self._flags = context.Array("q", [-1] * jobs + [0], lock=False)
+        #: Set once the run passed --max-time and stopped waiting for its workers.
+        self._past_deadline = False
         #: ``(task number, rule)`` from a search that met its first violation (it goes on to
         #: shrink it): the families after it are not needed, and the next round can start;
         #: and ``(task number, event)``: the examples a search judged so far (:mod:`._progress`).
@@ -391,7 +398,10 @@ class Workers:
         each is abandoned at once rather than waited for; each worker then stops its
         implementation with its whole process group as the pool closes."""
         self._flags[self.jobs] = 1
-        number = signal.SIGINT if stop_reason(signalled) == INTERRUPTED_REASON else signal.SIGTERM
+        self._signal_workers(signal.SIGINT if stop_reason(signalled) == INTERRUPTED_REASON
+                             else signal.SIGTERM)
+
+    def _signal_workers(self, number: int) -> None:
         processes = getattr(self._pool, "_processes", None) or {}
         for process in list(processes.values()):
             if process.pid is not None and process.is_alive():
@@ -404,6 +414,10 @@ class Workers:
 
     def close(self) -> None:
         self._flags[self.jobs] = 1  # nothing more is wanted from any task
+        if self._past_deadline:
+            # Past --max-time: the request under way in each worker is abandoned, not waited
+            # for (as on a signal, without its exit code).
+            self._signal_workers(signal.SIGTERM)
         self._pool.shutdown(wait=True, cancel_futures=True)
         self._notices.close()
         self._starts.close()
@@ -588,8 +602,16 @@ class Workers:
                             found_in(sent.search, round_, sent.family,
                                      result.found.violation.rule)
                     count(sent.search)
-                if engine.cut_short in EARLY_STOPS:
-                    # --exitfirst or stop_after: the rounds under way are not wanted any more.
+                if (engine.ends_at is not None and engine.cut_short not in EARLY_STOPS
+                        and time.monotonic() >= engine.ends_at + MAX_TIME_GRACE):
+                    # --max-time passed and the workers have had their grace to stop on their
+                    # own: the run ends here, whatever a worker is still doing (starting on a
+                    # loaded machine, waiting on an answer); close() stops them at once.
+                    engine.cut_short = MAX_TIME_REASON
+                    self._past_deadline = True
+                if engine.cut_short in EARLY_STOPS or self._past_deadline:
+                    # --exitfirst, stop_after or --max-time: the rounds under way are not
+                    # wanted any more.
                     for index, search in enumerate(searches):
                         drop(current[index])
                         drop(ahead[index])

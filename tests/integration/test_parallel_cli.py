@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from eventproof.conformance._parallel import MAX_TIME_GRACE
 from helpers import run_marked, without_duration
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,9 +87,14 @@ def test_an_in_process_implementation_ending_a_worker_is_a_usage_error(tmp_path:
 
 
 def test_max_time_bounds_a_run_with_two_jobs(tmp_path: Path) -> None:
+    """--max-time bounds the run as the run counts it, however loaded the machine: the workers
+    have a grace of a second past it to stop on their own, and are then stopped (a worker still
+    starting or waiting on an answer included). The wall clock, which also counts starting
+    Python, only has to show the run ended."""
     result = run(tmp_path, "--examples", "thorough", "--max-time", "2", "--jobs", "2")
     assert result.code == 1
-    assert result.seconds < 2 + SLACK
+    assert result.report["durationSeconds"] < 2 + MAX_TIME_GRACE + 2
+    assert result.seconds < 2 + 4 * SLACK
     assert "the run reached --max-time" in result.stderr
     assert "untested" in outcomes(result).values()
 
