@@ -85,6 +85,8 @@ class CheckOptions:
     #: passed directly runs in this process, fenced.
     isolate: bool = _PYTHON["isolate"]
     exitfirst: bool = _PYTHON["exitfirst"]
+    #: Shrink each failure to a minimal counterexample (off: reported as first found).
+    shrink: bool = _PYTHON["shrink"]
     stop_after: frozenset[str] = field(default_factory=lambda: frozenset(_PYTHON["stop_after"]))
     #: Worker processes for the searches (1: this process).
     jobs: int = _PYTHON["jobs"]
@@ -94,7 +96,8 @@ class CheckOptions:
 
     def __post_init__(self) -> None:
         for name in ("jobs", "timeout", "max_time", "examples", "max_examples", "seed",
-                     "deterministic", "isolate", "exitfirst", "allow_untested", "shell"):
+                     "deterministic", "isolate", "exitfirst", "shrink", "allow_untested",
+                     "shell"):
             entry = SETTINGS[name]
             entry.check(getattr(self, entry.python or name), "python")
         unknown = [op for op in self.ops or () if op not in OPS]
@@ -199,7 +202,7 @@ def check(impl: ImplementationLike, options: CheckOptions, *,
             adapter, capabilities=capabilities, max_examples=options.example_count,
             run_seed=run_seed, deterministic=options.deterministic, database=db,
             timeout=options.timeout, identity=handshake.identity_key(),
-            on_event=on_event, exitfirst=options.exitfirst,
+            on_event=on_event, exitfirst=options.exitfirst, shrink=options.shrink,
             stop_after=frozenset(options.stop_after) | options.rules,
             replays=replays if options.jobs == 1 else None,
             max_time=None if math.isinf(max_time)
@@ -248,6 +251,7 @@ def check_implementation(
     max_time: float | None = _PYTHON["max_time"],
     isolate: bool = _PYTHON["isolate"],
     exitfirst: bool = _PYTHON["exitfirst"],
+    shrink: bool = _PYTHON["shrink"],
     stop_after: Iterable[str] = _PYTHON["stop_after"],
     jobs: int = _PYTHON["jobs"],
     shard: tuple[int, int] | None = _PYTHON["shard"],
@@ -275,7 +279,10 @@ def check_implementation(
     once every rule it lists is broken (a test that only asks whether given rules break need not
     wait for the final round, which searches every family with nothing left to find). The rounds
     run until then are the same as a whole run's, so the rules found are too; the rules not yet
-    settled are ``untested`` and :attr:`RunReport.cut_short` says why.
+    settled are ``untested`` and :attr:`RunReport.cut_short` says why. ``shrink=False`` reports
+    each failure as first found instead of shrinking it to a minimal counterexample: the same
+    rules break and the verdict is the same, in a fraction of the time (a test that asks only
+    whether rules break).
 
     ``jobs`` above 1 runs the family searches in that many worker processes, each with its own
     copy of ``impl`` (a spec string, or a class or factory worker processes can import): in
@@ -311,6 +318,6 @@ def check_implementation(
         examples=examples or budget or _PYTHON["examples"], max_examples=max_examples, seed=seed,
         deterministic=deterministic, timeout=timeout, use_shell=use_shell,
         database=None if database is None else Path(database), allow_untested=allow_untested,
-        max_time=max_time, isolate=isolate, exitfirst=exitfirst,
+        max_time=max_time, isolate=isolate, exitfirst=exitfirst, shrink=shrink,
         stop_after=frozenset(stop_after), jobs=jobs, rules=frozenset(rules))
     return check(impl, options, on_event=listener(on_event, on_progress), replays=replays)

@@ -590,6 +590,7 @@ class Engine:
         exitfirst: bool = False,
         stop_after: frozenset[str] = frozenset(),
         replays: Replays | None = None,
+        shrink: bool = True,
     ) -> None:
         self.adapter = adapter
         #: The traces of earlier searches to replay, owned by the run (None: none kept).
@@ -614,6 +615,8 @@ class Engine:
         #: End the run at the first broken rule, or once every rule of ``stop_after`` is broken.
         self.exitfirst = exitfirst
         self.stop_after = stop_after
+        #: Shrink each failure found (off: a failure is reported as first found).
+        self.shrink = shrink
         #: The rules broken so far, in every operation.
         self.broken: set[str] = set()
         #: Asked before every request: True ends the family search under way, uncounted (a
@@ -906,10 +909,11 @@ class Engine:
         phases = [Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink]
         if self.max_examples >= TARGET_PHASE_BUDGET:
             phases.insert(3, Phase.target)
-        if family.examples is not None:
+        if family.examples is not None or not self.shrink:
             # A fixed share's inputs are wholes built to meet every shape (Family.examples):
             # shrinking one would only move which edge each part meets, one restart of a
-            # crashing implementation per try.
+            # crashing implementation per try. And a check run without shrinking wants only
+            # to know which rules break.
             phases.remove(Phase.shrink)
         test = settings(
             max_examples=budget,

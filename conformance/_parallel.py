@@ -91,6 +91,7 @@ class _Settings:
     deterministic: bool
     database: str | None
     timeout: float
+    shrink: bool = True
 
 
 @dataclass(frozen=True)
@@ -229,7 +230,7 @@ def _engine_for(settings: _Settings) -> Engine:
             deterministic=settings.deterministic,
             database=(None if settings.database is None
                       else DirectoryBasedExampleDatabase(settings.database)),
-            timeout=settings.timeout, identity=settings.identity)
+            timeout=settings.timeout, identity=settings.identity, shrink=settings.shrink)
         _WORKER.settings = settings
         _WORKER.states.clear()
         _WORKER.families.clear()
@@ -428,7 +429,8 @@ class Workers:
         settings = _Settings(
             capabilities=engine.capabilities, identity=engine.identity,
             max_examples=engine.max_examples, run_seed=engine.run_seed,
-            deterministic=engine.deterministic, database=self.database, timeout=engine.timeout)
+            deterministic=engine.deterministic, database=self.database, timeout=engine.timeout,
+            shrink=engine.shrink)
         searches = [OpSearch(engine, name) for name in names]
         current: list[_Round | None] = [None] * len(searches)
         ahead: list[_Round | None] = [None] * len(searches)

@@ -528,6 +528,11 @@ SETTINGS = Table(
         help={"cli": "Stop at the first broken rule: the rules not judged by then are reported "
                      "untested (a fast red in CI; the run does not conform either way)."}),
     Setting(
+        "shrink", "bool", True,
+        "Shrinks each failure to a minimal counterexample; off, a failure is reported as first "
+        "found (a test asking only whether a rule breaks, which the verdict says as well).",
+        python="shrink"),
+    Setting(
         "stop_after", "RULE_ID...", frozenset(),
         "Ends the run once every rule listed is broken (a test asking only whether those "
         "break).",

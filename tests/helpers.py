@@ -181,12 +181,12 @@ def tree_state(root: Path = ROOT) -> dict[str, tuple[Any, ...]] | None:
 
 def conforms_on_a_quick_run(impl: Any, op: str, seed: int) -> bool:
     """Whether ``impl`` conforms on a random quick run of ``op`` from ``seed``, stopping at the
-    first broken rule: how the tests that plant a wrong implementation hold the generators to
-    catching it."""
+    first broken rule, unshrunk (whether it conforms is all that is asked): how the tests that
+    plant a wrong implementation hold the generators to catching it."""
     from eventproof.conformance import check_implementation
 
     report = check_implementation(impl, ops=[op], examples="quick", seed=seed,
-                                  deterministic=False, exitfirst=True)
+                                  deterministic=False, exitfirst=True, shrink=False)
     return report.verdict.conforms
 
 
