@@ -120,7 +120,7 @@ def build(session: nox.Session) -> None:
                             external=True)
             session.run(eventproof, "rules", external=True)
             session.run(eventproof, "vectors", external=True)
-            session.run(eventproof, "run", "--examples", "quick", "--deterministic",
+            session.run(eventproof, "run", "--effort", "quick", "--deterministic",
                         "--no-progress", "--json", "report.json", external=True)
             session.run(eventproof, "report", "--html", "matrix", "report.json", external=True)
 

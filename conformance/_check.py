@@ -15,14 +15,14 @@ import random
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from . import _adapters
-from ._engine import BUDGETS, Engine, Replays, default_max_time
+from ._engine import EFFORTS, Engine, Replays, default_max_time
 from ._errors import HarnessError
 from ._operations import OPERATIONS, OPS, RULES_BY_ID
 from ._protocol import StartResponse
@@ -58,9 +58,9 @@ class CheckOptions:
     #: The operations to check (None: every operation), and the slice of them (``--shard K/N``).
     ops: tuple[str, ...] | None = None
     shard: tuple[int, int] | None = None
-    #: The example effort per operation search, by name (``--examples``: quick, default,
-    #: thorough); ``max_examples`` overrides the number.
-    examples: str = "default"
+    #: The effort of each operation search, by name (``--effort``: quick, default, thorough),
+    #: which sets its number of examples; ``max_examples`` overrides the number.
+    effort: str = "default"
     max_examples: int | None = None
     #: A derandomized search (CI), or a seeded one (``seed``, random when None).
     deterministic: bool = True
@@ -84,8 +84,18 @@ class CheckOptions:
     #: Only these rules (``--rule``): their operations are searched, the run ends once all of
     #: them are broken, and the report holds them alone. Empty: every rule.
     rules: frozenset[str] = field(default_factory=frozenset)
+    #: The old name of :attr:`effort`, accepted with a :class:`DeprecationWarning`.
+    examples: InitVar[str | None] = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, examples: str | None) -> None:
+        if examples is not None:
+            warnings.warn("CheckOptions(examples=...) is now CheckOptions(effort=...): examples "
+                          "counts the inputs a search draws (max_examples)", DeprecationWarning,
+                          stacklevel=3)
+            if self.effort not in ("default", examples):
+                raise HarnessError(f"effort={self.effort!r} and examples={examples!r} disagree: "
+                                   "pass effort only")
+            object.__setattr__(self, "effort", examples)
         if not (isinstance(self.jobs, int) and self.jobs >= 1):
             raise HarnessError(f"jobs {self.jobs!r} is not a whole number of worker processes, "
                                "at least 1; pass e.g. jobs=2")
@@ -98,9 +108,9 @@ class CheckOptions:
                                               and not math.isnan(self.max_time)):
             raise HarnessError(f"max_time {self.max_time!r} is not a positive number of "
                                "seconds; pass e.g. max_time=600, or None for the default")
-        if self.examples not in BUDGETS:
-            raise HarnessError(f"unknown examples {self.examples!r}: use one of "
-                               f"{', '.join(BUDGETS)}")
+        if self.effort not in EFFORTS:
+            raise HarnessError(f"unknown effort {self.effort!r}: use one of "
+                               f"{', '.join(EFFORTS)}")
         unknown = [op for op in self.ops or () if op not in OPS]
         if unknown:
             raise HarnessError(f"unknown operation(s) {', '.join(map(repr, unknown))}: "
@@ -122,7 +132,7 @@ class CheckOptions:
     @property
     def example_count(self) -> int:
         """Examples per operation search."""
-        return self.max_examples if self.max_examples is not None else BUDGETS[self.examples]
+        return self.max_examples if self.max_examples is not None else EFFORTS[self.effort]
 
     @property
     def checked_ops(self) -> tuple[str, ...]:
@@ -211,14 +221,14 @@ def check(impl: ImplementationLike, options: CheckOptions, *,
             results = [result for result in results if result.rule.id in options.rules]
         return RunReport(
             implementation=handshake.implementation_dict(), capabilities=capabilities,
-            results=group_byte_forms(group_refusals(results)), budget=options.examples,
+            results=group_byte_forms(group_refusals(results)), effort=options.effort,
             seed=run_seed, deterministic=options.deterministic,
             duration=time.perf_counter() - started, calls=engine.calls,
             allow_untested=options.allow_untested, cut_short=engine.cut_short,
             started_at=started_at, classes=engine.classes_met,
             invocation=Invocation(
                 impl=impl if isinstance(impl, str) else None, use_shell=options.use_shell,
-                ops=options.ops, timeout=options.timeout, budget=options.examples,
+                ops=options.ops, timeout=options.timeout, effort=options.effort,
                 max_examples=options.max_examples, seed=run_seed,
                 deterministic=options.deterministic, allow_untested=options.allow_untested,
                 exitfirst=options.exitfirst,
@@ -236,7 +246,7 @@ def check_implementation(
     impl: ImplementationLike,
     *,
     ops: Iterable[str] | None = None,
-    examples: str | None = None,
+    effort: str | None = None,
     max_examples: int | None = None,
     seed: int | None = None,
     deterministic: bool = True,
@@ -253,17 +263,19 @@ def check_implementation(
     shard: tuple[int, int] | None = None,
     replays: Replays | None = None,
     rules: Iterable[str] = (),
+    examples: str | None = None,
     budget: str | None = None,
 ) -> RunReport:
     """Check ``impl`` against the reference and return the verdict on every rule.
 
     ``impl`` is an object with ``start()`` and ``run(op, input)``, a zero-argument factory of one,
     or a spec string: ``python:MODULE:ATTR``, or a command line started as a subprocess that speaks
-    spec/protocol.md. ``examples`` names the examples per operation search (``quick``,
-    ``default``, ``thorough``; ``max_examples`` overrides it). With ``deterministic`` (the
-    default, for CI) the search is derandomized and uses no example database; otherwise ``seed``
-    (random when None) fixes it and failures are saved to ``database`` so the next run starts
-    from them.
+    spec/protocol.md. ``effort`` names the effort of each operation search (``quick``,
+    ``default``, ``thorough``: its number of examples; ``max_examples`` overrides the number;
+    ``examples`` and ``budget`` are its old names, accepted with a DeprecationWarning). With
+    ``deterministic`` (the default, for CI) the search is derandomized and uses no example
+    database; otherwise ``seed`` (random when None) fixes it and failures are saved to
+    ``database`` so the next run starts from them.
 
     ``max_time`` bounds the whole run in seconds (default :func:`default_max_time`): when it
     passes, the search ends, what was not judged is ``untested`` and the report says so
@@ -290,15 +302,20 @@ def check_implementation(
     when given their ``replays`` (a :class:`~._engine.Replays` the caller owns): the same report
     and the same requests, without drawing the inputs again.
     """
-    if budget is not None:
-        warnings.warn("check_implementation(budget=...) is now examples=...: the word budget "
-                      "names the budget profile only", DeprecationWarning, stacklevel=2)
-        if examples is not None and examples != budget:
-            raise HarnessError(f"examples={examples!r} and budget={budget!r} disagree: pass "
-                               "examples only")
+    for old, value, why in (("examples", examples, "examples counts the inputs a search draws "
+                             "(max_examples)"),
+                            ("budget", budget, "budget names the budget profile only")):
+        if value is None:
+            continue
+        warnings.warn(f"check_implementation({old}=...) is now effort=...: {why}",
+                      DeprecationWarning, stacklevel=2)
+        if effort is not None and effort != value:
+            raise HarnessError(f"effort={effort!r} and {old}={value!r} disagree: pass effort "
+                               "only")
+        effort = value
     options = CheckOptions(
         ops=None if ops is None else tuple(ops), shard=shard,
-        examples=examples or budget or "default", max_examples=max_examples, seed=seed,
+        effort=effort or "default", max_examples=max_examples, seed=seed,
         deterministic=deterministic, timeout=timeout, use_shell=use_shell,
         database=None if database is None else Path(database), allow_untested=allow_untested,
         max_time=max_time, isolate=isolate, exitfirst=exitfirst,

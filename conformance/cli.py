@@ -231,7 +231,7 @@ class _Grouped(click.Command):
     #: Section title -> the options' first long names, in the order they are listed.
     SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("What to check", ("--impl", "--ops", "--rule", "--fit", "--shell", "--isolate")),
-        ("How hard to search", ("--examples", "--max-examples", "--seed", "--deterministic",
+        ("How hard to search", ("--effort", "--max-examples", "--seed", "--deterministic",
                                 "--timeout", "--max-time", "--exitfirst", "--jobs")),
         ("Reports", ("--json", "--junit", "--markdown", "--reports", "--html", "--label",
                      "--timings", "--verbose")),
@@ -314,18 +314,19 @@ def _jobs(value: str | int, ctx: click.Context | None = None) -> int:
     return int(text)
 
 
-def _examples(examples: str | None, **old: str | None) -> str:
-    """``--examples``, or an old spelling of it (``--budget``, ``--profile``) with a notice on
-    stderr: "budget" names the budget profile, "profile" a rule set."""
-    chosen = examples
+def _effort(effort: str | None, **old: str | None) -> str:
+    """``--effort``, or an old spelling of it (``--examples``, ``--budget``, ``--profile``) with
+    a notice on stderr: "examples" counts the inputs a search draws (``--max-examples``),
+    "budget" names the budget profile, "profile" a rule set."""
+    chosen = effort
     for name, value in old.items():
         if value is None:
             continue
         flag = f"--{name.removeprefix('old_')}"
         if chosen is not None and chosen != value:
-            raise click.UsageError(f"--examples {chosen} and {flag} {value} disagree; {flag} is "
-                                   "an old name of --examples: drop it")
-        click.echo(f"eventproof: {flag} is now --examples (use --examples {value}); the old "
+            raise click.UsageError(f"--effort {chosen} and {flag} {value} disagree; {flag} is "
+                                   "an old name of --effort: drop it")
+        click.echo(f"eventproof: {flag} is now --effort (use --effort {value}); the old "
                    "name will be removed in the next release", err=True)
         chosen = value
     return chosen or "default"
@@ -352,17 +353,20 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
 @click.option("--rule", "rule_ids", metavar="RULE_ID", multiple=True,
               help="Check only this rule (repeatable): its operation is searched, the run ends "
                    "once every rule asked for is broken, and the reports hold these rules.")
-@click.option("--examples", type=click.Choice(["quick", "default", "thorough"]), default=None,
-              help="Examples per operation search: quick 60, default 200, thorough 2000 "
-                   "(and each operation's every-shape inputs on top: 3 to 22).")
+@click.option("--effort", type=click.Choice(["quick", "default", "thorough"]), default=None,
+              help="How hard each operation search tries, in examples: quick 60, default 200, "
+                   "thorough 2000 (and each operation's every-shape inputs on top: 3 to 22).")
+@click.option("--examples", "old_examples", type=click.Choice(["quick", "default", "thorough"]),
+              default=None, hidden=True,
+              help="Old spelling of --effort (examples counts inputs, --max-examples).")
 @click.option("--budget", "old_budget", type=click.Choice(["quick", "default", "thorough"]),
               default=None, hidden=True,
-              help="Old spelling of --examples (budget names the budget profile now).")
+              help="Old spelling of --effort (budget names the budget profile now).")
 @click.option("--profile", "old_profile", type=click.Choice(["quick", "default", "thorough"]),
               default=None, hidden=True,
-              help="Old spelling of --examples (a profile is a rule set now).")
+              help="Old spelling of --effort (a profile is a rule set now).")
 @click.option("--max-examples", type=click.IntRange(min=1), default=None,
-              help="Override --examples with this many examples per operation search.")
+              help="Override --effort with this many examples per operation search.")
 @click.option("--seed", type=int, default=None,
               help="Seed the search (ignored with --deterministic).")
 @click.option("--deterministic/--random", default=None,
@@ -374,7 +378,7 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
 @click.option("--max-time", type=float, default=None, callback=_seconds,
               help="Seconds the whole run may take: then the search ends, what was not judged "
                    "is reported untested and every report is still written. Default: 120 + 1 "
-                   "per example of --examples + 20 x --timeout.")
+                   "per example of --effort + 20 x --timeout.")
 @isolate_option
 @shell_option
 @click.option("--expect", "expect", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -429,7 +433,8 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
 @click.option("--no-progress", is_flag=True, help="No live status line.")
 @click.option("-v", "--verbose", is_flag=True, help="Show passing rules too.")
 def run(
-    impls: tuple[str, ...], rule_ids: tuple[str, ...], fit: str, examples: str | None,
+    impls: tuple[str, ...], rule_ids: tuple[str, ...], fit: str, effort: str | None,
+    old_examples: str | None,
     old_budget: str | None,
     old_profile: str | None,
     max_examples: int | None, seed: int | None,
@@ -457,7 +462,8 @@ def run(
     _writable_file("--json", json_path)
     report_stream = _report_stream(to_stdout)
     console = _console(stderr=to_stdout)
-    effort = _examples(examples, old_budget=old_budget, old_profile=old_profile)
+    effort = _effort(effort, old_examples=old_examples, old_budget=old_budget,
+                     old_profile=old_profile)
     wanted = _parse_ops(ops)
     if update_expectations and expect is None:
         raise click.UsageError("--update-expectations needs --expect FILE to know what to rewrite")
@@ -521,7 +527,7 @@ def run(
 
     with _user_errors():
         options = CheckOptions(
-            ops=wanted, shard=parsed, jobs=jobs, examples=effort, max_examples=max_examples,
+            ops=wanted, shard=parsed, jobs=jobs, effort=effort, max_examples=max_examples,
             seed=seed, deterministic=is_deterministic, timeout=timeout, use_shell=use_shell,
             database=state_dir / "examples", allow_untested=allow_untested,
             max_time=max_time, isolate=isolate, exitfirst=exitfirst,

@@ -2,7 +2,7 @@
 
 Installed with eventproof (the ``pytest11`` entry point ``eventproof``; with plugin autoloading
 off, ``-p eventproof``). Every option can be set in the project's pytest configuration instead
-(``eventproof_impl``, ``eventproof_examples``, ``eventproof_seed``, ``eventproof_expect``,
+(``eventproof_impl``, ``eventproof_effort``, ``eventproof_seed``, ``eventproof_expect``,
 ``eventproof_timeout``, ``eventproof_shell`` in pytest.ini's ``[pytest]`` or pyproject.toml's
 ``[tool.pytest.ini_options]``; the command line wins). With no implementation configured it does
 nothing at all (an ``eventproof::…`` node id is then a usage error that says how to configure
@@ -100,7 +100,7 @@ class _Run:
     process)."""
 
     impl: str
-    budget: str
+    effort: str
     seed: int | None
     timeout: float
     use_shell: bool
@@ -124,19 +124,19 @@ class _Run:
         if op in self.reports or op in self.op_problems or self.problem is not None:
             return
         from ._check import CheckOptions, check
-        from ._engine import BUDGETS, default_max_time
+        from ._engine import EFFORTS, default_max_time
         from ._errors import HarnessError, ImplementationError, ProtocolError
         from ._replay import save_failures
         from ._results import apply_expectations
 
         if self.deadline is None:
-            self.deadline = time.monotonic() + default_max_time(BUDGETS[self.budget],
+            self.deadline = time.monotonic() + default_max_time(EFFORTS[self.effort],
                                                                 self.timeout)
         # Past the bound the engine still starts, judges nothing and names the rules untested.
         remaining = max(self.deadline - time.monotonic(), 1e-3)
         try:
             report = check(self.impl, CheckOptions(
-                ops=(op,), examples=self.budget, seed=self.seed,
+                ops=(op,), effort=self.effort, seed=self.seed,
                 deterministic=self.seed is None, timeout=self.timeout, use_shell=self.use_shell,
                 max_time=remaining))
         except (ImplementationError, ProtocolError) as error:
@@ -335,10 +335,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              "worker process) or a command line speaking spec/protocol.md. Adds one test item "
              "per rule.")
     group.addoption(
-        "--eventproof-examples", "--eventproof-budget", dest="eventproof_budget",
-        choices=("quick", "default", "thorough"), default=None,
-        help="Examples per operation search (default: default; --eventproof-budget is its old "
-             "name).")
+        "--eventproof-effort", dest="eventproof_effort",
+        choices=EFFORTS, default=None,
+        help="How hard each operation search tries, in examples: quick 60, default 200, "
+             "thorough 2000 (default: default).")
+    for old in OLD_EFFORT_OPTIONS:
+        group.addoption(f"--eventproof-{old}", dest=f"eventproof_{old}", choices=EFFORTS,
+                        default=None, help="Old name of --eventproof-effort.")
     group.addoption(
         "--eventproof-seed", type=int, default=None, metavar="N",
         help="Search randomly from this seed; without it the search is derandomized (the CI "
@@ -363,8 +366,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 #: The settings a project's pytest configuration may hold (``eventproof_<name> = …``).
 _INI = {
     "impl": "the implementation to check (as --eventproof-impl)",
-    "examples": "examples per operation search: quick, default or thorough (as "
-                "--eventproof-examples)",
+    "effort": "how hard each operation search tries: quick, default or thorough (as "
+              "--eventproof-effort)",
+    "examples": "old name of eventproof_effort",
     "seed": "search randomly from this seed (as --eventproof-seed)",
     "expect": "the expected-failures file (as --eventproof-expect)",
     "timeout": "seconds one request may take (as --eventproof-timeout)",
@@ -376,22 +380,58 @@ _INI = {
 def _setting(config: pytest.Config, name: str, default: Any = None) -> Any:
     """An option from the command line, else from the project's pytest configuration (as
     text), else ``default``."""
-    option = {"examples": "eventproof_budget"}.get(name, f"eventproof_{name}")
-    value = config.getoption(option)
+    value = config.getoption(f"eventproof_{name}")
     if value is not None:
         return value
     text = config.getini(f"eventproof_{name}")
     return default if text in (None, "", []) else str(text).strip()
 
 
+#: The efforts of a search, by name.
+EFFORTS = ("quick", "default", "thorough")
+#: Old names of ``--eventproof-effort`` (``eventproof_examples`` in the configuration file too),
+#: accepted with a deprecation warning: "examples" counts the inputs a search draws, "budget"
+#: names the budget profile.
+OLD_EFFORT_OPTIONS = ("examples", "budget")
+
+
+def _effort(config: pytest.Config) -> str:
+    """``--eventproof-effort`` or ``eventproof_effort``, or one of their old names with a
+    deprecation warning naming the new one (the command line wins over the file)."""
+    given = [(f"--eventproof-{name}", "--eventproof-effort", config.getoption(f"eventproof_{name}"))
+             for name in ("effort", *OLD_EFFORT_OPTIONS)]
+    if all(value is None for _, _, value in given):
+        given = [(f"eventproof_{name}", "eventproof_effort", _ini(config, name))
+                 for name in ("effort", "examples")]
+    chosen: tuple[str, str] | None = None
+    for where, new, value in given:
+        if value is None:
+            continue
+        if where != new:
+            config.issue_config_time_warning(pytest.PytestDeprecationWarning(
+                f"eventproof: {where} is now {new} ({new} {value}); the old name will be "
+                "removed in the next release"), stacklevel=2)
+        if chosen is not None and chosen[1] != value:
+            raise pytest.UsageError(f"eventproof: {chosen[0]} {chosen[1]} and {where} {value} "
+                                    f"disagree; {where} is an old name of {new}: drop it")
+        chosen = (where, value)
+    return "default" if chosen is None else chosen[1]
+
+
+def _ini(config: pytest.Config, name: str) -> str | None:
+    """``eventproof_<name>`` of the project's pytest configuration, or None when unset."""
+    text = config.getini(f"eventproof_{name}")
+    return None if text in (None, "", []) else str(text).strip()
+
+
 def _configured(config: pytest.Config) -> dict[str, Any]:
     """The plugin's settings, typed and checked; a bad one is a usage error naming where it
     came from and the fix."""
     impl = _setting(config, "impl")
-    examples = _setting(config, "examples", "default")
-    if examples not in ("quick", "default", "thorough"):
-        raise pytest.UsageError(f"eventproof examples {examples!r} is not quick, default or "
-                                "thorough: fix --eventproof-examples or eventproof_examples")
+    effort = _effort(config)
+    if effort not in EFFORTS:
+        raise pytest.UsageError(f"eventproof effort {effort!r} is not quick, default or "
+                                "thorough: fix --eventproof-effort or eventproof_effort")
     try:
         seed = _setting(config, "seed")
         seed = None if seed is None else int(seed)
@@ -404,7 +444,7 @@ def _configured(config: pytest.Config) -> dict[str, Any]:
         if shell.lower() not in ("true", "false", "1", "0", "yes", "no"):
             raise pytest.UsageError(f"eventproof_shell {shell!r} is not true or false")
         shell = shell.lower() in ("true", "1", "yes")
-    return {"impl": impl, "examples": examples, "seed": seed, "timeout": timeout,
+    return {"impl": impl, "effort": effort, "seed": seed, "timeout": timeout,
             "shell": bool(shell), "expect": _setting(config, "expect")}
 
 
@@ -472,7 +512,7 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(str(error)) from None
     subset = _subset(config)  # before the node ids are taken out of the arguments
     config.stash[_RUN] = _Run(
-        impl=impl, budget=settings["examples"], seed=settings["seed"],
+        impl=impl, effort=settings["effort"], seed=settings["seed"],
         timeout=settings["timeout"], use_shell=settings["shell"], expectations=expectations,
         failures_directory=config.rootpath / ".eventproof" / "failures",
         selection=_take_selection(config),
@@ -598,7 +638,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if run is None:
         return None
     how = "derandomized" if run.seed is None else f"seed {run.seed}"
-    lines = [f"eventproof: checking {shlex.quote(run.impl)} (examples {run.budget}, {how}, "
+    lines = [f"eventproof: checking {shlex.quote(run.impl)} (effort {run.effort}, {how}, "
              f"timeout {run.timeout:g} s)"]
     if config.stash.get(_SCHEDULES, False):
         lines.append("eventproof: pytest-xdist gives each operation's rules to one worker")

@@ -58,7 +58,7 @@ def timed_run(impl: str, jobs: int, budget: str, report: Path, state: Path) -> f
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [*paths, *filter(None, [os.environ.get("PYTHONPATH")])])}
     command = [sys.executable, "-m", "eventproof.conformance", "run", "--impl", impl,
-               "--deterministic", "--examples", budget, "--jobs", str(jobs), "--no-progress",
+               "--deterministic", "--effort", budget, "--jobs", str(jobs), "--no-progress",
                "--json", str(report), "--state-dir", str(state)]
     started = time.perf_counter()
     finished = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
@@ -77,7 +77,7 @@ def report_at(path: Path) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--examples", default="default", choices=["quick", "default", "thorough"])
+    parser.add_argument("--effort", default="default", choices=["quick", "default", "thorough"])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--impl", action="append", choices=sorted(IMPLEMENTATIONS),
                         help="only this implementation (repeatable; default: both)")

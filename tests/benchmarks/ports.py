@@ -50,7 +50,7 @@ def _run(command: list[str], examples: str, report: Path) -> float:
     started = time.perf_counter()
     process = subprocess.run(
         [sys.executable, "-m", "eventproof.conformance", "run", "--impl",
-         " ".join(command), "--examples", examples, "--deterministic", "--jobs", "1",
+         " ".join(command), "--effort", examples, "--deterministic", "--jobs", "1",
          "--no-progress", "--json", str(report)], capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - started
     if process.returncode != 0:
@@ -61,7 +61,7 @@ def _run(command: list[str], examples: str, report: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--examples", default="default")
+    parser.add_argument("--effort", default="default")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)

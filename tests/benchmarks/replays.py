@@ -37,7 +37,7 @@ from parallel import SeveralBugs  # noqa: E402
 
 def timed(subject: type, budget: str, replays: Replays | None) -> tuple[float, dict[str, Any]]:
     started = time.process_time()
-    report = check_implementation(subject(), examples=budget, deterministic=True,
+    report = check_implementation(subject(), effort=budget, deterministic=True,
                                   replays=replays)
     seconds = time.process_time() - started
     return seconds, without_duration(report_document(report))
@@ -46,14 +46,14 @@ def timed(subject: type, budget: str, replays: Replays | None) -> tuple[float, d
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--examples", default="default")
+    parser.add_argument("--effort", default="default")
     args = parser.parse_args()
     timed(Reference, "quick", None)  # strategies validated once, outside every round
     for subject in (Reference, SeveralBugs):
         ratios, drawn, replayed = [], [], []
         for index in range(args.rounds):
             store = Replays()  # the run's traces, as `eventproof run` keeps them
-            check_implementation(Reference(), examples=args.examples, deterministic=True,
+            check_implementation(Reference(), effort=args.examples, deterministic=True,
                                  replays=store)
             order = (False, True) if index % 2 == 0 else (True, False)
             runs = {replay: timed(subject, args.examples, store if replay else None)

@@ -30,7 +30,7 @@ def test_the_docs_site_builds_strictly(tmp_path: Path) -> None:
     assert all(rule.id in rules for rule in RULES)
     commands = (tmp_path / "site" / "reference" / "commands" / "index.html").read_text("utf-8")
     assert all(f"eventproof {name}" in commands for name in main.commands)
-    assert "--examples" in commands
+    assert "--effort" in commands
 
 
 def test_every_markdown_page_is_in_the_navigation() -> None:

@@ -117,7 +117,7 @@ def test_check_implementation_on_its_defaults_judges_every_misbehaviour(
     spec = "python:tests.integration.programs.fenced_impl:Misbehaves"
     impl: Any = (misbehaving(what) if face == "object" else spec)
     options: dict[str, Any] = {"isolate": False} if face == "python-spec-in-process" else {}
-    report = check_implementation(impl, ops=["classify"], examples="quick", max_examples=2,
+    report = check_implementation(impl, ops=["classify"], effort="quick", max_examples=2,
                                   timeout=5.0, **options)
     outcomes = {result.outcome for result in report.results}
     assert "unstable" not in outcomes, (what, face, outcomes)

@@ -53,7 +53,7 @@ def outcomes(result: Run) -> dict[str, str]:
 
 
 def test_the_cli_report_with_two_jobs_is_the_one_process_report(tmp_path: Path) -> None:
-    args = ("--examples", "quick", "--ops", "select,settle,project")
+    args = ("--effort", "quick", "--ops", "select,settle,project")
     one = run(tmp_path, *args, "--jobs", "1")
     two = run(tmp_path, *args, "--jobs", "2")
     assert one.code == two.code == 0, one.stderr + two.stderr
@@ -86,7 +86,7 @@ def test_an_in_process_implementation_ending_a_worker_is_a_usage_error(tmp_path:
 
 
 def test_max_time_bounds_a_run_with_two_jobs(tmp_path: Path) -> None:
-    result = run(tmp_path, "--examples", "thorough", "--max-time", "2", "--jobs", "2")
+    result = run(tmp_path, "--effort", "thorough", "--max-time", "2", "--jobs", "2")
     assert result.code == 1
     assert result.seconds < 2 + SLACK
     assert "the run reached --max-time" in result.stderr

@@ -118,7 +118,7 @@ def _check(job: tuple[str, int, str, bool]) -> tuple[str, bool, bool, float, str
     else:
         ops = (target.op,)
     started = time.perf_counter()
-    report = check_implementation(target.cls, ops=ops, examples=budget, seed=seed,
+    report = check_implementation(target.cls, ops=ops, effort=budget, seed=seed,
                                   deterministic=False,
                                   timeout=TIMEOUT if target.rule else BLIND_TIMEOUT,
                                   # a miniature's own rule settles it: no need for the last round
@@ -147,7 +147,7 @@ def main() -> int:
                         choices=("wire", "selection", "blind", "blind-wire", "blind-selection"),
                         help="add every member of a set")
     parser.add_argument("--seeds", type=int, default=20, help="runs per miniature")
-    parser.add_argument("--examples", default="default", help="quick, default or thorough")
+    parser.add_argument("--effort", default="default", help="quick, default or thorough")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--why", action="store_true",
                         help="name the rules that caught each run (on stderr)")

@@ -116,7 +116,7 @@ def install(implementation: Implementation, work: Path) -> Path:
 def check(command: list[str], report: Path, examples: str) -> int:
     """``eventproof run`` on one implementation; its JSON report is written to ``report``."""
     done = subprocess.run(["eventproof", "run", "--impl", shlex.join(command), "--deterministic",
-                           "--no-progress", "--examples", examples, "--json", str(report)],
+                           "--no-progress", "--effort", examples, "--json", str(report)],
                           check=False)
     return done.returncode
 
@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--examples", default="default")
+    parser.add_argument("--effort", default="default")
     parser.add_argument("--report", type=Path, action="append", default=[])
     parser.add_argument("--no-install", action="store_true")
     options = parser.parse_args(argv)
