@@ -213,7 +213,7 @@ def real(session: nox.Session) -> None:
     (build/real/matrix/index.html); build/real/index.html lists every disagreement, classified
     by tests/real/disagreements.yaml, with its minimal case asked of both sides
     (docs/real-implementations.md). Posargs go to tests/real/implementations.py (`--report
-    FILE` adds the report of an implementation run elsewhere; `--examples quick`)."""
+    FILE` adds the report of an implementation run elsewhere; `--effort quick`)."""
     if shutil.which("npm") is None or shutil.which("node") is None:
         session.error("real needs node and npm on PATH (Node.js 20 or newer)")
     session.install(".", "pyyaml")
