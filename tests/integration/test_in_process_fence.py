@@ -188,7 +188,7 @@ def test_the_pytest_plugin_on_its_defaults_judges_a_misbehaviour(
     misbehaviour fails the rule it breaks, as a test failure, never an internal error."""
     monkeypatch.setenv("EVENTPROOF_MISBEHAVIOUR", f"{what}:1")
     pytester.syspathinsert(ROOT)
-    result = pytester.runpytest(*PLUGIN, "--eventproof-examples", "quick", "--eventproof-impl",
+    result = pytester.runpytest(*PLUGIN, "--eventproof-effort", "quick", "--eventproof-impl",
                                 "python:tests.integration.programs.fenced_impl:Misbehaves",
                                 "-k", "classify")
     assert "INTERNALERROR" not in result.stdout.str()
