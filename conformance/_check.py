@@ -50,6 +50,14 @@ class Implementation(Protocol):
 ImplementationLike: TypeAlias = "Implementation | Callable[[], Implementation] | str"
 
 
+class _Unset(str):
+    """A default no caller passed, told apart from the same value passed (by identity)."""
+
+
+#: The effort of a check that names none.
+_DEFAULT_EFFORT = _Unset("default")
+
+
 @dataclass(frozen=True, kw_only=True)
 class CheckOptions:
     """Every setting of one check, typed, validated once, shared by the command line, the pytest
@@ -60,7 +68,7 @@ class CheckOptions:
     shard: tuple[int, int] | None = None
     #: The effort of each operation search, by name (``--effort``: quick, default, thorough),
     #: which sets its number of examples; ``max_examples`` overrides the number.
-    effort: str = "default"
+    effort: str = _DEFAULT_EFFORT
     max_examples: int | None = None
     #: A derandomized search (CI), or a seeded one (``seed``, random when None).
     deterministic: bool = True
@@ -92,10 +100,12 @@ class CheckOptions:
             warnings.warn("CheckOptions(examples=...) is now CheckOptions(effort=...): examples "
                           "counts the inputs a search draws (max_examples)", DeprecationWarning,
                           stacklevel=3)
-            if self.effort not in ("default", examples):
+            if self.effort is not _DEFAULT_EFFORT and self.effort != examples:
                 raise HarnessError(f"effort={self.effort!r} and examples={examples!r} disagree: "
                                    "pass effort only")
             object.__setattr__(self, "effort", examples)
+        if self.effort is _DEFAULT_EFFORT:
+            object.__setattr__(self, "effort", "default")
         if not (isinstance(self.jobs, int) and self.jobs >= 1):
             raise HarnessError(f"jobs {self.jobs!r} is not a whole number of worker processes, "
                                "at least 1; pass e.g. jobs=2")

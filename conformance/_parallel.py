@@ -148,7 +148,7 @@ def share_restarts(adapter: _adapters.Adapter, restarts: RestartCount) -> None:
     """Make ``adapter`` count its restarts in the run's shared ``restarts`` (spec/protocol.md
     §7.4: one restart limit per run, whatever the number of worker processes)."""
     if isinstance(adapter, SubprocessAdapter):
-        adapter.restarts = restarts
+        adapter.restart_count = restarts
 
 
 def _start_worker(impl: Any, timeout: float, use_shell: bool, isolate: bool,

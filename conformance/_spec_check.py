@@ -424,8 +424,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     vectors = sum(len(_vectors_of(c)) for c in _load_vector_files(checkout).files.values())
     print(f"spec check passed: {len(_schema_paths(checkout))} schemas, "
-          f"{len(list(checkout.examples.glob('*.json')))} schema instance files, {vectors} vectors, "
-          f"{len(RULES)} rules")
+          f"{len(list(checkout.examples.glob('*.json')))} schema instance files, "
+          f"{vectors} vectors, {len(RULES)} rules")
     return 0
 
 
