@@ -159,17 +159,18 @@ def upgrade_report(document: dict[str, Any]) -> str:
     in ``run``, and its ``rerun`` command spelt as this kit spells it); the one-line notice that
     says so."""
     version = document["reportVersion"]
-    renamed = OLDER_REPORT_VERSIONS[version]
-    for old, new in renamed:
-        for part in (document, document.get("run")):
+    renamed: list[tuple[str, str]] = []
+    for old, new in OLDER_REPORT_VERSIONS[version]:
+        for where, part in (("$", document), ("$.run", document.get("run"))):
             if isinstance(part, dict) and old in part and new not in part:
                 part[new] = part.pop(old)
+                renamed.append((f"{where}.{old}", f"{where}.{new}"))
     rerun = document.get("rerun")
     if isinstance(rerun, str):
         document["rerun"] = re.sub(r"(?<=\s)--(?:examples|budget)(?=\s)", "--effort", rerun)
     document["reportVersion"] = REPORT_VERSION
-    fields = ", ".join(f"$.{old} as $.{new}" for old, new in renamed)
-    return (f"report version {version}: read as version {REPORT_VERSION} ({fields}); rerun the "
+    fields = f" ({', '.join(f'{old} as {new}' for old, new in renamed)})" if renamed else ""
+    return (f"report version {version}: read as version {REPORT_VERSION}{fields}; rerun the "
             "check with this eventproof to write the current version")
 
 

@@ -88,7 +88,7 @@ def test_a_version_3_report_reads_as_the_same_report_of_version_4(
     assert report_from_document(read_old).effort == effort
     assert "\n" not in note
     assert note.startswith(f"{folder / 'old.json'}: report version 3: read as version 4")
-    assert "$.budget as $.effort" in note
+    assert "($.budget as $.effort, $.run.budget as $.run.effort)" in note
 
 
 def test_a_version_3_report_is_a_matrix_column_with_a_note(tmp_path: Path) -> None:
@@ -101,8 +101,8 @@ def test_a_version_3_report_is_a_matrix_column_with_a_note(tmp_path: Path) -> No
     assert "effort thorough" in page
     assert "budget thorough" not in page
     assert [note for note in notes if "report version 3" in note] == [
-        f"{old}: report version 3: read as version 4 ($.budget as $.effort); rerun the check "
-        "with this eventproof to write the current version"]
+        f"{old}: report version 3: read as version 4 ($.budget as $.effort, $.run.budget as "
+        "$.run.effort); rerun the check with this eventproof to write the current version"]
 
 
 def test_the_slices_of_a_version_3_run_merge_into_a_version_4_report(
@@ -146,3 +146,18 @@ def test_a_version_4_report_naming_its_effort_budget_is_refused(tmp_path: Path) 
     document["reportVersion"] = REPORT_VERSION
     with pytest.raises(MatrixError, match="'effort' is a required property"):
         load_report(save(tmp_path / "mixed.json", document))
+
+
+def test_an_unchecked_version_3_document_is_read_with_a_note_naming_no_member(
+        tmp_path: Path) -> None:
+    """The document of an implementation that could not be checked has no effort: version 3's
+    is read as version 4, and the note claims no member renamed."""
+    from eventproof.conformance._matrix import unchecked_report
+    from eventproof.conformance._results import RunVerdict
+
+    document = unchecked_report("node gone.mjs", RunVerdict.could_not_check("it exited"))
+    document["reportVersion"] = 3
+    read = load_report(save(tmp_path / "unchecked.json", document))
+    assert read["reportVersion"] == REPORT_VERSION
+    assert read[OLDER_VERSION].endswith("report version 3: read as version 4; rerun the check "
+                                        "with this eventproof to write the current version")
