@@ -166,7 +166,7 @@ def build(session: nox.Session) -> None:
                             external=True)
             session.run(eventproof, "rules", external=True)
             session.run(eventproof, "vectors", external=True)
-            session.run(eventproof, "run", "--examples", "quick", "--deterministic",
+            session.run(eventproof, "run", "--effort", "quick", "--deterministic",
                         "--no-progress", "--json", "report.json", external=True)
             session.run(eventproof, "report", "--html", "matrix", "report.json", external=True)
 
@@ -259,7 +259,7 @@ def real(session: nox.Session) -> None:
     (build/real/matrix/index.html); build/real/index.html lists every disagreement, classified
     by tools/real/disagreements.yaml, with its minimal case asked of both sides
     (docs/real-implementations.md). Posargs go to tools/real/implementations.py (`--report
-    FILE` adds the report of an implementation run elsewhere; `--examples quick`)."""
+    FILE` adds the report of an implementation run elsewhere; `--effort quick`)."""
     if shutil.which("npm") is None or shutil.which("node") is None:
         session.error("real needs node and npm on PATH (Node.js 20 or newer)")
     session.install(".", "pyyaml")

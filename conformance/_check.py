@@ -15,14 +15,14 @@ import random
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from . import _adapters
-from ._engine import BUDGETS, Engine, Replays, default_max_time
+from ._engine import EFFORTS, Engine, Replays, default_max_time
 from ._errors import HarnessError
 from ._operations import OPERATIONS, OPS, RULES_BY_ID
 from ._progress import Listener, listener
@@ -56,6 +56,14 @@ ImplementationLike: TypeAlias = "Implementation | Callable[[], Implementation] |
 _PYTHON: dict[str, Any] = SETTINGS.defaults("python")
 
 
+class _Unset(str):
+    """A default no caller passed, told apart from the same value passed (by identity)."""
+
+
+#: The effort of a check that names none.
+_DEFAULT_EFFORT = _Unset(_PYTHON["effort"])
+
+
 @dataclass(frozen=True, kw_only=True)
 class CheckOptions:
     """Every setting of one check, typed, validated once, shared by the command line, the pytest
@@ -65,9 +73,9 @@ class CheckOptions:
     #: The operations to check (None: every operation), and the slice of them (``--shard K/N``).
     ops: tuple[str, ...] | None = _PYTHON["ops"]
     shard: tuple[int, int] | None = _PYTHON["shard"]
-    #: The example effort per operation search, by name (``--examples``: quick, default,
-    #: thorough); ``max_examples`` overrides the number.
-    examples: str = _PYTHON["examples"]
+    #: The effort of each operation search, by name (``--effort``: quick, default, thorough),
+    #: which sets its number of examples; ``max_examples`` overrides the number.
+    effort: str = _DEFAULT_EFFORT
     max_examples: int | None = _PYTHON["max_examples"]
     #: A derandomized search (CI), or a seeded one (``seed``, random when None).
     deterministic: bool = _PYTHON["deterministic"]
@@ -93,9 +101,21 @@ class CheckOptions:
     #: Only these rules (``--rule``): their operations are searched, the run ends once all of
     #: them are broken, and the report holds them alone. Empty: every rule.
     rules: frozenset[str] = field(default_factory=lambda: frozenset(_PYTHON["rules"]))
+    #: The old name of :attr:`effort`, accepted with a :class:`DeprecationWarning`.
+    examples: InitVar[str | None] = None
 
-    def __post_init__(self) -> None:
-        for name in ("jobs", "timeout", "max_time", "examples", "max_examples", "seed",
+    def __post_init__(self, examples: str | None) -> None:
+        if examples is not None:
+            warnings.warn("CheckOptions(examples=...) is now CheckOptions(effort=...): examples "
+                          "counts the inputs a search draws (max_examples)", DeprecationWarning,
+                          stacklevel=3)
+            if self.effort is not _DEFAULT_EFFORT and self.effort != examples:
+                raise HarnessError(f"effort={self.effort!r} and examples={examples!r} disagree: "
+                                   "pass effort only")
+            object.__setattr__(self, "effort", examples)
+        if self.effort is _DEFAULT_EFFORT:
+            object.__setattr__(self, "effort", str(_DEFAULT_EFFORT))
+        for name in ("jobs", "timeout", "max_time", "effort", "max_examples", "seed",
                      "deterministic", "isolate", "exitfirst", "shrink", "allow_untested",
                      "shell"):
             entry = SETTINGS[name]
@@ -121,7 +141,7 @@ class CheckOptions:
     @property
     def example_count(self) -> int:
         """Examples per operation search."""
-        return self.max_examples if self.max_examples is not None else BUDGETS[self.examples]
+        return self.max_examples if self.max_examples is not None else EFFORTS[self.effort]
 
     @property
     def checked_ops(self) -> tuple[str, ...]:
@@ -213,14 +233,14 @@ def check(impl: ImplementationLike, options: CheckOptions, *,
             results = [result for result in results if result.rule.id in options.rules]
         return RunReport(
             implementation=handshake.implementation_dict(), capabilities=capabilities,
-            results=group_byte_forms(group_refusals(results)), budget=options.examples,
+            results=group_byte_forms(group_refusals(results)), effort=options.effort,
             seed=run_seed, deterministic=options.deterministic,
             duration=time.perf_counter() - started, calls=engine.calls,
             allow_untested=options.allow_untested, cut_short=engine.cut_short,
             started_at=started_at, classes=engine.classes_met,
             invocation=Invocation(
                 impl=impl if isinstance(impl, str) else None, use_shell=options.use_shell,
-                ops=options.ops, timeout=options.timeout, budget=options.examples,
+                ops=options.ops, timeout=options.timeout, effort=options.effort,
                 max_examples=options.max_examples, seed=run_seed,
                 deterministic=options.deterministic, allow_untested=options.allow_untested,
                 exitfirst=options.exitfirst,
@@ -238,7 +258,7 @@ def check_implementation(
     impl: ImplementationLike,
     *,
     ops: Iterable[str] | None = _PYTHON["ops"],
-    examples: str | None = None,
+    effort: str | None = None,
     max_examples: int | None = _PYTHON["max_examples"],
     seed: int | None = _PYTHON["seed"],
     deterministic: bool = _PYTHON["deterministic"],
@@ -257,17 +277,19 @@ def check_implementation(
     shard: tuple[int, int] | None = _PYTHON["shard"],
     replays: Replays | None = None,
     rules: Iterable[str] = _PYTHON["rules"],
+    examples: str | None = None,
     budget: str | None = None,
 ) -> RunReport:
     """Check ``impl`` against the reference and return the verdict on every rule.
 
     ``impl`` is an object with ``start()`` and ``run(op, input)``, a zero-argument factory of one,
     or a spec string: ``python:MODULE:ATTR``, or a command line started as a subprocess that speaks
-    spec/protocol.md. ``examples`` names the examples per operation search (``quick``,
-    ``default``, ``thorough``; ``max_examples`` overrides it). With ``deterministic`` (the
-    default, for CI) the search is derandomized and uses no example database; otherwise ``seed``
-    (random when None) fixes it and failures are saved to ``database`` so the next run starts
-    from them.
+    spec/protocol.md. ``effort`` names the effort of each operation search (``quick``,
+    ``default``, ``thorough``: its number of examples; ``max_examples`` overrides the number;
+    ``examples`` and ``budget`` are its old names, accepted with a DeprecationWarning). With
+    ``deterministic`` (the default, for CI) the search is derandomized and uses no example
+    database; otherwise ``seed`` (random when None) fixes it and failures are saved to
+    ``database`` so the next run starts from them.
 
     ``max_time`` bounds the whole run in seconds (default :func:`default_max_time`): when it
     passes, the search ends, what was not judged is ``untested`` and the report says so
@@ -307,15 +329,20 @@ def check_implementation(
     when given their ``replays`` (a :class:`~._engine.Replays` the caller owns): the same report
     and the same requests, without drawing the inputs again.
     """
-    if budget is not None:
-        warnings.warn("check_implementation(budget=...) is now examples=...: the word budget "
-                      "names the budget profile only", DeprecationWarning, stacklevel=2)
-        if examples is not None and examples != budget:
-            raise HarnessError(f"examples={examples!r} and budget={budget!r} disagree: pass "
-                               "examples only")
+    for old, value, why in (("examples", examples, "examples counts the inputs a search draws "
+                             "(max_examples)"),
+                            ("budget", budget, "budget names the budget profile only")):
+        if value is None:
+            continue
+        warnings.warn(f"check_implementation({old}=...) is now effort=...: {why}",
+                      DeprecationWarning, stacklevel=2)
+        if effort is not None and effort != value:
+            raise HarnessError(f"effort={effort!r} and {old}={value!r} disagree: pass effort "
+                               "only")
+        effort = value
     options = CheckOptions(
         ops=None if ops is None else tuple(ops), shard=shard,
-        examples=examples or budget or _PYTHON["examples"], max_examples=max_examples, seed=seed,
+        effort=effort or _PYTHON["effort"], max_examples=max_examples, seed=seed,
         deterministic=deterministic, timeout=timeout, use_shell=use_shell,
         database=None if database is None else Path(database), allow_untested=allow_untested,
         max_time=max_time, isolate=isolate, exitfirst=exitfirst, shrink=shrink,

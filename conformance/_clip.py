@@ -81,11 +81,11 @@ def clip_value(value: Any, limit: int = VALUE_CHARACTERS,
                text_limit: int = TEXT_CHARACTERS) -> Any:
     """The JSON value ``value`` (an answer) shown within about ``limit`` characters: each string
     clipped to ``text_limit``, and arrays and objects cut short, with a note of what was left
-    out, once the budget is spent. ``value`` itself when it is within both limits."""
+    out, once the room is spent. ``value`` itself when it is within both limits."""
     if _within(value, limit, text_limit):
         return value
-    budget = [limit // 2]
-    return _clip(value, budget, text_limit, 0)
+    room = [limit // 2]
+    return _clip(value, room, text_limit, 0)
 
 
 def _within(value: Any, limit: int, text_limit: int) -> bool:
@@ -117,36 +117,36 @@ def _within(value: Any, limit: int, text_limit: int) -> bool:
     return True
 
 
-def _clip(value: Any, budget: list[int], text_limit: int, depth: int) -> Any:
+def _clip(value: Any, room: list[int], text_limit: int, depth: int) -> Any:
     if isinstance(value, str):
         shown = clip_text(value, text_limit)
-        budget[0] -= len(shown) + 2
+        room[0] -= len(shown) + 2
         return shown
     if depth >= VALUE_DEPTH and isinstance(value, dict | list | tuple):
-        budget[0] -= 60
+        room[0] -= 60
         return f"[clipped: an {'object' if isinstance(value, dict) else 'array'} nested " \
                f"deeper than {VALUE_DEPTH}]"
     if isinstance(value, dict):
-        budget[0] -= 2
+        room[0] -= 2
         members: dict[str, Any] = {}
         for index, (name, each) in enumerate(value.items()):
-            if budget[0] <= 0:
+            if room[0] <= 0:
                 members[f"[clipped: {len(value) - index} more members]"] = "…"
                 break
             key = clip_text(str(name), text_limit)
-            budget[0] -= len(key) + 3
-            members[key] = _clip(each, budget, text_limit, depth + 1)
+            room[0] -= len(key) + 3
+            members[key] = _clip(each, room, text_limit, depth + 1)
         return members
     if isinstance(value, list | tuple):
-        budget[0] -= 2
+        room[0] -= 2
         items: list[Any] = []
         for index, each in enumerate(value):
-            if budget[0] <= 0:
+            if room[0] <= 0:
                 items.append(f"[clipped: {len(value) - index} more items]")
                 break
-            items.append(_clip(each, budget, text_limit, depth + 1))
+            items.append(_clip(each, room, text_limit, depth + 1))
         return items
-    budget[0] -= _cost(value)
+    room[0] -= _cost(value)
     return value
 
 

@@ -78,8 +78,8 @@ from ._verdict import (
 
 __all__ = [
     "ABANDONED_REASON",
-    "BUDGETS",
     "EARLY_STOPS",
+    "EFFORTS",
     "EXITFIRST_REASON",
     "FAILING",
     "INTERRUPTED_REASON",
@@ -96,11 +96,11 @@ __all__ = [
     "iter_failures",
 ]
 
-#: Example budgets per operation search, by name (``--examples``).
-BUDGETS: Mapping[str, int] = {"quick": 60, "default": 200, "thorough": 2000}
-#: Runs with at least this many examples per operation (the thorough budget) also spend some
+#: Examples per operation search, by effort (``--effort``).
+EFFORTS: Mapping[str, int] = {"quick": 60, "default": 200, "thorough": 2000}
+#: Runs with at least this many examples per operation (the thorough effort) also spend some
 #: on Hypothesis' target phase.
-TARGET_PHASE_BUDGET = 1000
+TARGET_PHASE_EXAMPLES = 1000
 
 
 class _Found(Exception):
@@ -129,10 +129,10 @@ def _reference_answer(expected: Any) -> Any:
     return expected
 
 
-def split_budget(total: int, families: tuple[Family, ...]) -> list[int]:
+def split_examples(total: int, families: tuple[Family, ...]) -> list[int]:
     """``total`` examples shared by weight (largest remainders first), at least one each; a
     family with a fixed share (:attr:`Family.examples`) gets it on top of ``total``, so that
-    it takes nothing from the others at any budget."""
+    it takes nothing from the others at any total."""
     weighted = [i for i, family in enumerate(families) if family.examples is None]
     weights = [families[i].weight for i in weighted]
     exact = [total * weight / sum(weights) for weight in weights] if weights else []
@@ -141,7 +141,7 @@ def split_budget(total: int, families: tuple[Family, ...]) -> list[int]:
     for i in by_remainder[: total - sum(shares)]:
         shares[i] += 1
     # Every family is tried: one example each for those the rounding left none, taken from the
-    # largest shares while they can spare one (a budget too small for that is overrun).
+    # largest shares while they can spare one (a total too small for that is overrun).
     for i, share in enumerate(shares):
         if share == 0:
             shares[i] = 1
@@ -198,7 +198,7 @@ class _OpState(_Counts):
     hung_inputs: set[str] = field(default_factory=set)
     #: Whether any request of this operation hung (then later ones get a shorter deadline).
     hung: bool = False
-    #: Families of the last round whose search judged under half of its budget.
+    #: Families of the last round whose search judged under half of its examples.
     starved: list[str] = field(default_factory=list)
     #: Catch-all rules whose violation an already-found rule explained: the first such input,
     #: the answer to it, and the explaining rule.
@@ -231,7 +231,7 @@ class FamilySearch:
     #: The minimal counterexample, or None when the search found nothing.
     found: Finding | None = None
     counts: _Counts = field(default_factory=_Counts)
-    #: Answers judged by this search: a search that judged under half of its budget starved.
+    #: Answers judged by this search: a search that judged under half of its examples starved.
     judged_this_search: int = 0
     #: Examples this search judged, whatever their answers (what its progress counted).
     examples: int = 0
@@ -240,7 +240,7 @@ class FamilySearch:
     explained: list[tuple[str, Any, Any, str]] = field(default_factory=list)
     #: Requests sent to the implementation.
     calls: int = 0
-    #: Why the search ended before its budget ("" when it did not).
+    #: Why the search ended before drawing all its examples ("" when it did not).
     cut_short: str = ""
     #: Whether the implementation could no longer be restarted when the search ended.
     exhausted: bool = False
@@ -347,7 +347,7 @@ class Abandoned(BaseException):
 
 
 def default_max_time(max_examples: int, timeout: float) -> float:
-    """The whole-run bound when none is given: 120 s, plus 1 s per example of the budget, plus
+    """The whole-run bound when none is given: 120 s, plus 1 s per example of the effort, plus
     20 deadlines (``--max-time``, docs in README.md)."""
     return 120.0 + max_examples + 20.0 * timeout
 
@@ -444,7 +444,7 @@ class OpSearch:
     """The search rounds of one operation, driven one family search at a time.
 
     A round searches the operation's input families in order, each with its share of the
-    budget, and the first family whose search finds a violation ends it; the next round sets
+    examples, and the first family whose search finds a violation ends it; the next round sets
     the rules found so far aside; the search is over after a round that found nothing. A driver
     (:meth:`Engine.check_op` in one process, :mod:`._parallel` over worker processes) takes the
     excluded rules from :meth:`next_round`, runs the searches of :meth:`round_families` and
@@ -460,7 +460,8 @@ class OpSearch:
         self.state = _OpState(timeout=engine.timeout, cut_short=engine.cut_short)
         self.families: tuple[Family, ...] = self.op.families(engine.capabilities) if declared \
             else ()
-        self.budgets = split_budget(engine.max_examples, self.families) if self.families else []
+        #: Each family's share of the examples (:func:`split_examples`), in search order.
+        self.shares = split_examples(engine.max_examples, self.families) if self.families else []
         #: The result of every rule broken so far, in the order found.
         self.found: dict[str, RuleResult] = {}
         #: The rules the current round sets aside (None between rounds).
@@ -490,15 +491,15 @@ class OpSearch:
         self.state.starved = []
         self.rounds += 1
         self.engine.tell(SearchBegan(op=self.op.name, round=self.rounds,
-                                     planned=sum(self.budgets), broken=len(self.found)))
+                                     planned=sum(self.shares), broken=len(self.found)))
         self.applied = 0
         self.round_seconds.append(0.0)
         self.excluded = frozenset(self.found)
         return self.excluded
 
     def round_families(self) -> list[tuple[Family, int]]:
-        """Every family of a round with its share of the budget, in search order."""
-        return list(zip(self.families, self.budgets, strict=True))
+        """Every family of a round with its share of the examples, in search order."""
+        return list(zip(self.families, self.shares, strict=True))
 
     def apply(self, result: FamilySearch) -> bool:
         """Count ``result``, the search of the round's next family, as one process would;
@@ -508,7 +509,7 @@ class OpSearch:
         assert result.family == self.families[self.applied].name, (result.family, self.applied)
         assert result.cut_short != ABANDONED_REASON, "an abandoned search is never counted"
         engine, state = self.engine, self.state
-        budget = self.budgets[self.applied]
+        share = self.shares[self.applied]
         self.applied += 1
         state.add(result.counts)
         self.examples += result.examples
@@ -519,7 +520,7 @@ class OpSearch:
         if result.cut_short:
             engine.cut_short = state.cut_short = result.cut_short
         if result.given_up and engine.unavailable is None:
-            # The restart budget of the run is spent: no rule is judged from here on, and
+            # The run's restart limit is reached: no rule is judged from here on, and
             # every report says that the program was given up on, when and why (§7.4).
             self._give_up(result.given_up)
         hit = result.found
@@ -542,7 +543,7 @@ class OpSearch:
                 engine.cut_short = state.cut_short = STOP_AFTER_REASON
             self.excluded = None
             return True
-        if result.judged_this_search * 2 < budget:
+        if result.judged_this_search * 2 < share:
             state.starved.append(result.family)
         if (state.cut_short or self.applied == len(self.families)
                 or engine.unavailable is not None):
@@ -688,13 +689,13 @@ class Engine:
         # After a first hang, an input must be answered in 10x the slowest answer seen so far
         # (at least a second, at most the timeout): each later search round and family would
         # otherwise wait the whole timeout again before its own first hang.
-        budget = state.timeout
+        deadline = state.timeout
         if state.hung:
-            budget = min(budget, max(1.0, 10 * state.slowest))
-        shortened = budget < state.timeout
-        clipped = remaining < budget
-        budget = min(budget, remaining)
-        response, elapsed = self._exchange(op, op_input, key, budget, search)
+            deadline = min(deadline, max(1.0, 10 * state.slowest))
+        shortened = deadline < state.timeout
+        clipped = remaining < deadline
+        deadline = min(deadline, remaining)
+        response, elapsed = self._exchange(op, op_input, key, deadline, search)
         search.result.calls += 1
         if isinstance(response, _adapters.TimedOut):
             if clipped:
@@ -708,7 +709,7 @@ class Engine:
             state.slowest = max(state.slowest, elapsed)
         return response
 
-    def _exchange(self, op: Operation, op_input: Any, key: str, budget: float,
+    def _exchange(self, op: Operation, op_input: Any, key: str, deadline: float,
                   search: _Search) -> tuple[Any, float]:
         """Send one request and wait for the answer, or take the answer a replay received for
         it; the answer and the seconds spent waiting for it."""
@@ -718,7 +719,7 @@ class Engine:
             if received:
                 return received.popleft()
         started = time.perf_counter()
-        response = self.adapter.run(op.name, op_input, timeout=budget)
+        response = self.adapter.run(op.name, op_input, timeout=deadline)
         # Only the wait for the answer counts, never a restart or handshake before it.
         elapsed = getattr(self.adapter, "last_exchange_seconds", None)
         if not isinstance(elapsed, float):
@@ -797,12 +798,12 @@ class Engine:
 
     # -- one family search ---------------------------------------------------------------------
     def search_family(
-        self, op: Operation, family: Family, budget: int, excluded: frozenset[str],
+        self, op: Operation, family: Family, examples: int, excluded: frozenset[str],
         state: _OpState, number: int | None = None,
     ) -> FamilySearch:
-        """Search ``family`` with ``budget`` examples for a rule of ``op`` not in ``excluded``.
+        """Search ``family`` with ``examples`` examples for a rule of ``op`` not in ``excluded``.
 
-        The result is a function of the implementation, ``op``, ``family``, ``budget`` and
+        The result is a function of the implementation, ``op``, ``family``, ``examples`` and
         ``excluded`` alone in deterministic mode; ``state`` lends it only what the deadlines
         learnt from earlier hangs (and learns from this search's). Nothing is counted into
         ``state``: :meth:`OpSearch.apply` does that for the searches a round keeps. The
@@ -814,10 +815,10 @@ class Engine:
         result = FamilySearch(op=op.name, family=family.name)
         meter = _Meter(ExamplesJudged(
             op=op.name, family=family.name, round=len(excluded) + 1,
-            search=self.searches if number is None else number, judged=0, planned=budget))
+            search=self.searches if number is None else number, judged=0, planned=examples))
         search = _Search(state=state, result=result, meter=meter)
         try:
-            found = self._run_family(op, family, budget, excluded, search)
+            found = self._run_family(op, family, examples, excluded, search)
         finally:
             result.seconds = time.perf_counter() - started
             result.examples = meter.judged
@@ -841,7 +842,7 @@ class Engine:
         of an ``unstable`` failure at the first answer that differs (:func:`answers_agree`),
         or "" when every answer agreed. Only a judged answer (an output, or ``errored``) is
         asked again: a hang, a crash or a broken message would cost the whole deadline, or a
-        restart that counts against the restart budget, each time; nor is anything asked once
+        restart that counts toward the restart limit, each time; nor is anything asked once
         the run's bound has passed or the search is no longer wanted."""
         first = found.verdict
         if first is None or not first.judged:
@@ -867,7 +868,7 @@ class Engine:
         return ""
 
     def _run_family(
-        self, op: Operation, family: Family, budget: int, excluded: frozenset[str],
+        self, op: Operation, family: Family, examples: int, excluded: frozenset[str],
         search: _Search,
     ) -> _Found | None:
         strategy: SearchStrategy[Any] = family.strategy
@@ -904,10 +905,10 @@ class Engine:
         set_digest(test,
                    f"eventproof:{who}:{op.name}:{family.name}:{','.join(sorted(excluded))}")
         # The target phase climbs toward the observed scores (hypothesis.target) with half of
-        # a budget under 1000 examples. Below a thorough budget the families steer to the
+        # a search of under 1000 examples. Below the thorough effort the families steer to the
         # boundaries directly and every example goes to generation, which finds more.
         phases = [Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink]
-        if self.max_examples >= TARGET_PHASE_BUDGET:
+        if self.max_examples >= TARGET_PHASE_EXAMPLES:
             phases.insert(3, Phase.target)
         if family.examples is not None or not self.shrink:
             # A fixed share's inputs are wholes built to meet every shape (Family.examples):
@@ -916,7 +917,7 @@ class Engine:
             # to know which rules break.
             phases.remove(Phase.shrink)
         test = settings(
-            max_examples=budget,
+            max_examples=examples,
             database=self.database,
             derandomize=self.deterministic,
             deadline=None,
@@ -932,7 +933,7 @@ class Engine:
         replay_key = None
         replays = self.replays
         if self.deterministic and self.database is None and replays is not None:
-            replay_key = (digest_of(test), budget,
+            replay_key = (digest_of(test), examples,
                           tuple(phases), self.capabilities)
         trace = None if replay_key is None or replays is None else replays.get(replay_key)
         try:
@@ -1021,8 +1022,8 @@ class Engine:
         """Search one operation until no further rule can be broken."""
         search = OpSearch(self, name)
         while (excluded := search.next_round()) is not None:
-            for family, budget in search.round_families():
-                result = self.search_family(search.op, family, budget, excluded, search.state)
+            for family, share in search.round_families():
+                result = self.search_family(search.op, family, share, excluded, search.state)
                 if search.apply(result):
                     break
         return self.verdicts(search)
@@ -1116,7 +1117,7 @@ class Engine:
 
     @staticmethod
     def _starved_for(rule: Rule, families: tuple[Family, ...], state: _OpState) -> bool:
-        """Whether every family aimed at ``rule`` judged under half its budget in the last round
+        """Whether every family aimed at ``rule`` judged under half its examples in the last round
         (a family with no aims is aimed at every rule)."""
         aimed = [family.name for family in families if not family.aims or rule.id in family.aims]
         return bool(aimed) and all(name in state.starved for name in aimed)
@@ -1128,10 +1129,10 @@ class Engine:
         if state.cut_short:
             return state.cut_short
         if state.starved:
-            return ("the last search round judged under half of its budget in the input "
+            return ("the last search round judged under half of its examples in the input "
                     f"famil{'y' if len(state.starved) == 1 else 'ies'} "
                     f"{', '.join(map(repr, state.starved))}")
-        return "the example budget was spent"
+        return "every example was drawn"
 
     @staticmethod
     def _unmet(rule: Rule, state: _OpState) -> tuple[str, ...]:
@@ -1174,7 +1175,7 @@ class Engine:
             lead = f"its search did not run its course ({judged} answer(s) judged it)"
         else:
             lead = (f"only {judged} answer(s) judged it, and the last search round judged under "
-                    f"half of its budget in {', '.join(map(repr, state.starved))}")
+                    f"half of its examples in {', '.join(map(repr, state.starved))}")
         return lead + (": " + "; ".join(causes) if causes else "")
 
 

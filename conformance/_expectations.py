@@ -162,7 +162,7 @@ def write_expectations(path: str | os.PathLike[str], report: RunReport) -> None:
         "# rule that passes is reported as xpass and fails the run: delete its line then. A rule",
         "# listed without a kind accepts any failure of the rule.",
         f"# Written by eventproof {SUITE_VERSION} (spec {SPEC_VERSION}) from {how} of {who},",
-        f"# examples {report.budget}; regenerate with `eventproof run --expect FILE "
+        f"# effort {report.effort}; regenerate with `eventproof run --expect FILE "
         "--update-expectations`.",
         "",
     ]

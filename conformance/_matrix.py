@@ -56,10 +56,11 @@ from ._reports import (
     section_url,
 )
 from ._results import Invocation, RunVerdict, verdict_disagreement, verdict_of_document
+from ._versions import OLDER_REPORT_VERSIONS
 
 __all__ = [
     "MatrixError", "badge", "column_labels", "load_report", "matrix_html", "slugs",
-    "unchecked_report", "write_matrix",
+    "unchecked_report", "upgrade_report", "write_matrix",
 ]
 
 #: A cell of a rule the report does not list (the operation was not run).
@@ -110,6 +111,9 @@ def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
                           f"{type(document).__name__}; give a report written by "
                           "`eventproof run --json FILE`")
     version = document.get("reportVersion")
+    if type(version) is int and version in OLDER_REPORT_VERSIONS:
+        document[OLDER_VERSION] = f"{source}: {upgrade_report(document)}"
+        version = document["reportVersion"]
     if version != REPORT_VERSION:
         raise MatrixError(f"{source}: $.reportVersion is {json.dumps(version)}; this eventproof "
                           f"({SUITE_VERSION}) renders report version {REPORT_VERSION}. Render it "
@@ -136,6 +140,29 @@ def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 #: The member :func:`load_report` adds to a report whose stored verdict is not its results'.
 DISAGREEMENT = "eventproof:storedVerdictDisagrees"
+#: The member :func:`load_report` adds to a report of an older version: what was read as what.
+OLDER_VERSION = "eventproof:readFromOlderVersion"
+
+
+def upgrade_report(document: dict[str, Any]) -> str:
+    """Make ``document``, a report of one of :data:`OLDER_REPORT_VERSIONS`, one of
+    :data:`REPORT_VERSION` in place (each member it names otherwise renamed, at the top level and
+    in ``run``, and its ``rerun`` command spelt as this kit spells it); the one-line notice that
+    says so."""
+    version = document["reportVersion"]
+    renamed: list[tuple[str, str]] = []
+    for old, new in OLDER_REPORT_VERSIONS[version]:
+        for where, part in (("$", document), ("$.run", document.get("run"))):
+            if isinstance(part, dict) and old in part and new not in part:
+                part[new] = part.pop(old)
+                renamed.append((f"{where}.{old}", f"{where}.{new}"))
+    rerun = document.get("rerun")
+    if isinstance(rerun, str):
+        document["rerun"] = re.sub(r"(?<=\s)--(?:examples|budget)(?=\s)", "--effort", rerun)
+    document["reportVersion"] = REPORT_VERSION
+    fields = f" ({', '.join(f'{old} as {new}' for old, new in renamed)})" if renamed else ""
+    return (f"report version {version}: read as version {REPORT_VERSION}{fields}; rerun the "
+            "check with this eventproof to write the current version")
 
 
 def unchecked_report(command: str, verdict: RunVerdict) -> dict[str, Any]:
@@ -607,7 +634,7 @@ def _card(column: _Column, badge_href: str) -> str:
         f'<ul class="profiles">{profiles}</ul>'
         + f'<p class="meta">{name} <span class="ver">{_e(column.version)}</span> · '
         f'{_e(language or "language not stated")} · '
-        f'fit {_e(capabilities["fitStrategy"])} · budget {_e(report["budget"])} · {_e(seed)}'
+        f'fit {_e(capabilities["fitStrategy"])} · effort {_e(report["effort"])} · {_e(seed)}'
         f' · {int(report["calls"])} calls in {float(report["durationSeconds"]):.1f} s</p>'
         f'<p class="meta">eventproof {_e(report["suiteVersion"])}, spec '
         f'{_e(report["specVersion"])} · <a href="{_e(badge_href)}">badge</a> · '
@@ -717,8 +744,9 @@ def write_matrix(directory: str | os.PathLike[str],
         raise MatrixError(f"{target}: exists and is not a directory; give a directory for "
                           "the page and its badges")
     for _source, report in reports:
-        if DISAGREEMENT in report and on_note is not None:
-            on_note(str(report[DISAGREEMENT]))
+        for member in (OLDER_VERSION, DISAGREEMENT):
+            if member in report and on_note is not None:
+                on_note(str(report[member]))
     columns = _columns(reports, labels)
     badge_names = [f"badges/{column.slug}.json" for column in columns]
     page = target / page_name

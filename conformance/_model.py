@@ -35,9 +35,9 @@ FIT_STRATEGIES: tuple[FitStrategy, ...] = ("halving", "maximal")
 
 @dataclass(frozen=True)
 class Family:
-    """One kind of input an operation's search covers, and its share of the example budget.
+    """One kind of input an operation's search covers, and its share of the examples.
 
-    The engine searches each family on its own, with ``weight / total weight`` of the budget:
+    The engine searches each family on its own, with ``weight / total weight`` of the examples:
     stratified, so a kind of input that only a few rules judge (an erroneous ``message_update``,
     a line of exactly ``maxBytes``) is tried as often in every run, whatever Hypothesis' own
     generation favours.
@@ -49,11 +49,11 @@ class Family:
     strategy: Any
     #: The rule ids this family is built to reach (empty: every rule of the operation).
     aims: tuple[str, ...] = ()
-    #: A fixed share, on top of the weighted budget and the same at every budget: a family of
+    #: A fixed share, on top of the weighted examples and the same at every effort: a family of
     #: this many distinct inputs (a choice among them, nothing else drawn), which Hypothesis,
     #: never trying an input twice, tries once each; or one whose every input meets all it
     #: is for (a tour of every shape), which more examples would only make slower. It takes
-    #: nothing from the other families, whose shares stay what the budget gives them.
+    #: nothing from the other families, whose shares stay what the effort gives them.
     examples: int | None = None
 
 
@@ -68,8 +68,8 @@ def family_per_side(
     """One family for each side of a threshold an input meets only once (a first record's
     share, a return against a window's end, a line against ``maxBytes``): ``strategy(offset)``
     draws inputs on that side, ``name(side)`` names its family. Each family has its own share
-    of every budget, so every run, on every seed, meets every side; one family drawing the side
-    at random would miss one on some seeds."""
+    of the examples at every effort, so every run, on every seed, meets every side; one family
+    drawing the side at random would miss one on some seeds."""
     return tuple(Family(name(side), weight, strategy(offset), aims) for side, offset in sides)
 
 
@@ -281,7 +281,7 @@ class Operation:
     reference: ReferenceAnswer
     #: The checks, in the order they judge; each yields violations of one or more ``rules``.
     checks: tuple[Check, ...]
-    #: Hypothesis ``target`` observations of an input (used by the thorough budget).
+    #: Hypothesis ``target`` observations of an input (used by the thorough effort).
     observer: Observer | None
     #: The catch-all rule a crash or a broken answer is reported under.
     agreement_rule: str

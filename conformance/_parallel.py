@@ -3,7 +3,7 @@
 A check is made of family searches: for each operation, rounds of searches of its input families
 in order, a round ending at the first family that finds a violation (:class:`._engine.OpSearch`).
 In deterministic mode a family search is a function of the implementation, the operation, the
-family, its budget and the rules set aside, so it can run in any process.
+family, its share of the examples and the rules set aside, so it can run in any process.
 
 - :class:`Workers` runs the family searches of every selected operation in ``jobs`` worker
   processes (``--jobs``), each with its own copy of the implementation, started once (a
@@ -17,8 +17,8 @@ family, its budget and the rules set aside, so it can run in any process.
   coverage, notes and the count of calls are those of one process. What one process carries
   from one search to the next about a *hanging* implementation (a shorter deadline after a first
   hang, an input that hung is not sent again) stays in each worker, so a hanging implementation
-  may see other deadlines. The restart budget is the run's, shared by every worker
-  (:class:`._adapters.restarts.RestartBudget`): an implementation that can no longer answer is
+  may see other deadlines. The restart limit is the run's, shared by every worker
+  (:class:`._adapters.restarts.RestartCount`): an implementation that can no longer answer is
   given up on in all of them at once, the requests under way abandoned.
 
 What a worker sends back is pickled flat (:mod:`._flat`), so no answer's depth can stop it; a
@@ -58,7 +58,7 @@ from typing import Any
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from . import _adapters, _flat
-from ._adapters.restarts import RestartBudget
+from ._adapters.restarts import RestartCount
 from ._adapters.subprocess import SubprocessAdapter
 from ._engine import (
     ABANDONED_REASON,
@@ -101,7 +101,7 @@ class _Task:
     settings: _Settings
     op: str
     family: str
-    budget: int
+    examples: int
     excluded: frozenset[str]
     slot: int
     number: int
@@ -153,20 +153,20 @@ def _quiet_signals(unraisable: Any) -> None:
     sys.__unraisablehook__(unraisable)
 
 
-def share_budget(adapter: _adapters.Adapter, budget: RestartBudget) -> None:
-    """Make ``adapter`` count its restarts in the run's shared ``budget`` (spec/protocol.md
-    §7.4: one budget per run, whatever the number of worker processes)."""
+def share_restarts(adapter: _adapters.Adapter, restarts: RestartCount) -> None:
+    """Make ``adapter`` count its restarts in the run's shared ``restarts`` (spec/protocol.md
+    §7.4: one restart limit per run, whatever the number of worker processes)."""
     if isinstance(adapter, SubprocessAdapter):
-        adapter.budget = budget
+        adapter.restart_count = restarts
 
 
 def _start_worker(impl: Any, timeout: float, use_shell: bool, isolate: bool,
-                  stop_flags: Any, notices: Any, budget: RestartBudget, starts: Any) -> None:
+                  stop_flags: Any, notices: Any, restarts: RestartCount, starts: Any) -> None:
     """Pool initializer: start the implementation once for every task of this process, and
     tell the driver on ``starts`` how it went (None, or the error its start raised)."""
     starts.cancel_join_thread()  # an entry the driver no longer reads never holds up an exit
     try:
-        _start_implementation(impl, timeout, use_shell, isolate, stop_flags, notices, budget)
+        _start_implementation(impl, timeout, use_shell, isolate, stop_flags, notices, restarts)
     finally:
         failed = _WORKER.failed
         try:
@@ -177,7 +177,7 @@ def _start_worker(impl: Any, timeout: float, use_shell: bool, isolate: bool,
 
 
 def _start_implementation(impl: Any, timeout: float, use_shell: bool, isolate: bool,
-                          stop_flags: Any, notices: Any, budget: RestartBudget) -> None:
+                          stop_flags: Any, notices: Any, restarts: RestartCount) -> None:
     """Start the implementation once for every task of this worker process."""
     for number in ENDING_SIGNALS:
         if signal.getsignal(number) is not signal.SIG_IGN:  # as the driver: nohup's SIGHUP
@@ -195,7 +195,7 @@ def _start_implementation(impl: Any, timeout: float, use_shell: bool, isolate: b
         # Run when the worker process ends, however it was started (a forked process skips
         # atexit).
         multiprocessing_util.Finalize(adapter, adapter.stop, exitpriority=10)
-        share_budget(adapter, budget)
+        share_restarts(adapter, restarts)
         _WORKER.handshake = adapter.start()
     except Exception as error:  # raised by every task, as one process's start would raise it
         _WORKER.failed = error
@@ -276,7 +276,7 @@ def _searched(task: _Task) -> FamilySearch:
     state = _WORKER.states.setdefault(task.op, _OpState(timeout=engine.timeout))
     _WORKER.in_task = True
     try:
-        return engine.search_family(op, families[task.family], task.budget, task.excluded,
+        return engine.search_family(op, families[task.family], task.examples, task.excluded,
                                     state, number=task.number)
     finally:
         _WORKER.in_task = False
@@ -351,14 +351,14 @@ class Workers:
         #: shrink it): the families after it are not needed, and the next round can start;
         #: and ``(task number, event)``: the examples a search judged so far (:mod:`._progress`).
         self._notices = context.Queue()
-        #: The run's restart budget, shared by every worker's implementation.
-        self.budget = RestartBudget(context=context)
+        #: The run's restart limit, shared by every worker's implementation.
+        self.restarts = RestartCount(context=context)
         #: How each worker's start went: None, or the error it raised (one entry per worker).
         self._starts = context.Queue()
         self._pool = ProcessPoolExecutor(
             max_workers=jobs, mp_context=context, initializer=_start_worker,
             initargs=(impl, timeout, use_shell, isolate, self._flags, self._notices,
-                      self.budget, self._starts))
+                      self.restarts, self._starts))
         self._readies = [self._pool.submit(_ready) for _ in range(jobs)]
         self._numbers = 0
         #: Family searches that ran ahead in vain (a family before them found a violation, or
@@ -517,7 +517,7 @@ class Workers:
                 self._numbers += 1
                 task = _Task(settings=settings, op=search.op.name,
                              family=search.families[family].name,
-                             budget=search.budgets[family], excluded=round_.excluded,
+                             examples=search.shares[family], excluded=round_.excluded,
                              slot=slot, number=self._numbers,
                              remaining=(None if engine.ends_at is None
                                         else engine.ends_at - time.monotonic()))
@@ -544,7 +544,7 @@ class Workers:
             search = searches[sent.search]
             self.forward(engine, ExamplesJudged(
                 op=search.op.name, family=result.family, round=len(sent.round.excluded) + 1,
-                search=sent.number, judged=result.examples, planned=search.budgets[sent.family]))
+                search=sent.number, judged=result.examples, planned=search.shares[sent.family]))
 
         def read_notices() -> None:
             while True:

@@ -86,7 +86,7 @@ def _merge(reports: tuple[Path, ...], out: Path, console: Console, *,
            junit: Path | None, markdown: Path | None) -> None:
     from ._errors import HarnessError
     from ._json import dumps_json
-    from ._matrix import DISAGREEMENT, MatrixError, load_report
+    from ._matrix import DISAGREEMENT, OLDER_VERSION, MatrixError, load_report
     from ._reports import write_junit, write_markdown
     from ._results import report_from_document, verdict_of_document
     from ._schemas import schema_issues
@@ -98,9 +98,10 @@ def _merge(reports: tuple[Path, ...], out: Path, console: Console, *,
             document = load_report(path)
         except MatrixError as error:
             _die(str(error))
-        disagreement = document.pop(DISAGREEMENT, None)
-        if disagreement:
-            _note(str(disagreement))
+        for member in (OLDER_VERSION, DISAGREEMENT):
+            notice = document.pop(member, None)
+            if notice:
+                _note(str(notice))
         issues = schema_issues(document, "report.json#/$defs/checked")
         if issues:
             _die(f"{path}: not a report of this eventproof ({issues[0]}); give the files "
@@ -132,8 +133,9 @@ def _merge(reports: tuple[Path, ...], out: Path, console: Console, *,
 
 
 def _note(message: str) -> None:
-    """A report read back whose stored verdict is not the one its results give: said on
-    stderr (the page, the badge and the merge show the verdict judged again)."""
+    """A report read back whose stored verdict is not the one its results give (the page, the
+    badge and the merge show the verdict judged again), or of an older version: said on
+    stderr."""
     from ._console import console as _console
 
     _console(stderr=True).print(Text.assemble(("note:", "bold yellow"), " ", message),

@@ -452,7 +452,7 @@ def run_document(report: RunReport) -> dict[str, Any]:
         else str(report.implementation.get("name", "")),
         "suiteVersion": SUITE_VERSION, "specVersion": _spec_version(),
         "protocolVersion": PROTOCOL_VERSION, "seed": report.seed,
-        "deterministic": report.deterministic, "budget": report.budget,
+        "deterministic": report.deterministic, "effort": report.effort,
         "maxExamples": invocation.max_examples if invocation is not None else None,
         "ops": list(invocation.ops if invocation is not None and invocation.ops is not None
                     else OPS),
@@ -490,7 +490,7 @@ def report_document(
         "protocolVersion": PROTOCOL_VERSION,
         "implementation": dict(report.implementation),
         "capabilities": _capabilities_document(report.capabilities),
-        "budget": report.budget,
+        "effort": report.effort,
         "seed": report.seed,
         "deterministic": report.deterministic,
         "durationSeconds": _seconds(report.duration),
@@ -613,7 +613,7 @@ def _properties(report: RunReport) -> list[tuple[str, object]]:
         *((f"implementation.{key}", value) for key, value in report.implementation.items()
           if isinstance(value, str | int | float | bool)),
         ("seed", "none (deterministic)" if report.seed is None else report.seed),
-        ("deterministic", report.deterministic), ("budget", report.budget),
+        ("deterministic", report.deterministic), ("effort", report.effort),
         ("spec-version", _spec_version()), ("suite-version", SUITE_VERSION),
         ("fit-strategy", report.capabilities.fit_strategy),
         ("conforms", report.verdict.conforms), ("exit-code", int(report.verdict.exit_code)),
@@ -757,7 +757,7 @@ def markdown_summary(
     lines = [
         f"# {mark} eventproof: {_cell(_impl_label(report.implementation))} {verdict}",
         "",
-        f"Spec {_spec_version()}, eventproof {SUITE_VERSION}; examples {_code(report.budget)}, "
+        f"Spec {_spec_version()}, eventproof {SUITE_VERSION}; effort {_code(report.effort)}, "
         f"seed {seed}, {report.calls} calls in {report.duration:.1f} s; "
         f"fit strategy {_code(report.capabilities.fit_strategy)}.",
         "",
@@ -925,7 +925,7 @@ def render_console(
     seed = "deterministic" if report.seed is None else f"seed {report.seed}"
     _out(console, Text(
         f"eventproof {SUITE_VERSION} (spec {_spec_version()}) checked "
-        f"{_impl_label(report.implementation)}: examples {report.budget}, {seed}, "
+        f"{_impl_label(report.implementation)}: effort {report.effort}, {seed}, "
         f"{report.calls} calls in {report.duration:.1f} s", style="bold"))
     for op in _ops_in(report):
         results = [result for result in report.results if result.rule.op == op]

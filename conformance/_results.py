@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import IntEnum, StrEnum
@@ -145,7 +146,7 @@ class Invocation:
     #: The operations checked (None: every operation).
     ops: tuple[str, ...] | None = None
     timeout: float = 10.0
-    budget: str = "default"
+    effort: str = "default"
     max_examples: int | None = None
     seed: int | None = None
     deterministic: bool = True
@@ -189,7 +190,7 @@ class Invocation:
         if self.shard is not None:
             words.append(f"--shard {self.shard[0]}/{self.shard[1]}")
         words.extend(f"--rule {rule}" for rule in self.rules)
-        words.append(f"--examples {self.budget}")
+        words.append(f"--effort {self.effort}")
         if self.max_examples is not None:
             words.append(f"--max-examples {self.max_examples}")
         words.append("--deterministic" if self.deterministic or self.seed is None
@@ -255,8 +256,9 @@ class RunReport:
     implementation: dict[str, Any]
     capabilities: Capabilities
     results: list[RuleResult]
-    #: The example budget's name (``quick``, ``default``, ``thorough``) or ``custom``.
-    budget: str
+    #: The effort of the searches (``quick``, ``default``, ``thorough``), which set their number
+    #: of examples (unless ``--max-examples`` overrode it).
+    effort: str
     seed: int | None
     deterministic: bool
     duration: float = 0.0
@@ -274,6 +276,13 @@ class RunReport:
     #: When the run began (``time.time()``; 0.0 when unknown): case files written since then by
     #: another run on the same state directory are that run's, never cleaned up by this one.
     started_at: float = 0.0
+
+    @property
+    def budget(self) -> str:
+        """The old name of :attr:`effort` (budget names the budget profile only)."""
+        warnings.warn("RunReport.budget is now RunReport.effort: budget names the budget "
+                      "profile only", DeprecationWarning, stacklevel=2)
+        return self.effort
 
     def verdict_rows(self) -> list[RuleRow]:
         """What :func:`judge_run` reads of each result, in order."""
@@ -954,13 +963,13 @@ def report_from_document(document: Mapping[str, Any]) -> RunReport:
             variable_max_bytes=capabilities.get("variableMaxBytes", True),
             lone_surrogates=capabilities.get("loneSurrogates", True),
             numbers=capabilities.get("numbers", "exact")),
-        results=results, budget=document["budget"], seed=document["seed"],
+        results=results, effort=document["effort"], seed=document["seed"],
         deterministic=document["deterministic"], duration=document["durationSeconds"],
         calls=document["calls"], allow_untested=document["allowUntested"],
         cut_short=str((document.get("verdict") or {}).get("ending", "")),
         invocation=Invocation(
             impl=run.get("impl") or None, ops=tuple(run["ops"]) if run.get("ops") else None,
-            timeout=run.get("timeout") or 10.0, budget=document["budget"],
+            timeout=run.get("timeout") or 10.0, effort=document["effort"],
             max_examples=run.get("maxExamples"), seed=document["seed"],
             deterministic=document["deterministic"],
             allow_untested=document["allowUntested"]) if run else None)

@@ -39,7 +39,7 @@ Face = Literal["cli", "env", "python", "pytest", "ini", "action"]
 #: The faces a setting is exposed on, in the table's order (``env``/``ini`` go with these).
 FACES: tuple[Face, ...] = ("cli", "python", "pytest", "action")
 
-#: The example efforts by name: examples per operation search (``_engine.BUDGETS``' keys).
+#: The efforts by name: examples per operation search (``_engine.EFFORTS``' keys).
 EFFORTS = ("quick", "default", "thorough")
 #: What a textual face (the pytest ini file, the action) reads as true and as false.
 TRUE, FALSE = ("true", "1", "yes"), ("false", "0", "no")
@@ -126,7 +126,7 @@ JOBS = Kind[int | str](
                       "e.g. {example}"},
     valid_on={"python": lambda value: _whole(value) and value >= 1},
     resolve=lambda value: min(usable_cores(), AUTO_JOBS_LIMIT) if value == "auto" else value)
-EFFORT = Kind[str]("an example effort", str.strip, lambda value: value in EFFORTS,
+EFFORT = Kind[str]("an effort", str.strip, lambda value: value in EFFORTS,
                    fix=f"use one of {', '.join(EFFORTS)}: e.g. {{example}}", textual=True)
 WHOLE = Kind[int]("a whole number", int, _whole)
 COUNT = Kind[int]("a whole number of at least 1", int, lambda value: _whole(value) and value >= 1)
@@ -356,24 +356,25 @@ SETTINGS = Table(
                      "ends once every rule asked for is broken, and the reports hold these "
                      "rules."}),
     Setting(
-        "examples", "quick | default | thorough", "default",
-        "The example effort: examples per operation search, quick 60, default 200, thorough "
+        "effort", "quick | default | thorough", "default",
+        "How hard each operation search tries, in examples: quick 60, default 200, thorough "
         "2000.",
-        cli=("--examples",), python="examples", pytest="--eventproof-examples",
-        action="examples", kind=EFFORT, example="quick", blank_is_default=False,
-        old={"cli": ("--budget", "--profile"), "python": ("budget",),
-             "pytest": ("--eventproof-budget",), "action": ("budget",)},
-        help={"cli": "Examples per operation search: quick 60, default 200, thorough 2000 "
-                     "(and each operation's every-shape inputs on top: 3 to 22).",
-              "pytest": "Examples per operation search (default: default; --eventproof-budget "
-                        "is its old name).",
-              "ini": "examples per operation search: quick, default or thorough (as "
-                     "--eventproof-examples)"}),
+        cli=("--effort",), python="effort", pytest="--eventproof-effort",
+        action="effort", kind=EFFORT, example="quick", blank_is_default=False,
+        # The pytest plugin adds its old names itself, to tell their use (pytest_plugin._effort).
+        old={"cli": ("--examples", "--budget", "--profile"), "python": ("examples", "budget"),
+             "action": ("examples", "budget")},
+        help={"cli": "How hard each operation search tries, in examples: quick 60, default 200, "
+                     "thorough 2000 (and each operation's every-shape inputs on top: 3 to 22).",
+              "pytest": "How hard each operation search tries (default: default; "
+                        "--eventproof-examples and --eventproof-budget are its old names).",
+              "ini": "how hard each operation search tries: quick, default or thorough (as "
+                     "--eventproof-effort)"}),
     Setting(
         "max_examples", "integer >= 1", None,
-        "Overrides the example effort with this many examples per operation search.",
+        "Overrides the effort with this many examples per operation search.",
         cli=("--max-examples",), python="max_examples", kind=COUNT, example="50",
-        help={"cli": "Override --examples with this many examples per operation search."}),
+        help={"cli": "Override --effort with this many examples per operation search."}),
     Setting(
         "seed", "integer", None,
         "Seeds a random search (random when not given; ignored by a derandomized one).",
@@ -418,7 +419,7 @@ SETTINGS = Table(
         example="600",
         help={"cli": "Seconds the whole run may take: then the search ends, what was not judged "
                      "is reported untested and every report is still written. Default: 120 + 1 "
-                     "per example of --examples + 20 x --timeout."}),
+                     "per example of --effort + 20 x --timeout."}),
     Setting(
         "isolate", "bool", True,
         "Runs a python: implementation in a worker process behind spec/protocol.md (an object "

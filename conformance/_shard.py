@@ -3,7 +3,7 @@
 
 A slice holds whole operations (an operation's rounds need one driver); every machine splits the
 same operations the same way. Each sliced report records the run it is a slice of (the JSON
-report's ``run``: the implementation, the kit and spec versions, the seed, the budget and the
+report's ``run``: the implementation, the kit and spec versions, the seed, the effort and the
 operations of the whole run, and its own ``K/N``), so that a merge can refuse a set with a
 slice missing, a slice repeated, or slices of different runs, instead of calling a part of a run
 the whole. The merged report's verdict is :func:`._results.verdict_of_document` of the joined
@@ -24,9 +24,10 @@ from ._results import OUTCOMES, verdict_of_document
 #: Relative cost of each operation's search, for balancing the slices of ``--shard`` and for
 #: starting the heaviest operations' searches first under ``--jobs``: tenths of a second of
 #: family searches, measured on the bundled reference (``eventproof run --deterministic``,
-#: default budget, isolated). Every operation gets the same budget per round, so the budgets
-#: do not tell operations apart: the cost of an example does (details and project build large
-#: batches and lines), and so does the number of rounds, which only the implementation decides.
+#: default effort, isolated). Every operation gets the same examples per round, so the
+#: examples do not tell operations apart: the cost of an example does (details and project
+#: build large batches and lines), and so does the number of rounds, which only the
+#: implementation decides.
 WEIGHT = {"details": 34, "project": 24, "roster": 22, "select": 12, "settle": 12,
            "classify": 12, "fold": 10, "publish": 9, "lane": 7}
 
@@ -69,7 +70,7 @@ def shard_ops(ops: tuple[str, ...], shard: tuple[int, int]) -> tuple[str, ...]:
 #: The members of a report's ``run`` that say which run it belongs to: slices of one run agree on
 #: all of them.
 RUN_KEYS = ("impl", "suiteVersion", "specVersion", "protocolVersion", "seed", "deterministic",
-            "budget", "maxExamples", "ops", "fitStrategy", "timeout", "allowUntested")
+            "effort", "maxExamples", "ops", "fitStrategy", "timeout", "allowUntested")
 
 
 def run_id(run: Mapping[str, Any]) -> str:
@@ -110,7 +111,7 @@ def merge_documents(documents: Sequence[Mapping[str, Any]], names: Sequence[str]
             raise HarnessError(
                 f"{name} and {names[0]} are slices of different runs: run.{key} is "
                 f"{run.get(key)!r} in one and {first_run.get(key)!r} in the other; merge only "
-                "the slices of one run (the same implementation, kit, budget, seed and "
+                "the slices of one run (the same implementation, kit, effort, seed and "
                 "operations, --shard K/N of one N)")
     counts = {n for _, n in slices}
     if len(counts) > 1:

@@ -132,7 +132,7 @@ SECTION_ANCHORS: Mapping[str, str] = {
     "protocol.md#7.1": "71-deadlines",
     "protocol.md#7.2": "72-crashes",
     "protocol.md#7.3": "73-broken-answers",
-    "protocol.md#7.4": "74-restarts-and-the-restart-budget",
+    "protocol.md#7.4": "74-restarts-and-the-restart-limit",
     "protocol.md#7.5": "75-what-a-program-must-not-do",
     "protocol.md#8": "8-implementations-in-process-python",
     "protocol.md#9": "9-a-complete-program-in-python",

@@ -9,7 +9,8 @@ from eventproof.reference import SPEC_VERSION
 from ._protocol import PROTOCOL_VERSION
 
 __all__ = [
-    "HYPOTHESIS_VERSION", "PROTOCOL_VERSION", "REPORT_VERSION", "SPEC_VERSION", "SUITE_VERSION",
+    "HYPOTHESIS_VERSION", "OLDER_REPORT_VERSIONS", "PROTOCOL_VERSION", "REPORT_VERSION",
+    "SPEC_VERSION", "SUITE_VERSION",
 ]
 
 
@@ -26,4 +27,9 @@ SUITE_VERSION: str = _suite_version()
 #: same seed, so reports and case files record it.
 HYPOTHESIS_VERSION: str = version("hypothesis")
 #: The version of the JSON report's shape; bumped on any incompatible change to schemas/report.json.
-REPORT_VERSION = 3
+#: Version 4 calls the searches' effort ``effort`` (version 3: ``budget``).
+REPORT_VERSION = 4
+#: Older report versions still read back (``eventproof report``, ``--merge``, ``--html``), each
+#: with the members it names otherwise: ``(old name, current name)``, at the top level and in
+#: ``run``.
+OLDER_REPORT_VERSIONS: dict[int, tuple[tuple[str, str], ...]] = {3: (("budget", "effort"),)}

@@ -238,7 +238,7 @@ class _Grouped(click.Command):
     #: Section title -> the options' first long names, in the order they are listed.
     SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("What to check", ("--impl", "--ops", "--rule", "--fit", "--shell", "--isolate")),
-        ("How hard to search", ("--examples", "--max-examples", "--seed", "--deterministic",
+        ("How hard to search", ("--effort", "--max-examples", "--seed", "--deterministic",
                                 "--timeout", "--max-time", "--exitfirst", "--jobs")),
         ("Reports", ("--json", "--junit", "--markdown", "--reports", "--html", "--label",
                      "--timings", "--verbose")),
@@ -314,18 +314,19 @@ def _jobs(value: str | int, ctx: click.Context | None = None) -> int:
                           else "cli") from None
 
 
-def _examples(examples: str | None, **old: str | None) -> str:
-    """``--examples``, or an old spelling of it (``--budget``, ``--profile``) with a notice on
-    stderr: "budget" names the budget profile, "profile" a rule set."""
-    chosen = examples
+def _effort(effort: str | None, **old: str | None) -> str:
+    """``--effort``, or an old spelling of it (``--examples``, ``--budget``, ``--profile``) with
+    a notice on stderr: "examples" counts the inputs a search draws (``--max-examples``),
+    "budget" names the budget profile, "profile" a rule set."""
+    chosen = effort
     for name, value in old.items():
         if value is None:
             continue
         flag = f"--{name.removeprefix('old_')}"
         if chosen is not None and chosen != value:
-            raise click.UsageError(f"--examples {chosen} and {flag} {value} disagree; {flag} is "
-                                   "an old name of --examples: drop it")
-        click.echo(f"eventproof: {flag} is now --examples (use --examples {value}); the old "
+            raise click.UsageError(f"--effort {chosen} and {flag} {value} disagree; {flag} is "
+                                   "an old name of --effort: drop it")
+        click.echo(f"eventproof: {flag} is now --effort (use --effort {value}); the old "
                    "name will be removed in the next release", err=True)
         chosen = value
     return chosen or "default"
@@ -346,13 +347,15 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
 @click_option("impl", "impls", multiple=True, callback=_non_blank_impls)
 @fit_option
 @click_option("rules", "rule_ids", multiple=True)
-@click_option("examples", type=click.Choice(EFFORTS))
+@click_option("effort", type=click.Choice(EFFORTS))
+@click.option("--examples", "old_examples", type=click.Choice(EFFORTS), default=None, hidden=True,
+              help="Old spelling of --effort (examples counts inputs, --max-examples).")
 @click.option("--budget", "old_budget", type=click.Choice(EFFORTS),
               default=None, hidden=True,
-              help="Old spelling of --examples (budget names the budget profile now).")
+              help="Old spelling of --effort (budget names the budget profile now).")
 @click.option("--profile", "old_profile", type=click.Choice(EFFORTS),
               default=None, hidden=True,
-              help="Old spelling of --examples (a profile is a rule set now).")
+              help="Old spelling of --effort (a profile is a rule set now).")
 @click_option("max_examples", type=click.IntRange(min=1))
 @click_option("seed", type=int)
 @click_option("deterministic")
@@ -380,7 +383,8 @@ def _non_blank_impls(ctx: click.Context, param: click.Parameter,
 @click_option("progress", "no_progress", is_flag=True)
 @click_option("verbose", is_flag=True)
 def run(
-    impls: tuple[str, ...], rule_ids: tuple[str, ...], fit: str, examples: str | None,
+    impls: tuple[str, ...], rule_ids: tuple[str, ...], fit: str, effort: str | None,
+    old_examples: str | None,
     old_budget: str | None,
     old_profile: str | None,
     max_examples: int | None, seed: int | None,
@@ -408,7 +412,8 @@ def run(
     _writable_file("--json", json_path)
     report_stream = _report_stream(to_stdout)
     console = _console(stderr=to_stdout)
-    effort = _examples(examples, old_budget=old_budget, old_profile=old_profile)
+    effort = _effort(effort, old_examples=old_examples, old_budget=old_budget,
+                     old_profile=old_profile)
     wanted = _parse_ops(ops)
     if update_expectations and expect is None:
         raise click.UsageError("--update-expectations needs --expect FILE to know what to rewrite")
@@ -472,7 +477,7 @@ def run(
 
     with _user_errors():
         options = CheckOptions(
-            ops=wanted, shard=parsed, jobs=jobs, examples=effort, max_examples=max_examples,
+            ops=wanted, shard=parsed, jobs=jobs, effort=effort, max_examples=max_examples,
             seed=seed, deterministic=is_deterministic, timeout=timeout, use_shell=use_shell,
             database=state_dir / "examples", allow_untested=allow_untested,
             max_time=max_time, isolate=isolate, exitfirst=exitfirst,

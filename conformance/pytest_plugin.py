@@ -2,7 +2,7 @@
 
 Installed with eventproof (the ``pytest11`` entry point ``eventproof``; with plugin autoloading
 off, ``-p eventproof``). Every option can be set in the project's pytest configuration instead
-(``eventproof_impl``, ``eventproof_examples``, ``eventproof_seed``, ``eventproof_expect``,
+(``eventproof_impl``, ``eventproof_effort``, ``eventproof_seed``, ``eventproof_expect``,
 ``eventproof_timeout``, ``eventproof_shell`` in pytest.ini's ``[pytest]`` or pyproject.toml's
 ``[tool.pytest.ini_options]``; the command line wins). With no implementation configured it does
 nothing at all (an ``eventproof::…`` node id is then a usage error that says how to configure
@@ -101,7 +101,7 @@ class _Run:
     process)."""
 
     impl: str
-    budget: str
+    effort: str
     seed: int | None
     timeout: float
     use_shell: bool
@@ -125,19 +125,19 @@ class _Run:
         if op in self.reports or op in self.op_problems or self.problem is not None:
             return
         from ._check import CheckOptions, check
-        from ._engine import BUDGETS, default_max_time
+        from ._engine import EFFORTS, default_max_time
         from ._errors import HarnessError, ImplementationError, ProtocolError
         from ._replay import save_failures
         from ._results import apply_expectations
 
         if self.deadline is None:
-            self.deadline = time.monotonic() + default_max_time(BUDGETS[self.budget],
+            self.deadline = time.monotonic() + default_max_time(EFFORTS[self.effort],
                                                                 self.timeout)
         # Past the bound the engine still starts, judges nothing and names the rules untested.
         remaining = max(self.deadline - time.monotonic(), 1e-3)
         try:
             report = check(self.impl, CheckOptions(
-                ops=(op,), examples=self.budget, seed=self.seed,
+                ops=(op,), effort=self.effort, seed=self.seed,
                 deterministic=self.seed is None, timeout=self.timeout, use_shell=self.use_shell,
                 max_time=remaining))
         except (ImplementationError, ProtocolError) as error:
@@ -334,7 +334,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     # The command line wins over the file. Both come from the table of settings.
     from ._settings import pytest_options
 
-    pytest_options(parser, parser.getgroup("eventproof", "eventproof conformance checks"))
+    group = parser.getgroup("eventproof", "eventproof conformance checks")
+    pytest_options(parser, group)
+    # The old names of --eventproof-effort and eventproof_effort, each its own option so that
+    # using one is told (_effort).
+    for old in OLD_EFFORT_OPTIONS:
+        group.addoption(f"--eventproof-{old}", dest=f"eventproof_{old}", choices=EFFORTS,
+                        default=None, help="Old name of --eventproof-effort.")
+    parser.addini("eventproof_examples", "old name of eventproof_effort", default=None)
 
 
 def _setting(config: pytest.Config, name: str) -> tuple[Any, Face]:
@@ -353,6 +360,50 @@ def _setting(config: pytest.Config, name: str) -> tuple[Any, Face]:
     return entry.parse(str(text).strip(), "ini"), "ini"
 
 
+#: The efforts of a search, by name.
+EFFORTS = ("quick", "default", "thorough")
+#: Old names of ``--eventproof-effort`` (``eventproof_examples`` in the configuration file too),
+#: accepted with a deprecation warning: "examples" counts the inputs a search draws, "budget"
+#: names the budget profile.
+OLD_EFFORT_OPTIONS = ("examples", "budget")
+
+
+def _effort(config: pytest.Config) -> tuple[str, Face]:
+    """``--eventproof-effort`` or ``eventproof_effort``, or one of their old names with a
+    deprecation warning naming the new one (the command line wins over the file); with the face
+    it came from (``pytest`` or ``ini``) for the table's check."""
+    from ._settings import SETTINGS
+
+    given = [(f"--eventproof-{name}", "--eventproof-effort", config.getoption(f"eventproof_{name}"))
+             for name in ("effort", *OLD_EFFORT_OPTIONS)]
+    face: Face = "pytest"
+    if all(value is None for _, _, value in given):
+        given = [(f"eventproof_{name}", "eventproof_effort", _ini(config, name))
+                 for name in ("effort", "examples")]
+        face = "ini"
+    chosen: tuple[str, str] | None = None
+    for where, new, value in given:
+        if value is None:
+            continue
+        if where != new:
+            config.issue_config_time_warning(pytest.PytestDeprecationWarning(
+                f"eventproof: {where} is now {new} ({new} {value}); the old name will be "
+                "removed in the next release"), stacklevel=2)
+        if chosen is not None and chosen[1] != value:
+            raise pytest.UsageError(f"eventproof: {chosen[0]} {chosen[1]} and {where} {value} "
+                                    f"disagree; {where} is an old name of {new}: drop it")
+        chosen = (where, value)
+    if chosen is None:
+        return SETTINGS["effort"].default_for("pytest"), "pytest"
+    return chosen[1], face
+
+
+def _ini(config: pytest.Config, name: str) -> str | None:
+    """``eventproof_<name>`` of the project's pytest configuration, or None when unset."""
+    text = config.getini(f"eventproof_{name}")
+    return None if text in (None, "", []) else str(text).strip()
+
+
 def _configured(config: pytest.Config) -> dict[str, Any]:
     """The plugin's settings, typed and checked by their entries of the table; a bad one is a
     usage error naming where it came from and the fix."""
@@ -361,7 +412,9 @@ def _configured(config: pytest.Config) -> dict[str, Any]:
     settings: dict[str, Any] = {}
     try:
         for entry in SETTINGS.on("pytest"):
-            value, face = _setting(config, entry.name)
+            # The effort may come under an old name, told with a warning (_effort).
+            value, face = (_effort(config) if entry.name == "effort"
+                           else _setting(config, entry.name))
             settings[entry.name] = entry.check(value, face)
     except SettingError as error:
         raise pytest.UsageError(str(error)) from None
@@ -428,7 +481,7 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(str(error)) from None
     subset = _subset(config)  # before the node ids are taken out of the arguments
     config.stash[_RUN] = _Run(
-        impl=impl, budget=settings["examples"], seed=settings["seed"],
+        impl=impl, effort=settings["effort"], seed=settings["seed"],
         timeout=settings["timeout"], use_shell=settings["shell"], expectations=expectations,
         failures_directory=config.rootpath / ".eventproof" / "failures",
         selection=_take_selection(config),
@@ -554,7 +607,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if run is None:
         return None
     how = "derandomized" if run.seed is None else f"seed {run.seed}"
-    lines = [f"eventproof: checking {shlex.quote(run.impl)} (examples {run.budget}, {how}, "
+    lines = [f"eventproof: checking {shlex.quote(run.impl)} (effort {run.effort}, {how}, "
              f"timeout {run.timeout:g} s)"]
     if config.stash.get(_SCHEDULES, False):
         lines.append("eventproof: pytest-xdist gives each operation's rules to one worker")

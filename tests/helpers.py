@@ -185,7 +185,7 @@ def conforms_on_a_quick_run(impl: Any, op: str, seed: int) -> bool:
     plant a wrong implementation hold the generators to catching it."""
     from eventproof.conformance import check_implementation
 
-    report = check_implementation(impl, ops=[op], examples="quick", seed=seed,
+    report = check_implementation(impl, ops=[op], effort="quick", seed=seed,
                                   deterministic=False, exitfirst=True, shrink=False)
     return report.verdict.conforms
 
@@ -195,7 +195,7 @@ def quick_inputs(op_name: str, seed: int | None = None) -> tuple[Any, ...]:
     """The inputs a quick search of ``op_name`` draws under the default capabilities: each
     family with its share of the quick budget, inside ``isolated_constants``, as the engine
     generates them (shrinking aside): derandomized, or from ``seed`` as a random run's."""
-    from eventproof.conformance._engine import BUDGETS, isolated_constants, split_budget
+    from eventproof.conformance._engine import EFFORTS, isolated_constants, split_examples
     from eventproof.conformance._model import Capabilities
     from eventproof.conformance._operations import operation
     from hypothesis import HealthCheck, Phase, given, settings
@@ -204,7 +204,7 @@ def quick_inputs(op_name: str, seed: int | None = None) -> tuple[Any, ...]:
     families = operation(op_name).families(Capabilities())
     drawn: list[Any] = []
     for index, (family, share) in enumerate(
-            zip(families, split_budget(BUDGETS["quick"], families), strict=True)):
+            zip(families, split_examples(EFFORTS["quick"], families), strict=True)):
         @settings(max_examples=share, derandomize=seed is None, database=None, deadline=None,
                   phases=[Phase.generate], suppress_health_check=list(HealthCheck))
         @given(family.strategy)

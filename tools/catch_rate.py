@@ -1,7 +1,7 @@
 """How often the default run catches each miniature, over many seeds (``nox -s catch-rate``).
 
 The miniature tests run each planted bug once, derandomized: they prove the bug *can* be caught
-within the default budget. This measures how robust that is: every miniature is checked with
+at the default effort. This measures how robust that is: every miniature is checked with
 ``--seeds`` different seeds (0, 1, 2, ... so a measurement can be repeated), and each run counts as
 caught when the miniature's own rule fails. The exit code is 1 when any miniature is missed at
 least once, so the figure can gate a change to the strategies.
@@ -14,7 +14,7 @@ spelling or member order) breaks no MUST rule unless a size it changes moves a l
 ``maxBytes``, so for it a failure of the SHOULD rule ``canon.bytes`` counts as caught as well; the
 ``MUST`` column shows how often a MUST rule alone caught it.
 
-    python -m tools.catch_rate --seeds 20 [--examples default] [--jobs N] [NAME ...]
+    python -m tools.catch_rate --seeds 20 [--effort default] [--jobs N] [NAME ...]
     python -m tools.catch_rate --set blind-wire --seeds 20 --jobs 2
 
 ``--set`` adds a whole set to the names: ``wire``, ``selection``, ``blind`` or ``blind-wire``
@@ -109,7 +109,7 @@ def _check(job: tuple[str, int, str, bool]) -> tuple[str, bool, bool, float, str
     """One run: (name, caught, caught by a MUST rule, seconds, the rules that caught it)."""
     from eventproof.conformance import check_implementation
 
-    name, seed, budget, shrink = job
+    name, seed, effort, shrink = job
     warnings.filterwarnings("ignore", category=HypothesisWarning)  # reprs of megabyte lines
     if not shrink:
         _without_shrinking()
@@ -120,7 +120,7 @@ def _check(job: tuple[str, int, str, bool]) -> tuple[str, bool, bool, float, str
     else:
         ops = (target.op,)
     started = time.perf_counter()
-    report = check_implementation(target.cls, ops=ops, examples=budget, seed=seed,
+    report = check_implementation(target.cls, ops=ops, effort=effort, seed=seed,
                                   deterministic=False,
                                   timeout=TIMEOUT if target.rule else BLIND_TIMEOUT,
                                   # a miniature's own rule settles it: no need for the last round
@@ -149,7 +149,7 @@ def main() -> int:
                         choices=("wire", "selection", "blind", "blind-wire", "blind-selection"),
                         help="add every member of a set")
     parser.add_argument("--seeds", type=int, default=20, help="runs per miniature")
-    parser.add_argument("--examples", default="default", help="quick, default or thorough")
+    parser.add_argument("--effort", default="default", help="quick, default or thorough")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--why", action="store_true",
                         help="name the rules that caught each run (on stderr)")
@@ -170,7 +170,7 @@ def main() -> int:
         names = [name for name, target in known.items()
                  if target.group in ("selection", "wire")]
     names = sorted(dict.fromkeys(names))
-    jobs = [(name, seed, args.examples, args.shrink)
+    jobs = [(name, seed, args.effort, args.shrink)
             for name in names for seed in range(args.seeds)]
     caught: Counter[str] = Counter()
     by_must: Counter[str] = Counter()
@@ -193,7 +193,7 @@ def main() -> int:
         print(f"{target.group:15} {name:{width}}  {caught[name]:3}/{args.seeds}  "
               f"{seconds[name] / args.seeds:5.1f} s/run{must}{mark}")
     total = sum(caught.values())
-    print(f"{total}/{len(jobs)} runs caught their miniature ({args.examples} budget, seeds 0-"
+    print(f"{total}/{len(jobs)} runs caught their miniature ({args.effort} effort, seeds 0-"
           f"{args.seeds - 1}); {len(missed)} miniature(s) missed at least once")
     return 1 if missed else 0
 

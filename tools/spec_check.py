@@ -184,7 +184,7 @@ def check_schema_examples(checkout: Checkout) -> list[Problem]:
     for path in sorted(checkout.examples.glob("*.json")):
         where = checkout.relative(path)
         if path.name not in names:
-            problems.append(f"{where}: there is no schemas/{path.name} for these examples")
+            problems.append(f"{where}: there is no schemas/{path.name} for these instances")
             continue
         examples, problem = _load_json(path, checkout)
         if problem:
@@ -192,7 +192,7 @@ def check_schema_examples(checkout: Checkout) -> list[Problem]:
             continue
         if not (isinstance(examples, dict) and set(examples) <= {"valid", "invalid"}
                 and all(isinstance(examples.get(k, []), list) for k in ("valid", "invalid"))):
-            problems.append(f'{where}: an examples file is {{"valid": [...], "invalid": [...]}}')
+            problems.append(f'{where}: an instances file is {{"valid": [...], "invalid": [...]}}')
             continue
         for label in ("valid", "invalid"):
             for index, example in enumerate(examples.get(label, [])):
@@ -406,7 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run every check and print the problems: exit 0, 1 with problems, 2 without a checkout."""
     parser = argparse.ArgumentParser(
         prog="python -m tools.spec_check",
-        description="Check schemas, schema examples, vectors and the spec against the registry.")
+        description="Check schemas, schema instances, vectors and the spec against the registry.")
     parser.add_argument("--root", type=Path, default=None,
                         help="the repository checkout (default: the current directory)")
     args = parser.parse_args(argv)
@@ -423,8 +423,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     vectors = sum(len(_vectors_of(c)) for c in _load_vector_files(checkout).files.values())
     print(f"spec check passed: {len(_schema_paths(checkout))} schemas, "
-          f"{len(list(checkout.examples.glob('*.json')))} example files, {vectors} vectors, "
-          f"{len(RULES)} rules")
+          f"{len(list(checkout.examples.glob('*.json')))} schema instance files, "
+          f"{vectors} vectors, {len(RULES)} rules")
     return 0
 
 

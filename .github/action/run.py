@@ -9,8 +9,8 @@ and when the report and the process disagree (or no report was written) the run 
 and the step exits 2.
 
 Inputs come from the environment, as action.yml maps them: ``INPUT_IMPL``, ``INPUT_OPS``,
-``INPUT_EXAMPLES`` (``INPUT_BUDGET``, its old name), ``INPUT_FIT``, ``INPUT_EXPECT``,
-``INPUT_REPORT_DIR``, ``INPUT_TIMEOUT``,
+``INPUT_EFFORT`` (``INPUT_EXAMPLES`` and ``INPUT_BUDGET``, its old names), ``INPUT_FIT``,
+``INPUT_EXPECT``, ``INPUT_REPORT_DIR``, ``INPUT_TIMEOUT``,
 ``INPUT_SHELL``, ``INPUT_JOBS``, ``INPUT_SHARD``, ``INPUT_MAX_TIME``, ``INPUT_ALLOW_UNTESTED``,
 ``INPUT_WORKING_DIRECTORY``. Run it with the Python that has eventproof installed: the operations
 it accepts are read from eventproof's operation table, and the inputs that are eventproof's
@@ -30,8 +30,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-#: The command-line flag that takes the example effort. The only place the action names it.
-EXAMPLES_FLAG = "--examples"
+#: The command-line flag that takes the search effort. The only place the action names it.
+EFFORT_FLAG = "--effort"
+EFFORTS = ("quick", "default", "thorough")
+#: Old names of the input ``effort``, kept working with a notice: "examples" counts the inputs a
+#: search draws, "budget" names the budget profile.
+OLD_EFFORT_INPUTS = ("examples", "budget")
 FITS = ("halving", "maximal")
 #: Outcomes that decide (or, for a SHOULD rule, would decide) the verdict: annotated.
 BROKEN = ("fail", "error", "crash", "timeout", "xpass")
@@ -82,6 +86,28 @@ def _flag(env: Mapping[str, str], name: str) -> bool:
     return bool(setting_value(name.replace("-", "_"), _input(env, name, "false")))
 
 
+def effort_input(env: Mapping[str, str]) -> str:
+    """The input ``effort``, or one of its old names (:data:`OLD_EFFORT_INPUTS`) with a notice
+    on the job's log naming the new one."""
+    name, effort = "effort", _input(env, "effort", "")
+    for old in OLD_EFFORT_INPUTS:
+        value = _input(env, old, "")
+        if not value:
+            continue
+        print(annotation("notice", "eventproof: old input name",
+                         f"input {old} is now effort (effort: {value}); the old name will be "
+                         "removed in the next release"), flush=True)
+        if effort and effort != value:
+            raise InputError(f"inputs {name} ({effort!r}) and {old} ({value!r}) disagree: {old} "
+                             "is an old name of effort; give effort only")
+        name, effort = old, value
+    effort = effort or "default"
+    if effort not in EFFORTS:
+        raise InputError(f"input {name}: {effort!r} is not a search effort; use one of "
+                         f"{', '.join(EFFORTS)}")
+    return effort
+
+
 def eventproof_args(env: Mapping[str, str], report_dir: Path, state_dir: Path) -> list[str]:
     """The ``eventproof run`` arguments for these inputs (raises InputError on a bad input)."""
     args = ["run", "--deterministic", "--no-progress",
@@ -92,12 +118,7 @@ def eventproof_args(env: Mapping[str, str], report_dir: Path, state_dir: Path) -
     impl = _input(env, "impl")
     if impl:
         args += ["--impl", impl]
-    examples = _input(env, "examples", "")
-    old = _input(env, "budget", "")  # the old name of the input: budget names a profile now
-    if examples and old and examples != old:
-        raise InputError(f"inputs examples ({examples!r}) and budget ({old!r}) disagree: budget "
-                         "is the old name of examples; give examples only")
-    args += [EXAMPLES_FLAG, setting_value("examples", examples or old or "default")]
+    args += [EFFORT_FLAG, effort_input(env)]
     fit = _input(env, "fit")
     if fit:
         if fit not in FITS:

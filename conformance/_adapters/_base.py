@@ -147,7 +147,7 @@ class Adapter(Protocol):
         ...
 
     def exhausted(self) -> bool:
-        """True when no further request can be answered (the restart budget is spent)."""
+        """True when no further request can be answered (the restart limit is reached)."""
         ...
 
 

@@ -1,4 +1,4 @@
-"""The restart budget of a run (spec/protocol.md §7.4): one count for the whole run, shared by
+"""The restart limit of a run (spec/protocol.md §7.4): one count for the whole run, shared by
 every operation, family search and worker process of ``--jobs``, so that a program that can no
 longer answer costs a bounded time in all, not a bounded time per search or per worker."""
 
@@ -8,7 +8,7 @@ import threading
 import time
 from typing import Any
 
-__all__ = ["MAX_RESTARTS", "RestartBudget"]
+__all__ = ["MAX_RESTARTS", "RestartCount"]
 
 #: Restarts in a row without an answered request before the program is given up on.
 MAX_RESTARTS = 3
@@ -17,7 +17,7 @@ _REASON_BYTES = 4096
 _IN_A_ROW, _GIVEN_UP, _STARTED, _GIVEN_UP_AT = range(4)
 
 
-class RestartBudget:
+class RestartCount:
     """Restarts in a row without an answered request, and whether, when and why the program was
     given up on. Local to one process by default; with a :mod:`multiprocessing` ``context``, in
     shared memory that the worker processes started from that context inherit."""
@@ -42,7 +42,7 @@ class RestartBudget:
         return int(self._numbers[_IN_A_ROW])
 
     def take(self) -> int | None:
-        """Count one restart: its number in the row (from 1), or None when the budget is spent
+        """Count one restart: its number in the row (from 1), or None when the limit is reached
         (or the program was given up on), in which case nothing is counted."""
         with self._lock:
             if self._numbers[_GIVEN_UP] or self._numbers[_IN_A_ROW] >= self.limit:

@@ -1,5 +1,5 @@
 """Programs in any language speaking spec/protocol.md on stdin/stdout: the handshake, one
-request at a time, restarts within a budget."""
+request at a time, restarts within a limit."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ from .pipes import (
     _StartFailed,
     _StderrRing,
 )
-from .restarts import MAX_RESTARTS, RestartBudget
+from .restarts import MAX_RESTARTS, RestartCount
 
 _STILL_OPEN = (" (a process it started kept its stdout open; it was killed with the whole "
                "process group)")
@@ -71,7 +71,7 @@ class SubprocessAdapter:
     replayed, at most ``max_restarts`` times in a row: an answered request resets the count, so
     a program that hangs on some inputs is checked to the end while one that can no longer
     answer anything is given up on; after that every request answers :class:`Crashed` at once.
-    The count is :attr:`budget`'s, which the run's worker processes share (``--jobs``): one
+    The count is :attr:`restart_count`'s, which the run's worker processes share (``--jobs``): one
     giving up ends the request under way in every other at once.
     stderr is read all the time into a bounded buffer.
     """
@@ -109,8 +109,8 @@ class SubprocessAdapter:
         self.max_line_bytes = max_line_bytes
         #: How many times the program was restarted so far.
         self.restarts = 0
-        #: The run's restart budget (replaced by a shared one in a worker process of --jobs).
-        self.budget = RestartBudget(max_restarts)
+        #: The run's restart limit (replaced by a shared one in a worker process of --jobs).
+        self.restart_count = RestartCount(max_restarts)
         self._env = None if env is None else dict(env)
         self._cwd = cwd
         self._use_shell = use_shell
@@ -162,11 +162,11 @@ class SubprocessAdapter:
     def restarts_in_a_row(self) -> int:
         """Restarts since the last answered request, in the whole run; bounded by
         :attr:`max_restarts`."""
-        return self.budget.in_a_row
+        return self.restart_count.in_a_row
 
     def given_up(self) -> str | None:
         """Why the run gave the program up (when, and the last failure), or None."""
-        return self._given_up or self.budget.given_up()
+        return self._given_up or self.restart_count.given_up()
 
     def run(self, op: str, input: Any, *, timeout: float | None = None) -> Response:
         if self._stopped:
@@ -175,13 +175,13 @@ class SubprocessAdapter:
         if self._changed is not None:
             raise self._changed  # every later request too: the run must stop
         response = self._run(op, input, timeout)
-        if (self._needs_restart and self._given_up is None and self.budget.spent()):
+        if (self._needs_restart and self._given_up is None and self.restart_count.spent()):
             # No restart is left: the program is given up on now, not at the next request.
             self._give_up(_failure_words(response))
         return response
 
     def _run(self, op: str, input: Any, timeout: float | None) -> Response:
-        if self._given_up is None and (elsewhere := self.budget.given_up()) is not None:
+        if self._given_up is None and (elsewhere := self.restart_count.given_up()) is not None:
             self._given_up = elsewhere  # another worker process gave the program up
         if self._needs_restart and self._given_up is None:
             self._restart()
@@ -205,7 +205,7 @@ class SubprocessAdapter:
         if isinstance(line, _Abandoned):
             program.kill()
             self._lost(program)
-            self._given_up = self.budget.given_up()
+            self._given_up = self.restart_count.given_up()
             return Crashed(f"{self._given_up}; {request.describe()} was under way and abandoned",
                            self._stderr.since(mark))
         if line is None:
@@ -245,7 +245,7 @@ class SubprocessAdapter:
                 self._lost(program)
                 error = _late_answer(error, value, previous) or error
             return Broken(error, self._stderr.since(mark))
-        self.budget.answered()
+        self.restart_count.answered()
         return _outcome_of_response(response)
 
     def _overlong(self, message: str, line: _Overlong) -> ProtocolError:
@@ -301,7 +301,7 @@ class SubprocessAdapter:
         return self._stderr.tail()
 
     def exhausted(self) -> bool:
-        return self.given_up() is not None or (self._needs_restart and self.budget.spent())
+        return self.given_up() is not None or (self._needs_restart and self.restart_count.spent())
 
     @property
     def peak_line_bytes(self) -> int:
@@ -362,7 +362,7 @@ class SubprocessAdapter:
 
     def _abandoned(self) -> bool:
         """Whether the run gave the program up (another worker process may have)."""
-        return self.budget.given_up() is not None
+        return self.restart_count.given_up() is not None
 
     def _shake_hands(self, program: _Program, *, restarted: bool = False) -> StartResponse:
         """Send the start request to a fresh program; on failure it is killed."""
@@ -414,13 +414,12 @@ class SubprocessAdapter:
         self._peak_line_bytes = max(self._peak_line_bytes, program.lines.peak)
 
     def _restart(self) -> None:
-        """Start the program afresh and replay the handshake, within the restart budget."""
+        """Start the program afresh and replay the handshake, within the restart limit."""
         reason = "it failed before"
-        while (number := self.budget.take()) is not None:
+        while (number := self.restart_count.take()) is not None:
             self.restarts += 1
-            self._stderr.append(
-                f"\n[eventproof: restart {number} of {self.budget.limit} in a row]\n".encode()
-            )
+            limit = self.restart_count.limit
+            self._stderr.append(f"\n[eventproof: restart {number} of {limit} in a row]\n".encode())
             try:
                 program = self._spawn()
                 again = self._shake_hands(program, restarted=True)
@@ -446,10 +445,11 @@ class SubprocessAdapter:
 
     def _give_up(self, last: str) -> None:
         """Give the program up for the rest of the run: every later request is a crash at once."""
-        self._given_up = self.budget.give_up(
-            f"restart budget exhausted: the program (--impl {shlex.quote(self.description)}) "
-            f"was restarted {self.budget.in_a_row} "
-            f"time(s) in a row without answering a request (max_restarts={self.budget.limit}, "
+        count = self.restart_count
+        self._given_up = count.give_up(
+            f"restart limit reached: the program (--impl {shlex.quote(self.description)}) "
+            f"was restarted {count.in_a_row} "
+            f"time(s) in a row without answering a request (max_restarts={count.limit}, "
             "counted across the whole run: every operation and worker process) and is not "
             f"started again; the last failure: {last}"
         )

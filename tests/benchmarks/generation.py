@@ -38,7 +38,7 @@ the generation tree's nodes kept alive (:func:`stable_tree_ids`) it does not dep
 
 ``speed`` times, per operation and in process time (this process's CPU time, which other jobs on
 the machine do not inflate), (1) generation alone: every family drawn as above with its share of
-the default budget (``split_budget``), observer included, the implementation no-op, ``--passes``
+the default budget (``split_examples``), observer included, the implementation no-op, ``--passes``
 times (5) after one untimed pass (the first draws from a strategy validate it, once per
 process); and (2) a
 whole ``check_implementation`` of the in-process reference on that operation at the default
@@ -245,7 +245,7 @@ def compare(recorded: dict[str, Any], current: dict[str, Any]) -> list[str]:
 def _speed_child(ops: list[str], budget: int, passes: int) -> dict[str, dict[str, float]]:
     """Examples per process-second of generation alone and of a whole reference check."""
     from eventproof.conformance import check_implementation
-    from eventproof.conformance._engine import split_budget
+    from eventproof.conformance._engine import split_examples
     from eventproof.reference import Reference
 
     # No replays are passed: every check is timed drawing its inputs, never replaying them.
@@ -262,12 +262,12 @@ def _speed_child(ops: list[str], budget: int, passes: int) -> dict[str, dict[str
 
         # Once untimed: the first draws from a strategy validate it and compute its label, a
         # cost a run pays once per process, not per example.
-        for family, share in zip(families, split_budget(budget, families), strict=True):
+        for family, share in zip(families, split_examples(budget, families), strict=True):
             search(op, family, share, seen)
         count = 0
         started = time.process_time()
         for _ in range(passes):
-            for family, share in zip(families, split_budget(budget, families), strict=True):
+            for family, share in zip(families, split_examples(budget, families), strict=True):
                 search(op, family, share, seen)
         generation = time.process_time() - started
         figures[name] = {"generated": count, "generation_s": generation}

@@ -1,8 +1,8 @@
 """How much faster ``eventproof run --jobs 2`` is than ``--jobs 1``, in paired rounds.
 
-Usage (from the repository root, default budget, 3 rounds)::
+Usage (from the repository root, default effort, 3 rounds)::
 
-    python tests/benchmarks/parallel.py [--rounds 3] [--examples default] [--jobs 2]
+    python tests/benchmarks/parallel.py [--rounds 3] [--effort default] [--jobs 2]
 
 Each round runs ``eventproof run --deterministic`` (the CLI, in a subprocess, the implementation
 isolated as by default) once with ``--jobs 1`` and once with ``--jobs N``, back to back, in an
@@ -51,14 +51,14 @@ IMPLEMENTATIONS = {
 }
 
 
-def timed_run(impl: str, jobs: int, budget: str, report: Path, state: Path) -> float:
+def timed_run(impl: str, jobs: int, effort: str, report: Path, state: Path) -> float:
     """Wall seconds of one ``eventproof run``; the JSON report goes to ``report`` (the case
     files, whose paths it names, under ``state``)."""
     paths = [str(ROOT / "tests"), str(Path(__file__).resolve().parent)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [*paths, *filter(None, [os.environ.get("PYTHONPATH")])])}
     command = [sys.executable, "-m", "eventproof.conformance", "run", "--impl", impl,
-               "--deterministic", "--examples", budget, "--jobs", str(jobs), "--no-progress",
+               "--deterministic", "--effort", effort, "--jobs", str(jobs), "--no-progress",
                "--json", str(report), "--state-dir", str(state)]
     started = time.perf_counter()
     finished = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
@@ -77,7 +77,7 @@ def report_at(path: Path) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--examples", default="default", choices=["quick", "default", "thorough"])
+    parser.add_argument("--effort", default="default", choices=["quick", "default", "thorough"])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--impl", action="append", choices=sorted(IMPLEMENTATIONS),
                         help="only this implementation (repeatable; default: both)")
@@ -94,7 +94,7 @@ def main() -> None:
                 reports: dict[int, Path] = {}
                 for jobs in order:
                     reports[jobs] = Path(scratch) / f"{name}-{jobs}.json"
-                    seconds[jobs] = timed_run(IMPLEMENTATIONS[name], jobs, args.examples,
+                    seconds[jobs] = timed_run(IMPLEMENTATIONS[name], jobs, args.effort,
                                               reports[jobs], Path(scratch) / name)
                 if report_at(reports[1]) != report_at(reports[args.jobs]):
                     sys.exit(f"{name}: the --jobs {args.jobs} report differs from --jobs 1's")
@@ -105,7 +105,7 @@ def main() -> None:
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for name in names:
         print(f"{name}: median speed-up {statistics.median(speedups[name]):.2f}x of --jobs "
-              f"{args.jobs} over --jobs 1 ({args.examples} budget, {args.rounds} paired rounds; "
+              f"{args.jobs} over --jobs 1 ({args.effort} effort, {args.rounds} paired rounds; "
               f"per round {', '.join(f'{ratio:.2f}' for ratio in speedups[name])})")
 
 

@@ -4,7 +4,7 @@ paired rounds.
 
 Usage (from the repository root; needs ``go`` and ``npm``)::
 
-    python tests/benchmarks/ports.py [--rounds 3] [--examples default]
+    python tests/benchmarks/ports.py [--rounds 3] [--effort default]
 
 Both templates are built from clean copies of their committed sources into a temporary
 directory, as their READMEs say. Each round runs ``eventproof run --deterministic --jobs 1`` once
@@ -46,11 +46,11 @@ def _build(work: Path) -> dict[str, list[str]]:
     return {"go": [str(go / "port")], "typescript": ["node", str(ts / "dist" / "main.js")]}
 
 
-def _run(command: list[str], examples: str, report: Path) -> float:
+def _run(command: list[str], effort: str, report: Path) -> float:
     started = time.perf_counter()
     process = subprocess.run(
         [sys.executable, "-m", "eventproof.conformance", "run", "--impl",
-         " ".join(command), "--examples", examples, "--deterministic", "--jobs", "1",
+         " ".join(command), "--effort", effort, "--deterministic", "--jobs", "1",
          "--no-progress", "--json", str(report)], capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - started
     if process.returncode != 0:
@@ -61,7 +61,7 @@ def _run(command: list[str], examples: str, report: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--examples", default="default")
+    parser.add_argument("--effort", default="default")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)
@@ -69,7 +69,7 @@ def main() -> None:
         ratios = []
         for round_ in range(args.rounds):
             order = ["go", "typescript"] if round_ % 2 == 0 else ["typescript", "go"]
-            seconds = {name: _run(commands[name], args.examples, work / f"{name}.json")
+            seconds = {name: _run(commands[name], args.effort, work / f"{name}.json")
                        for name in order}
             limited = sum(result["coverage"].get("limited", 0) for result in json.loads(
                 (work / "go.json").read_text("utf-8"))["results"] if "coverage" in result)

@@ -2,7 +2,7 @@
 
 Usage (from the repository root, quick budget)::
 
-    python tests/benchmarks/progress.py [--examples quick] [--jobs 1 2]
+    python tests/benchmarks/progress.py [--effort quick] [--jobs 1 2]
 
 Each run checks an implementation (the bundled reference, then :class:`SeveralBugs`, a wrong
 implementation breaking rules in six operations: many rounds) in this process with ``jobs``
@@ -51,7 +51,7 @@ def _begun_share(begun: list[str]) -> float:
     return min(1.0, (finished + current) / total)
 
 
-def _measure(impl: Any, jobs: int, examples: str) -> dict[str, float]:
+def _measure(impl: Any, jobs: int, effort: str) -> dict[str, float]:
     samples: list[tuple[float, float, float]] = []  # (seconds, share now, share as once told)
     model = RunProgress(OPS)
     begun: list[str] = []
@@ -66,7 +66,7 @@ def _measure(impl: Any, jobs: int, examples: str) -> dict[str, float]:
             begun.append(event.op)
         samples.append((time.monotonic() - started, model.done(), _begun_share(begun)))
 
-    check_implementation(impl, examples=examples, jobs=jobs, on_event=hear)
+    check_implementation(impl, effort=effort, jobs=jobs, on_event=hear)
     total = time.monotonic() - started
     figures: dict[str, float] = {"seconds": total}
     middle = [sample for sample in samples if 0.1 * total <= sample[0] <= 0.9 * total]
@@ -87,7 +87,7 @@ def _measure(impl: Any, jobs: int, examples: str) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--examples", default="quick")
+    parser.add_argument("--effort", default="quick")
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     options = parser.parse_args()
     print("implementation  jobs  seconds  | time left: mean error (share of run), longest "
@@ -95,7 +95,7 @@ def main() -> None:
     for impl, name in (("python:eventproof.reference:Reference", "reference"),
                        (SeveralBugs, "several-bugs")):
         for jobs in options.jobs:
-            figures = _measure(impl, jobs, options.examples)
+            figures = _measure(impl, jobs, options.effort)
             total = figures["seconds"]
             cells = [f"{model} {figures[f'{model} error s']:5.1f} s "
                      f"({figures[f'{model} error s'] / total:4.0%}), "

@@ -2,9 +2,9 @@
 (``_engine.Replays``: the searches that found nothing are replayed, not drawn again), in paired
 rounds.
 
-Usage (from the repository root, default budget, 3 rounds)::
+Usage (from the repository root, default effort, 3 rounds)::
 
-    python tests/benchmarks/replays.py [--rounds 3] [--examples default]
+    python tests/benchmarks/replays.py [--rounds 3] [--effort default]
 
 This is what the second and later implementations of ``eventproof run --impl A --impl B``
 gain. Each round clears the traces, checks the bundled reference once (untimed: it leaves the
@@ -35,9 +35,9 @@ from helpers import without_duration  # noqa: E402
 from parallel import SeveralBugs  # noqa: E402
 
 
-def timed(subject: type, budget: str, replays: Replays | None) -> tuple[float, dict[str, Any]]:
+def timed(subject: type, effort: str, replays: Replays | None) -> tuple[float, dict[str, Any]]:
     started = time.process_time()
-    report = check_implementation(subject(), examples=budget, deterministic=True,
+    report = check_implementation(subject(), effort=effort, deterministic=True,
                                   replays=replays)
     seconds = time.process_time() - started
     return seconds, without_duration(report_document(report))
@@ -46,17 +46,17 @@ def timed(subject: type, budget: str, replays: Replays | None) -> tuple[float, d
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--examples", default="default")
+    parser.add_argument("--effort", default="default")
     args = parser.parse_args()
     timed(Reference, "quick", None)  # strategies validated once, outside every round
     for subject in (Reference, SeveralBugs):
         ratios, drawn, replayed = [], [], []
         for index in range(args.rounds):
             store = Replays()  # the run's traces, as `eventproof run` keeps them
-            check_implementation(Reference(), examples=args.examples, deterministic=True,
+            check_implementation(Reference(), effort=args.effort, deterministic=True,
                                  replays=store)
             order = (False, True) if index % 2 == 0 else (True, False)
-            runs = {replay: timed(subject, args.examples, store if replay else None)
+            runs = {replay: timed(subject, args.effort, store if replay else None)
                     for replay in order}
             if runs[False][1] != runs[True][1]:
                 print(f"{subject.__name__}: the replayed report differs", file=sys.stderr)

@@ -88,7 +88,7 @@ def action_script() -> ModuleType:
 def test_the_reference_conforms(tmp_path: Path) -> None:
     # roster: an operation of the budget profile, which a hand-kept list once refused. Two
     # operations of nine: the step passes (exit code 0) but nothing says the reference conforms.
-    step = run_step(tmp_path, ops="select,roster", examples="quick", report_dir="out/ep")
+    step = run_step(tmp_path, ops="select,roster", effort="quick", report_dir="out/ep")
     assert step.code == 0, step.stdout + step.stderr
     report = step.report()
     # Every output restates the report's verdict.
@@ -105,7 +105,7 @@ def test_the_reference_conforms(tmp_path: Path) -> None:
     for name in ("report.json", "report.xml", "summary.md"):
         assert (report_dir / name).is_file(), name
     assert report["conforms"] is True
-    assert report["budget"] == "quick"  # the budget input reaches the run
+    assert report["effort"] == "quick"  # the effort input reaches the run
     assert report["deterministic"] is True
     assert {result["op"] for result in report["results"]} == {"select", "roster"}
     # The job summary is the Markdown summary, verdict first.
@@ -118,7 +118,7 @@ def test_the_reference_conforms(tmp_path: Path) -> None:
 
 def test_a_nonconforming_program_fails_the_job(tmp_path: Path) -> None:
     # echo.py answers every request with its own input: a well-behaved program, wrong answers.
-    step = run_step(tmp_path, impl=program("echo.py"), ops="select", examples="quick")
+    step = run_step(tmp_path, impl=program("echo.py"), ops="select", effort="quick")
     assert step.code == 1, step.stdout + step.stderr
     assert step.outputs["result"] == "nonconforming"
     assert step.summary.startswith("# ❌ eventproof: echo 1.0 (python) does not conform")
@@ -149,7 +149,7 @@ def test_an_implementation_that_cannot_start_is_a_broken_run(tmp_path: Path) -> 
     stale = workspace / "eventproof-report" / "summary.md"
     stale.parent.mkdir(parents=True)
     stale.write_text("# ✅ eventproof: an earlier run conforms\n", encoding="utf-8")
-    step = run_step(tmp_path, impl=program("exit_before_start.py"), ops="select", examples="quick")
+    step = run_step(tmp_path, impl=program("exit_before_start.py"), ops="select", effort="quick")
     assert step.code == 2, step.stdout + step.stderr
     assert step.outputs["result"] == "broken"
     assert step.summary.startswith("# ⚠️ eventproof could not complete the run")
@@ -159,10 +159,11 @@ def test_an_implementation_that_cannot_start_is_a_broken_run(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize(("inputs", "named"), [
-    ({"examples": "huge"}, "input examples: 'huge' is not an example effort; use one of quick, "
+    ({"effort": "huge"}, "input effort: 'huge' is not a search effort; use one of quick, "
      "default, thorough"),
-    ({"examples": "quick", "budget": "thorough"}, "inputs examples ('quick') and budget "
+    ({"effort": "quick", "budget": "thorough"}, "inputs effort ('quick') and budget "
      "('thorough') disagree"),
+    ({"examples": "huge"}, "input examples: 'huge' is not a search effort"),
     ({"ops": "select,render"}, "input ops: 'select,render'"),
     ({"fit": "greedy"}, "input fit: 'greedy' is not a fit strategy"),
     ({"timeout": "soon"}, "input timeout: 'soon' is not a positive, finite number of seconds; "
@@ -305,12 +306,23 @@ def test_the_step_restates_the_report_and_breaks_when_they_disagree(
     assert workspace.is_dir()
 
 
-def test_the_examples_flag_is_named_once() -> None:
-    # The CLI flag that takes the example effort is spelt in one place, so renaming it is a
+def test_the_effort_flag_is_named_once() -> None:
+    # The CLI flag that takes the search effort is spelt in one place, so renaming it is a
     # one-line change.
     source = RUN.read_text(encoding="utf-8")
-    assert len(re.findall(r"[\"']--examples[\"']", source)) == 1
-    assert 'EXAMPLES_FLAG = "--examples"' in source
+    assert len(re.findall(r"[\"']--effort[\"']", source)) == 1
+    assert 'EFFORT_FLAG = "--effort"' in source
+
+
+@pytest.mark.parametrize("old", ["examples", "budget"])
+def test_an_old_name_of_the_effort_input_works_with_a_notice(
+        old: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The inputs examples and budget, old names of effort, still set the run's effort, and the
+    job's log names the new input."""
+    script = action_script()
+    args = script.eventproof_args({f"INPUT_{old.upper()}": "thorough"}, tmp_path, tmp_path)
+    assert args[args.index("--effort") + 1] == "thorough"
+    assert f"input {old} is now effort (effort: thorough)" in capsys.readouterr().out
 
 
 def test_action_yml_maps_every_input_to_the_scripts() -> None:
@@ -400,7 +412,7 @@ def test_install_then_check_as_the_action_does(tmp_path: Path) -> None:
                   (runner / "output").read_text("utf-8").splitlines())["python"]
     assert Path(python).is_relative_to(runner / "temp")
     (runner / "output").unlink()
-    step = run_step(tmp_path, python=python, ops="select", examples="quick")
+    step = run_step(tmp_path, python=python, ops="select", effort="quick")
     assert step.code == 0, step.stdout + step.stderr
     assert step.summary.startswith("# ⚠️ eventproof")  # one operation: checked only part
 

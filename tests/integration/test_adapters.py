@@ -285,7 +285,7 @@ def test_chatty_stderr_never_blocks_and_is_bounded(
     assert "earlier bytes not kept" in tail
 
 
-def test_restart_budget_is_enforced(spawn: Callable[..., SubprocessAdapter]) -> None:
+def test_restart_limit_is_enforced(spawn: Callable[..., SubprocessAdapter]) -> None:
     """After max_restarts restarts, every request is Crashed at once, without a new program."""
     adapter = spawn("crash.py", max_restarts=2)
     for _ in range(3):
@@ -296,7 +296,7 @@ def test_restart_budget_is_enforced(spawn: Callable[..., SubprocessAdapter]) -> 
     with Clock() as clock:
         answer = adapter.run("select", {"fine": True})
     assert isinstance(answer, Crashed)
-    assert answer.message.startswith("restart budget exhausted")
+    assert answer.message.startswith("restart limit reached")
     assert "max_restarts=2" in answer.message
     assert clock.seconds < 0.5
     assert adapter.restarts == 2

@@ -30,7 +30,7 @@ def test_rules_keep_one_rule_per_line_in_a_pipe() -> None:
 
 def test_no_escape_codes_with_no_color_even_when_colour_is_forced(tmp_path: Path) -> None:
     """NO_COLOR, TERM=dumb and --no-color each win over FORCE_COLOR: no escape code at all."""
-    check = ("run", "--examples", "quick", "--deterministic", "--ops", "classify", "--no-progress",
+    check = ("run", "--effort", "quick", "--deterministic", "--ops", "classify", "--no-progress",
              "--state-dir", str(tmp_path))
     assert "\x1b[" in run(*check, FORCE_COLOR="1").stdout  # styled when colour is forced
     for args, env in (("--no-color", *check), {}), (check, {"NO_COLOR": "1"}), (
@@ -44,7 +44,7 @@ def test_rules_json_and_run_json_to_stdout(tmp_path: Path) -> None:
     """`rules --json` is one JSON array; `run --json -` writes only the report on stdout."""
     rules = json.loads(run("rules", "--json").stdout)
     assert [rule["id"] for rule in rules] == [rule.id for rule in RULES]
-    result = run("run", "--examples", "quick", "--deterministic", "--ops", "classify",
+    result = run("run", "--effort", "quick", "--deterministic", "--ops", "classify",
                  "--no-progress", "--json", "-", "--state-dir", str(tmp_path))
     document = json.loads(result.stdout)
     assert document["conforms"] is True
@@ -318,7 +318,7 @@ def test_every_command_writes_no_escape_code_with_no_color(tmp_path: Path) -> No
 
 def test_several_implementations_share_one_random_seed(tmp_path: Path) -> None:
     """A random run without --seed draws one seed for every implementation it checks."""
-    result = run("run", "--examples", "quick", "--random", "--ops", "classify", "--no-progress",
+    result = run("run", "--effort", "quick", "--random", "--ops", "classify", "--no-progress",
                  "--impl", REFERENCE, "--impl", REFERENCE, "--reports", str(tmp_path / "r"),
                  "--state-dir", str(tmp_path / "state"))
     assert result.returncode == 0, result.stdout + result.stderr

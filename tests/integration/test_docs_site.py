@@ -35,7 +35,7 @@ def test_the_docs_site_builds_strictly(tmp_path: Path) -> None:
         names = main.list_commands(context)
     assert {"audit", "report", "run", "vectors"} <= set(names)
     assert all(f"eventproof {name}" in commands for name in names)
-    assert "--examples" in commands
+    assert "--effort" in commands
 
 
 def test_every_markdown_page_is_in_the_navigation() -> None:

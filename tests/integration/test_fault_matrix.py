@@ -33,7 +33,7 @@ from test_faults import PROGRAMS, Run, run
 
 PROGRAM = f"{shlex.quote(sys.executable)} {PROGRAMS / 'fault_program.py'}"
 #: One operation, a quick budget, a short deadline: a few seconds an example.
-ARGS = ("--ops", "select", "--examples", "quick", "--timeout", "2")
+ARGS = ("--ops", "select", "--effort", "quick", "--timeout", "2")
 #: How large any report of one operation may be, whatever the program sent.
 REPORT_CHARACTERS = 400_000
 ANSWER_SPOTS = ("seq", "output", "nested", "skipped", "errored", "context")

@@ -174,7 +174,7 @@ def test_reports_stay_strict_json_whatever_the_answer_held(tmp_path: Path) -> No
 
 @needs_node
 def test_node_program_hanging_on_large_requests_ends_at_max_time(tmp_path: Path) -> None:
-    result = run(tmp_path, f"{NODE} hang-large 20000", "--ops", "project", "--examples", "quick",
+    result = run(tmp_path, f"{NODE} hang-large 20000", "--ops", "project", "--effort", "quick",
                  "--timeout", "1", "--max-time", "4", bound=4 + 1 + SLACK)
     assert result.code == 1
     found = outcomes(result)

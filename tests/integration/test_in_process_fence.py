@@ -117,7 +117,7 @@ def test_check_implementation_on_its_defaults_judges_every_misbehaviour(
     spec = "python:tests.integration.programs.fenced_impl:Misbehaves"
     impl: Any = (misbehaving(what) if face == "object" else spec)
     options: dict[str, Any] = {"isolate": False} if face == "python-spec-in-process" else {}
-    report = check_implementation(impl, ops=["classify"], examples="quick", max_examples=2,
+    report = check_implementation(impl, ops=["classify"], effort="quick", max_examples=2,
                                   timeout=5.0, **options)
     outcomes = {result.outcome for result in report.results}
     assert "unstable" not in outcomes, (what, face, outcomes)
@@ -188,7 +188,7 @@ def test_the_pytest_plugin_on_its_defaults_judges_a_misbehaviour(
     misbehaviour fails the rule it breaks, as a test failure, never an internal error."""
     monkeypatch.setenv("EVENTPROOF_MISBEHAVIOUR", f"{what}:1")
     pytester.syspathinsert(ROOT)
-    result = pytester.runpytest(*PLUGIN, "--eventproof-examples", "quick", "--eventproof-impl",
+    result = pytester.runpytest(*PLUGIN, "--eventproof-effort", "quick", "--eventproof-impl",
                                 "python:tests.integration.programs.fenced_impl:Misbehaves",
                                 "-k", "classify")
     assert "INTERNALERROR" not in result.stdout.str()

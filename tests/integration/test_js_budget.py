@@ -1,7 +1,7 @@
 """The JavaScript port's budget profile (examples/js/budget.mjs), checked the way a port's author
 checks it: ``eventproof run --impl 'node examples/js/eventproof-port.mjs' --ops <op>``.
 
-The unplanted port conforms on the four budget operations at the default budget, and each planted
+The unplanted port conforms on the four budget operations at the default effort, and each planted
 budget bug (``EVENTPROOF_JS_BUG``, planted by the overlay programs/js-bugs/bugs.mjs) makes a quick
 run fail the rule it
 breaks, explained. The planted bugs go through the engine in process, each run ending once its
@@ -56,14 +56,14 @@ CAUGHT_BY = {
 
 
 def eventproof_run(tmp_path: Path, ops: str, bug: str = "",
-                   budget: str = "default") -> tuple[int, dict[str, Any]]:
+                   effort: str = "default") -> tuple[int, dict[str, Any]]:
     """``eventproof run`` on the port (deterministic): its exit code and JSON report."""
     report = tmp_path / "report.json"
     env = {**os.environ, "EVENTPROOF_JS_BUG": bug}
     done = subprocess.run(
         [sys.executable, "-m", "eventproof.conformance", "run", "--impl",
          f"node {BUGGY_PORT if bug else PORT}",
-         "--ops", ops, "--examples", budget, "--deterministic", "--no-progress",
+         "--ops", ops, "--effort", effort, "--deterministic", "--no-progress",
          "--json", str(report), "--state-dir", str(tmp_path / "state")],
         env=env, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
     assert report.is_file(), (done.returncode, done.stdout[-2000:], done.stderr[-2000:])
@@ -98,7 +98,7 @@ def test_planted_budget_bug_is_caught(bug: str, monkeypatch: pytest.MonkeyPatch)
     budget (60 examples a search), so each of the seed's defects is found early."""
     op, rule, phrase = CAUGHT_BY[bug]
     monkeypatch.setenv("EVENTPROOF_JS_BUG", bug)
-    report = check_implementation(f"node {BUGGY_PORT}", ops=[op], examples="quick",
+    report = check_implementation(f"node {BUGGY_PORT}", ops=[op], effort="quick",
                                   stop_after=[rule])
     result = report.result_for(rule)
     assert result.outcome in {"fail", "error"}, (bug, result.outcome, result.note)
@@ -111,7 +111,7 @@ def test_a_planted_bug_fails_the_command_with_its_counterexample(tmp_path: Path)
     """``eventproof run`` on the port with a planted bug exits 1, and the JSON report carries the
     rule's counterexample with its explanation."""
     op, rule, phrase = CAUGHT_BY["late-publish"]
-    code, report = eventproof_run(tmp_path, op, "late-publish", budget="quick")
+    code, report = eventproof_run(tmp_path, op, "late-publish", effort="quick")
     result = next(result for result in report["results"] if result["id"] == rule)
     assert result["outcome"] in {"fail", "error"}, result
     assert phrase in result["counterexample"]["message"], result["counterexample"]["message"]

@@ -24,7 +24,7 @@ def _run(impl: str, tmp_path: Path) -> tuple[int, str, dict]:
     report = tmp_path / "report.json"
     process = subprocess.run(
         [sys.executable, "-m", "eventproof.conformance", "run", "--impl", impl,
-         "--examples", "quick", "--json", str(report), "--no-progress"],
+         "--effort", "quick", "--json", str(report), "--no-progress"],
         capture_output=True, text=True, cwd=tmp_path, timeout=600, check=False)
     return process.returncode, process.stdout, json.loads(report.read_text("utf-8"))
 

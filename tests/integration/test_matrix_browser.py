@@ -53,7 +53,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
          "--impl", "python:miniatures.selection:LastMessageUnfiltered",
          "--impl", ECHO, "--impl", "no-such-program-eventproof",
          "--impl", "python:eventproof.reference:Reference",
-         "--ops", ",".join(OPS), "--examples", "quick", "--deterministic", "--no-progress",
+         "--ops", ",".join(OPS), "--effort", "quick", "--deterministic", "--no-progress",
          "--html", str(tmp_path / "site"), "--state-dir", str(tmp_path / "state")],
         env=env, capture_output=True, text=True, timeout=600, check=False)
     assert completed.returncode == 2, completed.stdout + completed.stderr  # one not checked

@@ -137,7 +137,7 @@ def test_the_first_run_hint_names_a_template_that_conforms(tmp_path: Path) -> No
     assert written.returncode == 0, written.stderr
     report_file = tmp_path / "report.json"
     checked = eventproof("run", "--impl", impl.group(1), "--ops", "classify",
-                         "--examples", "quick", "--deterministic", "--no-progress", "--state-dir",
+                         "--effort", "quick", "--deterministic", "--no-progress", "--state-dir",
                          str(tmp_path / "state"), "--json", str(report_file), cwd=tmp_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     report: dict[str, Any] = json.loads(report_file.read_text(encoding="utf-8"))

@@ -54,7 +54,7 @@ def outcomes(result: Run) -> dict[str, str]:
 
 
 def test_the_cli_report_with_two_jobs_is_the_one_process_report(tmp_path: Path) -> None:
-    args = ("--examples", "quick", "--ops", "select,settle,project")
+    args = ("--effort", "quick", "--ops", "select,settle,project")
     one = run(tmp_path, *args, "--jobs", "1")
     two = run(tmp_path, *args, "--jobs", "2")
     assert one.code == two.code == 0, one.stderr + two.stderr
@@ -91,7 +91,7 @@ def test_max_time_bounds_a_run_with_two_jobs(tmp_path: Path) -> None:
     have a grace of a second past it to stop on their own, and are then stopped (a worker still
     starting or waiting on an answer included). The wall clock, which also counts starting
     Python, only has to show the run ended."""
-    result = run(tmp_path, "--examples", "thorough", "--max-time", "2", "--jobs", "2")
+    result = run(tmp_path, "--effort", "thorough", "--max-time", "2", "--jobs", "2")
     assert result.code == 1
     assert result.report["durationSeconds"] < 2 + MAX_TIME_GRACE + 2
     assert result.seconds < 2 + 4 * SLACK

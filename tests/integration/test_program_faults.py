@@ -154,16 +154,16 @@ def test_a_program_that_hangs_on_every_request_costs_the_stated_bound_and_is_giv
     handshake and then no request: within 8 x --timeout of waiting (spec/protocol.md §7.4),
     every rule not found reported 'not checked' with when and why the program was given up."""
     state = tmp_path / "program"
-    result = run(tmp_path, f"{PROGRAM} {state} hang 1 1", "--examples", "quick", "--timeout",
+    result = run(tmp_path, f"{PROGRAM} {state} hang 1 1", "--effort", "quick", "--timeout",
                  "1", bound=8 * 1.0 + SLACK)
     assert result.report is not None, result.stderr
     assert result.code == result.report["verdict"]["exitCode"] == 1
     notes = [rule.get("note", "") for rule in result.report["results"]]
-    given_up = [note for note in notes if "restart budget exhausted" in note]
+    given_up = [note for note in notes if "restart limit reached" in note]
     assert given_up, notes
     assert "given up on " in given_up[0]
     assert "s into the run" in given_up[0]
     assert "counted across the whole run" in given_up[0]
-    # One count for the run: a restart budget per worker or per operation would start more
+    # One count for the run: a restart limit per worker or per operation would start more
     # lives than one per worker and the 3 restarts of the run.
     assert len(list(state.glob("life-*"))) <= _jobs("auto") + 3

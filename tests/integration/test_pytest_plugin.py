@@ -17,7 +17,7 @@ pytest_plugins = ["pytester"]
 #: register it under its module name explicitly, as a user without the entry point would.
 PLUGIN = ("-p", "no:eventproof", "-p", "eventproof.conformance.pytest_plugin")
 #: Keep the engine cheap: the quick budget, and the select rules only unless a test says so.
-QUICK = ("--eventproof-budget", "quick")
+QUICK = ("--eventproof-effort", "quick")
 
 WRONG_IMPL = textwrap.dedent('''
     """The reference, except that select always answers null. It logs "<pid> start" for every

@@ -14,13 +14,13 @@ REFERENCE = "python:eventproof.reference:Reference"
 @pytest.mark.parametrize("where", ["pytest.ini", "pyproject.toml"])
 def test_the_implementation_can_be_set_in_the_projects_configuration(
         pytester: pytest.Pytester, where: str) -> None:
-    """eventproof_impl and eventproof_examples in the configuration file check the rules."""
+    """eventproof_impl and eventproof_effort in the configuration file check the rules."""
     if where == "pytest.ini":
         pytester.makeini(f"[pytest]\neventproof_impl = {REFERENCE}\n"
-                         "eventproof_examples = quick\n")
+                         "eventproof_effort = quick\n")
     else:
         pytester.makepyprojecttoml(f'[tool.pytest.ini_options]\neventproof_impl = "{REFERENCE}"\n'
-                                   'eventproof_examples = "quick"\n')
+                                   'eventproof_effort = "quick"\n')
     result = pytester.runpytest("-p", "eventproof", "eventproof::classify")
     result.assert_outcomes(passed=1)
     # A node id selects one operation: the session says what it covered, never "conforms".
@@ -31,15 +31,15 @@ def test_the_implementation_can_be_set_in_the_projects_configuration(
 def test_the_command_line_wins_over_the_file(pytester: pytest.Pytester) -> None:
     """A bad value in the file is overridden by a good one on the command line."""
     pytester.makeini("[pytest]\neventproof_impl = no-such-program-eventproof\n"
-                     "eventproof_examples = quick\n")
+                     "eventproof_effort = quick\n")
     result = pytester.runpytest("-p", "eventproof", "--eventproof-impl", REFERENCE,
                                 "eventproof::classify")
     result.assert_outcomes(passed=1)
 
 
 @pytest.mark.parametrize(("ini", "named"), [
-    ("eventproof_examples = huge", "eventproof_examples in the pytest configuration: 'huge' "
-     "is not an example effort; use one of quick, default, thorough: e.g. eventproof_examples "
+    ("eventproof_effort = huge", "eventproof_effort in the pytest configuration: 'huge' "
+     "is not an effort; use one of quick, default, thorough: e.g. eventproof_effort "
      "= quick in the [pytest] configuration"),
     ("eventproof_timeout = soon", "eventproof_timeout in the pytest configuration: 'soon' is "
      "not a positive, finite number of seconds; give e.g. eventproof_timeout = 10"),
@@ -76,3 +76,36 @@ def test_a_node_id_without_an_implementation_says_how_to_configure_one(
     assert "no implementation is configured" in error
     assert "eventproof_impl" in error
     assert "file or directory not found" not in error
+
+
+@pytest.mark.parametrize(("where", "old"), [
+    ("ini", "eventproof_examples = thorough"),
+    ("args", "--eventproof-examples=thorough"),
+    ("args", "--eventproof-budget=thorough"),
+])
+def test_an_old_name_of_the_effort_works_with_a_warning_naming_the_new_one(
+        pytester: pytest.Pytester, where: str, old: str) -> None:
+    """The old names of the effort set it still, with a deprecation warning that names the new
+    name; the session header states the effort taken."""
+    ini = f"[pytest]\neventproof_impl = {REFERENCE}\n" + (f"{old}\n" if where == "ini" else "")
+    pytester.makeini(ini)
+    args = [old] if where == "args" else []
+    result = pytester.runpytest("-p", "eventproof", *args, "--collect-only",
+                                "eventproof::classify")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    new = "eventproof_effort" if where == "ini" else "--eventproof-effort"
+    output = result.stdout.str()
+    assert f"is now {new} ({new} thorough)" in output
+    assert "PytestDeprecationWarning" in output
+    assert "(effort thorough, derandomized" in output
+
+
+def test_the_effort_and_an_old_name_that_disagree_are_a_usage_error(
+        pytester: pytest.Pytester) -> None:
+    """--eventproof-effort and an old name given other efforts is a usage error naming both."""
+    result = pytester.runpytest("-p", "eventproof", "--eventproof-impl", REFERENCE,
+                                "--eventproof-effort", "quick", "--eventproof-budget", "thorough",
+                                "eventproof::classify")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--eventproof-effort quick and --eventproof-budget thorough disagree" in (
+        result.stderr.str())

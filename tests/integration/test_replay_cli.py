@@ -42,7 +42,7 @@ def eventproof(*args: str, bug: str | None = None) -> subprocess.CompletedProces
 def failed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
     """The state directory of a failed run of the port with a planted select bug."""
     state = tmp_path_factory.mktemp("state")
-    result = eventproof("run", "--impl", f"node {PORT}", "--ops", "select", "--examples",
+    result = eventproof("run", "--impl", f"node {PORT}", "--ops", "select", "--effort",
                         "quick", "--deterministic", "-x", "--no-progress", "--state-dir",
                         str(state), bug="unfiltered-last-message")
     assert result.returncode == 1, result.stdout + result.stderr

@@ -85,7 +85,7 @@ def test_typescript_port_conforms_in_a_quick_run(program: Path, fit: str, ops: t
     """A quick deterministic run judges every rule of the nine operations (of project, the one
     whose answers depend on the fit, under maximal), and each passes."""
     report_file = tmp_path / "report.json"
-    result = _eventproof("run", "--impl", _impl(program, fit), *ops, "--examples", "quick",
+    result = _eventproof("run", "--impl", _impl(program, fit), *ops, "--effort", "quick",
                          "--deterministic", "--no-progress", "--state-dir",
                          str(tmp_path / "state"), "--json", str(report_file), cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr

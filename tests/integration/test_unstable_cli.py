@@ -28,7 +28,7 @@ def eventproof(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_wrong_at_random_is_unstable_in_every_output_and_in_replay(tmp_path: Path) -> None:
     state, report, junit = tmp_path / "state", tmp_path / "r.json", tmp_path / "r.xml"
-    run = eventproof("run", "--impl", SPEC, "--ops", "select", "--examples", "quick",
+    run = eventproof("run", "--impl", SPEC, "--ops", "select", "--effort", "quick",
                      "--deterministic", "-x", "--no-progress", "--state-dir", str(state),
                      "--json", str(report), "--junit", str(junit))
     assert run.returncode == 1, run.stdout + run.stderr

@@ -29,7 +29,7 @@ SLOW_SEEDS = tuple(seed for seed in range(21) if seed not in DEFAULT_SEEDS)
 @functools.cache
 def quick_run(seed: int) -> RunReport:
     """The reference checked with --budget quick --seed ``seed`` (random mode)."""
-    return check_implementation(REFERENCE, examples="quick", seed=seed, deterministic=False)
+    return check_implementation(REFERENCE, effort="quick", seed=seed, deterministic=False)
 
 
 def _assert_every_class_met(report: RunReport) -> None:
@@ -55,7 +55,7 @@ def test_a_quick_run_meets_every_answer_class_on_every_seed(seed: int) -> None:
 
 
 def _catches_everything_is_a_fact(seed: int) -> None:
-    report = check_implementation(EverythingIsAFact, ops=["classify"], examples="quick", seed=seed,
+    report = check_implementation(EverythingIsAFact, ops=["classify"], effort="quick", seed=seed,
                                   deterministic=False, stop_after=["classify.kind"])
     result = report.result_for("classify.kind")
     assert result.outcome == "fail", (seed, result.note)
@@ -151,7 +151,7 @@ def test_a_rule_whose_inputs_are_never_drawn_is_untested(monkeypatch: pytest.Mon
     restricted = dataclasses.replace(project, families=facts_only)
     monkeypatch.setattr(engine_module, "operation",
                         lambda name: restricted if name == "project" else operation(name))
-    report = check_implementation(REFERENCE, ops=["project"], examples="quick")
+    report = check_implementation(REFERENCE, ops=["project"], effort="quick")
     turn_end = report.result_for("project.turn-end")
     assert turn_end.outcome == "untested"
     assert turn_end.coverage is not None

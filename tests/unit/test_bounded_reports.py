@@ -152,7 +152,7 @@ def foreign_reports(draw: st.DrawFn) -> RunReport:
     identity = {"name": draw(text), "language": draw(text), "version": draw(text),
                 "homepage": draw(text)}
     return RunReport(implementation=identity, capabilities=Capabilities(), results=results,
-                     budget="quick", seed=None, deterministic=True)
+                     effort="quick", seed=None, deterministic=True)
 
 
 @settings(max_examples=15)
@@ -184,6 +184,6 @@ def test_a_huge_handshake_name_still_names_a_case_file(tmp_path: Path) -> None:
         implementation={"name": "n" * 1_000_000, "language": "go"}, capabilities=Capabilities(),
         results=[RuleResult(RULES_BY_ID["select.agrees"], "fail", Counterexample(
             op="select", input=INPUT, expected="[]", actual=[], message="m", seed=None))],
-        budget="quick", seed=None, deterministic=True)
+        effort="quick", seed=None, deterministic=True)
     (path,) = save_failures(report, tmp_path).values()
     assert path.is_file()

@@ -318,6 +318,6 @@ def test_the_widened_search_catches_it_on_more_seeds(wrong: type[Miniature], see
 def test_the_written_out_operations_agree_with_the_reference(written: type[Miniature],
                                                             op: str) -> None:
     """The ports the planted bugs are made from conform: each bug is its one difference."""
-    report = check_implementation(written, ops=[op], examples="quick", seed=0,
+    report = check_implementation(written, ops=[op], effort="quick", seed=0,
                                   deterministic=False)
     assert report.conforms, [(r.rule.id, r.note) for r in report.results if r.outcome != "pass"]

@@ -35,7 +35,7 @@ def test_a_report_prints_the_implementations_text_as_written(text: str) -> None:
     the implementation wrote them."""
     rule, other = RULES[0], RULES[1]
     report = RunReport(
-        implementation={"name": text}, capabilities=Capabilities(), budget="quick", seed=None,
+        implementation={"name": text}, capabilities=Capabilities(), effort="quick", seed=None,
         deterministic=True, results=[
             RuleResult(rule, "fail", counterexample=Counterexample(
                 rule.op, {"text": text}, 1, {"errored": text}, text, None),
@@ -93,9 +93,10 @@ def test_the_console_reads_no_markup_in_plain_strings(text: str) -> None:
         assert text in out.getvalue()
 
 
-def test_the_old_names_of_examples_still_work_with_a_notice() -> None:
-    """``--budget`` and ``--profile`` are old names of ``--examples``: accepted, with a notice
-    naming the new flag; a disagreement with --examples is a usage error."""
+def test_the_old_names_of_effort_still_work_with_a_notice() -> None:
+    """``--examples``, ``--budget`` and ``--profile`` are old names of ``--effort``: accepted,
+    with a notice naming the new flag, and the run takes their effort; a disagreement with
+    --effort is a usage error."""
     from click.testing import CliRunner
 
     runner = CliRunner()
@@ -104,13 +105,14 @@ def test_the_old_names_of_examples_still_work_with_a_notice() -> None:
 
 
 def _old_names(runner: Any) -> None:
-    for old in ("--budget", "--profile"):
+    for old in ("--examples", "--budget", "--profile"):
         result = runner.invoke(cli.main, ["run", old, "quick", "--ops", "classify",
                                           "--deterministic", "--no-progress", "--state-dir",
                                           "st"], catch_exceptions=False)
         assert result.exit_code == 0, result.output
-        assert "is now --examples" in result.output
-        clash = runner.invoke(cli.main, ["run", old, "quick", "--examples", "thorough"])
+        assert f"{old} is now --effort (use --effort quick)" in result.output
+        assert "effort quick" in result.output
+        clash = runner.invoke(cli.main, ["run", old, "quick", "--effort", "thorough"])
         assert clash.exit_code == 2
         assert "disagree" in clash.output
 

@@ -62,7 +62,7 @@ class CrashesOnEverything(Reference):
 def test_skipping_everything_is_untested_not_pass() -> None:
     """A program that skips every request conforms to nothing: each rule is untested, with the
     skip reason, and the run does not conform unless untested rules are allowed."""
-    report = check_implementation(SkipsEverything, ops=["fold"], examples="quick")
+    report = check_implementation(SkipsEverything, ops=["fold"], effort="quick")
     assert {result.outcome for result in report.results} == {"untested"}
     assert not report.conforms
     for result in report.results:
@@ -74,7 +74,7 @@ def test_skipping_everything_is_untested_not_pass() -> None:
     document = report_document(report)
     assert schema_issues(document, "report.json") == []
     assert document["judgedRules"] == 0
-    allowed = check_implementation(SkipsEverything, ops=["fold"], examples="quick",
+    allowed = check_implementation(SkipsEverything, ops=["fold"], effort="quick",
                                    allow_untested=True)
     # --allow-untested lets an untested rule through, but a run that judged no rule at all
     # checked nothing: it never conforms (spec/protocol.md §5.6).
@@ -86,7 +86,7 @@ def test_skipping_everything_is_untested_not_pass() -> None:
 def test_skipping_some_requests_passes_with_the_skips_counted() -> None:
     """Skipped requests are counted in the coverage of rules that were judged on the rest."""
     SkipsHalf.calls = 0
-    report = check_implementation(SkipsHalf, ops=["select"], examples="quick")
+    report = check_implementation(SkipsHalf, ops=["select"], effort="quick")
     assert report.conforms
     for result in report.results:
         assert result.outcome == "pass"
@@ -99,7 +99,7 @@ def test_hanging_after_the_first_answer_leaves_the_rest_untested() -> None:
     """After a hang every later request is set aside: the rules it would have judged are
     untested (the search stopped after the timeout), not passed."""
     HangsAfterFirst.calls = 0
-    report = check_implementation(HangsAfterFirst, ops=["select"], examples="quick", timeout=0.5)
+    report = check_implementation(HangsAfterFirst, ops=["select"], effort="quick", timeout=0.5)
     assert not report.conforms
     outcomes = {result.rule.id: result.outcome for result in report.results}
     assert outcomes.pop("select.agrees") == "timeout"
@@ -111,7 +111,7 @@ def test_hanging_after_the_first_answer_leaves_the_rest_untested() -> None:
 def test_errored_answers_judge_only_the_rule_they_break() -> None:
     """A program that errors on every valid request breaks the agreement rule; the rules an
     errored answer cannot judge are untested, never passed."""
-    report = check_implementation(ErrorsOnEverything, ops=["fold"], examples="quick")
+    report = check_implementation(ErrorsOnEverything, ops=["fold"], effort="quick")
     outcomes = {result.rule.id: result.outcome for result in report.results}
     assert outcomes == {"fold.shape": "untested", "fold.prefix": "error"}
     shape = report.result_for("fold.shape")
@@ -120,7 +120,7 @@ def test_errored_answers_judge_only_the_rule_they_break() -> None:
 
 def test_crashing_on_every_request_does_not_conform() -> None:
     """A program that crashes on every request is non-conforming on every rule it declares."""
-    report = check_implementation(CrashesOnEverything, ops=["select"], examples="quick")
+    report = check_implementation(CrashesOnEverything, ops=["select"], effort="quick")
     assert not report.conforms
     assert "pass" not in {result.outcome for result in report.results}
     assert report.result_for("select.agrees").outcome == "crash"
@@ -176,8 +176,8 @@ def test_a_declared_limit_costs_no_input_and_says_what_it_left_unjudged(limit: s
     unjudged says so, as does the report's one line."""
     implementation, rule_id = LIMITED[limit]
     ops = ["select", "project"]
-    report = check_implementation(implementation, ops=ops, examples="quick")
-    plain = check_implementation(Reference, ops=ops, examples="quick")
+    report = check_implementation(implementation, ops=ops, effort="quick")
+    plain = check_implementation(Reference, ops=ops, effort="quick")
     assert report.conforms
     assert report.capabilities.limits == (limit,)
     judged = {result.rule.id: result.coverage.judged for result in plain.results
@@ -209,4 +209,4 @@ def test_without_the_declaration_the_same_program_fails() -> None:
         def start(self) -> dict[str, Any]:
             return Reference.start(self)
 
-    assert not check_implementation(Undeclared, ops=["select"], examples="quick").conforms
+    assert not check_implementation(Undeclared, ops=["select"], effort="quick").conforms

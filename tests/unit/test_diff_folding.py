@@ -82,7 +82,7 @@ def test_the_console_lines_show_where_they_differ(text: str, data: st.DataObject
         op="project", input={}, expected={"line": expected}, actual={"line": actual},
         message="differs", seed=None))
     report = RunReport(implementation={"name": "port"}, capabilities=Capabilities(),
-                       results=[result], budget="quick", seed=None, deterministic=True)
+                       results=[result], effort="quick", seed=None, deterministic=True)
     out = io.StringIO()
     render_console(report, Console(file=out, width=300, color_system=None))
     [actual_line] = [line for line in out.getvalue().splitlines()

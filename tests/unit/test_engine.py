@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from eventproof.conformance import check_implementation
-from eventproof.conformance._engine import _key, split_budget
+from eventproof.conformance._engine import _key, split_examples
 from eventproof.conformance._model import Family
 from eventproof.reference import Reference
 from hypothesis import given
@@ -65,9 +65,9 @@ def test_budget_is_shared_by_weight() -> None:
     """Each family gets its weight's share of the examples, at least one, all of them used."""
     families = tuple(Family(name, weight, None) for name, weight in
                      (("a", 2), ("b", 1), ("c", 3), ("d", 1)))
-    assert split_budget(200, families) == [57, 29, 86, 28]
-    assert sum(split_budget(61, families)) == 61
-    assert split_budget(2, families) == [1, 1, 1, 1]  # every family is tried at least once
+    assert split_examples(200, families) == [57, 29, 86, 28]
+    assert sum(split_examples(61, families)) == 61
+    assert split_examples(2, families) == [1, 1, 1, 1]  # every family is tried at least once
 
 
 @given(st.integers(1, 3000), st.lists(st.tuples(st.integers(1, 5), st.one_of(
@@ -78,7 +78,7 @@ def test_a_fixed_share_is_added_and_the_budget_shared_by_weight(
     weighted families share the budget whole as if it were not there; every family is tried."""
     families = tuple(Family(f"f{i}", weight, None, examples=examples)
                      for i, (weight, examples) in enumerate(specs))
-    shares = split_budget(total, families)
+    shares = split_examples(total, families)
     weighted = tuple(family for family in families if family.examples is None)
     assert all(share >= 1 for share in shares)
     assert [share for family, share in zip(families, shares, strict=True)
@@ -86,8 +86,8 @@ def test_a_fixed_share_is_added_and_the_budget_shared_by_weight(
                                                 if family.examples is not None]
     if weighted:
         assert [share for family, share in zip(families, shares, strict=True)
-                if family.examples is None] == split_budget(total, weighted)
-        assert sum(split_budget(total, weighted)) == max(total, len(weighted))
+                if family.examples is None] == split_examples(total, weighted)
+        assert sum(split_examples(total, weighted)) == max(total, len(weighted))
 
 
 def test_each_family_is_searched() -> None:

@@ -33,7 +33,7 @@ def failing(rule_id: str, message: str, kind: str = "") -> RuleResult:
 
 def report_of(results: list[RuleResult], *, seed: int | None = 99) -> RunReport:
     return RunReport(implementation={"name": "go-port", "language": "go", "version": "0.4.0"},
-                     capabilities=Capabilities(), results=results, budget="default", seed=seed,
+                     capabilities=Capabilities(), results=results, effort="default", seed=seed,
                      deterministic=seed is None)
 
 

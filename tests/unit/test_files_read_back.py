@@ -111,7 +111,7 @@ BOUNDS = {"replay": CASE_FILE_BYTES, "html": REPORT_BYTES, "merge": REPORT_BYTES
 
 def _case_file(directory: Path) -> dict[str, Any]:
     run = RunReport(implementation={"name": "port", "language": "python"},
-                    capabilities=Capabilities(), results=broken(), budget="quick", seed=None,
+                    capabilities=Capabilities(), results=broken(), effort="quick", seed=None,
                     deterministic=True, duration=1.0, calls=3)
     [path] = save_failures(run, directory / "cases").values()
     document: dict[str, Any] = json.loads(Path(path).read_text("utf-8"))

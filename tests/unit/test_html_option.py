@@ -19,14 +19,14 @@ from eventproof.conformance.cli import main
 
 
 def _run(tmp_path: Path, html: str) -> list[str]:
-    return ["run", "--rule", "select.last-message", "--examples", "quick", "--jobs", "1",
+    return ["run", "--rule", "select.last-message", "--effort", "quick", "--jobs", "1",
             "--no-progress", "--state-dir", str(tmp_path / "state"), "--html", html]
 
 
 def _report(tmp_path: Path, html: str) -> list[str]:
     report = tmp_path / "ref.json"
     if not report.exists():
-        done = CliRunner().invoke(main, ["run", "--rule", "select.last-message", "--examples",
+        done = CliRunner().invoke(main, ["run", "--rule", "select.last-message", "--effort",
                                          "quick", "--jobs", "1", "--no-progress", "--json",
                                          str(report), "--state-dir", str(tmp_path / "state")])
         assert done.exit_code == 0, done.output

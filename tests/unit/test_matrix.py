@@ -67,7 +67,7 @@ class Page(HTMLParser):
 def report(name: str, results: list[RuleResult], *, invocation: Invocation | None = None,
            capabilities: Capabilities | None = None, **identity: str) -> dict[str, Any]:
     run = RunReport(implementation={"name": name, "language": "python", **identity},
-                    capabilities=capabilities or Capabilities(), results=results, budget="quick",
+                    capabilities=capabilities or Capabilities(), results=results, effort="quick",
                     seed=None, deterministic=True, duration=1.5, calls=42,
                     invocation=invocation or Invocation(impl=f"node {name}.mjs", timeout=5))
     return report_document(run, replay_files={

@@ -40,9 +40,9 @@ def _report(outcomes: dict[str, str], ops: tuple[str, ...], shard: tuple[int, in
                for rule in RULES if rule.op in ops]
     return RunReport(
         implementation={"name": "sliced", "version": "1", "language": "js"},
-        capabilities=Capabilities(ops=declared), results=results, budget="quick", seed=seed,
+        capabilities=Capabilities(ops=declared), results=results, effort="quick", seed=seed,
         deterministic=seed is None, allow_untested=False,
-        invocation=Invocation(impl="node port.mjs", budget="quick", seed=seed,
+        invocation=Invocation(impl="node port.mjs", effort="quick", seed=seed,
                               deterministic=seed is None, shard=shard))
 
 

@@ -24,8 +24,8 @@ def _outcomes(report: Any) -> dict[str, str]:
 @pytest.mark.parametrize(("wrong", "rule"), WRONG, ids=[rule for _, rule in WRONG])
 def test_the_same_rules_break_without_shrinking(wrong: Any, rule: str) -> None:
     op = RULES_BY_ID[rule].op
-    shrunk = check_implementation(wrong, ops=[op], examples="quick", timeout=1.0)
-    unshrunk = check_implementation(wrong, ops=[op], examples="quick", timeout=1.0, shrink=False)
+    shrunk = check_implementation(wrong, ops=[op], effort="quick", timeout=1.0)
+    unshrunk = check_implementation(wrong, ops=[op], effort="quick", timeout=1.0, shrink=False)
     assert _outcomes(shrunk)[rule] != "pass"
     assert _outcomes(unshrunk) == _outcomes(shrunk)
     # The verdict is the same; how many failures share a cause is told from the shrunk inputs

@@ -42,7 +42,7 @@ def test_a_refused_member_is_one_failure_that_names_it(member: str) -> None:
     """Every rule the refusal blocked is "same cause" as one failure, whose note names the member
     every refused input holds."""
     implementation = type("Refuses", (RefusesAMember,), {"member": member})
-    report = check_implementation(implementation, ops=["select", "project"], examples="quick")
+    report = check_implementation(implementation, ops=["select", "project"], effort="quick")
     refused = [result for result in report.results if result.outcome == "error"]
     assert len(refused) >= 2, "the refusal should block several rules"
     shown = [result for result in refused if not result.cause]
@@ -86,7 +86,7 @@ def test_an_errored_answer_to_an_erroneous_input_is_no_refusal() -> None:
 
 def test_reference_is_unaffected() -> None:
     """The reference conforms with nothing grouped."""
-    report = check_implementation(Reference, ops=["select"], examples="quick")
+    report = check_implementation(Reference, ops=["select"], effort="quick")
     assert report.conforms
     assert not any(result.cause for result in report.results)
 

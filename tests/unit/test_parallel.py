@@ -99,9 +99,9 @@ def both(impl: Any, **options: Any) -> tuple[RunReport, RunReport]:
 
 
 def test_the_reference_reports_the_same_with_two_jobs() -> None:
-    # The quick budget: the smallest named one, on which every answer class is met (a smaller
+    # The quick effort: the smallest named one, on which every answer class is met (a smaller
     # custom count may leave a class unmet, and its rules untested).
-    one, two = both(REFERENCE, examples="quick")
+    one, two = both(REFERENCE, effort="quick")
     assert one.conforms
     assert one.calls >= 9 * 60  # every operation's every family was searched
     assert document(two) == document(one)
@@ -201,7 +201,7 @@ def test_searches_run_ahead_of_the_finder_are_not_counted(
     monkeypatch.setattr(_parallel, "Workers", Recorder)
     monkeypatch.setenv(ANSWERED, str(tmp_path))
     monkeypatch.setenv(DRIVER, str(os.getpid()))
-    one, two = both(WaitsForARunAhead, ops=("roster",), examples="quick")
+    one, two = both(WaitsForARunAhead, ops=("roster",), effort="quick")
     assert Recorder.last is not None
     dropped = Recorder.last.dropped
     assert any(sum(search.counts.judged.values()) for search in dropped), dropped
@@ -363,7 +363,7 @@ def test_a_scheduler_telling_counts_late_keeps_the_workers_waiting(
 
 
 def test_max_time_bounds_a_run_with_two_jobs() -> None:
-    report = check_implementation(REFERENCE, examples="thorough", jobs=2, max_time=2.0)
+    report = check_implementation(REFERENCE, effort="thorough", jobs=2, max_time=2.0)
     assert report.cut_short == "the run reached --max-time"
     assert report.duration < 2.0 + 10.0  # starting the workers, and one request each to end
     outcomes = Counter(result.outcome for result in report.results)
@@ -373,7 +373,7 @@ def test_max_time_bounds_a_run_with_two_jobs() -> None:
 
 
 def test_an_implementation_raising_in_a_worker_reports_the_same_crash() -> None:
-    one, two = both(RaisesOnSelect, ops=("select", "classify"), examples="quick")
+    one, two = both(RaisesOnSelect, ops=("select", "classify"), effort="quick")
     assert one.result_for("select.agrees").outcome in ("crash", "error", "fail")
     assert document(two) == document(one)
 
@@ -441,11 +441,11 @@ def test_a_round_counts_the_families_up_to_the_finder_and_no_further() -> None:
     assert search.round_seconds == [1.0]
     assert list(search.found) == [rule]
     # The next round sets the rule aside; a round that finds nothing ends the search, and a
-    # family that judged under half of its budget is listed as starved.
+    # family that judged under half of its examples is listed as starved.
     assert search.next_round() == frozenset({rule})
     last = len(search.families) - 1
     for family in range(last):
-        assert not search.apply(_searched(search, family, judged=search.budgets[family]))
+        assert not search.apply(_searched(search, family, judged=search.shares[family]))
     assert search.apply(_searched(search, last, judged=0))
     assert search.state.starved == [search.families[last].name]
     assert search.next_round() is None

@@ -1,5 +1,5 @@
 """The program's channels, piece by piece: what crosses between the processes of ``--jobs`` has no
-depth limit; the restart budget is one count for a run, across worker processes; a line never
+depth limit; the restart limit is one count for a run, across worker processes; a line never
 ended is reported with its bytes; an integer too long to read is named by its path, in any
 member; a command that cannot start names the word at fault (spec/protocol.md §2.3, §2.4, §7)."""
 
@@ -17,7 +17,7 @@ import pytest
 from eventproof.conformance import _flat
 from eventproof.conformance._adapters import SubprocessAdapter, TimedOut
 from eventproof.conformance._adapters._base import not_found, shebang_problem
-from eventproof.conformance._adapters.restarts import RestartBudget
+from eventproof.conformance._adapters.restarts import RestartCount
 from eventproof.conformance._errors import ImplementationError
 from eventproof.conformance._protocol import (
     MAX_INTEGER_DIGITS,
@@ -81,44 +81,44 @@ def test_a_value_holding_itself_still_pickles() -> None:
     assert back[0] is back
 
 
-def _take_all(budget: RestartBudget, taken: Any) -> None:
-    while budget.take() is not None:
+def _take_all(restarts: RestartCount, taken: Any) -> None:
+    while restarts.take() is not None:
         with taken.get_lock():
             taken.value += 1
 
 
-def test_the_restart_budget_is_one_count_for_every_worker_process() -> None:
-    """Restarts taken in several processes add up to the run's budget, not to one budget each;
+def test_the_restart_limit_is_one_count_for_every_worker_process() -> None:
+    """Restarts taken in several processes add up to the run's limit, not to one limit each;
     giving up in one process is seen, with its reason, in every other."""
     context: Any = multiprocessing.get_context("spawn" if sys.platform != "linux" else "fork")
-    budget = RestartBudget(3, context=context)
+    restarts = RestartCount(3, context=context)
     taken = context.Value("i", 0)
-    processes = [context.Process(target=_take_all, args=(budget, taken)) for _ in range(3)]
+    processes = [context.Process(target=_take_all, args=(restarts, taken)) for _ in range(3)]
     for process in processes:
         process.start()
     for process in processes:
         process.join(30)
     assert taken.value == 3
-    assert budget.spent()
-    giver = context.Process(target=budget.give_up, args=("the last failure: no answer",))
+    assert restarts.spent()
+    giver = context.Process(target=restarts.give_up, args=("the last failure: no answer",))
     giver.start()
     giver.join(30)
-    reason = budget.given_up()
+    reason = restarts.given_up()
     assert reason is not None
     assert reason.startswith("the last failure: no answer (given up on ")
-    assert budget.give_up("a later reason") == reason  # the first reason stands
+    assert restarts.give_up("a later reason") == reason  # the first reason stands
 
 
 def test_an_answer_resets_the_row_unless_the_program_was_given_up() -> None:
     """Any answered request starts the row again; a given-up program stays given up."""
-    budget = RestartBudget(2)
-    assert budget.take() == 1
-    budget.answered()
-    assert (budget.take(), budget.take(), budget.take()) == (1, 2, None)
-    budget.give_up("gone")
-    budget.answered()
-    assert budget.take() is None
-    assert budget.given_up_at is not None
+    restarts = RestartCount(2)
+    assert restarts.take() == 1
+    restarts.answered()
+    assert (restarts.take(), restarts.take(), restarts.take()) == (1, 2, None)
+    restarts.give_up("gone")
+    restarts.answered()
+    assert restarts.take() is None
+    assert restarts.given_up_at is not None
 
 
 @pytest.mark.parametrize(("fault", "said"), [

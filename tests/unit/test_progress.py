@@ -341,7 +341,7 @@ def test_the_command_line_feeds_its_status_line_the_events_of_the_run(
         return lines[-1].hear, lambda: None
 
     monkeypatch.setattr(cli, "_progress", progress)
-    result = CliRunner().invoke(cli.main, ["run", "--ops", "classify,lane", "--examples", "quick",
+    result = CliRunner().invoke(cli.main, ["run", "--ops", "classify,lane", "--effort", "quick",
                                            "--deterministic", "--state-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
     [line] = lines
@@ -361,7 +361,7 @@ def test_the_round_driver_tells_rounds_rules_give_up_and_one_end() -> None:
                     identity="test", on_event=events.append)
     search = OpSearch(engine, "settle")
     rule, family = search.op.rules[0].id, search.families[0].name
-    planned = sum(search.budgets)
+    planned = sum(search.shares)
     assert search.next_round() == frozenset()
     found = Finding(op_input=[], violation=Violation(rule, "planted"), outcome="fail",
                     actual=None, stderr="")

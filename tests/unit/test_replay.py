@@ -112,7 +112,7 @@ def planted_case() -> ReplayCase:
 
 def report_with(results: list[RuleResult]) -> RunReport:
     return RunReport(implementation=dict(IMPLEMENTATION), capabilities=Capabilities(),
-                     results=results, budget="quick", seed=7, deterministic=False)
+                     results=results, effort="quick", seed=7, deterministic=False)
 
 
 def failure(rule_id: str, **overrides: Any) -> RuleResult:
@@ -272,7 +272,7 @@ def test_undeclared_operation_is_skipped() -> None:
 def test_engine_failure_round_trips_through_files(tmp_path: Path) -> None:
     """A failure the engine finds is saved, loaded and replayed as still failing; the reference
     replays the same file as fixed."""
-    report = check_implementation(NeverSelects, ops=["select"], examples="quick", timeout=5.0)
+    report = check_implementation(NeverSelects, ops=["select"], effort="quick", timeout=5.0)
     assert not report.conforms
     written = save_failures(report, tmp_path)
     assert written
@@ -298,14 +298,14 @@ def test_a_run_records_how_its_implementation_was_started(
     the fit the handshake declared; an object passed in code records no command."""
     monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[1]))  # the worker's
     spec = "python:miniatures.selection:LastMessageUnfiltered"
-    report = check_implementation(spec, ops=["select"], examples="quick", timeout=4.0,
+    report = check_implementation(spec, ops=["select"], effort="quick", timeout=4.0,
                                   isolate=True, exitfirst=True)
     [path, *_] = save_failures(report, tmp_path).values()
     [case] = load_cases([path])
     assert case.origin == CaseOrigin(impl=spec, shell=False, timeout=4.0, isolate=True,
                                      fit="halving", cwd=os.getcwd())
     assert case.outcome == "fail"
-    in_code = check_implementation(NeverSelects, ops=["select"], examples="quick", exitfirst=True)
+    in_code = check_implementation(NeverSelects, ops=["select"], effort="quick", exitfirst=True)
     [path, *_] = save_failures(in_code, tmp_path / "code").values()
     assert load_cases([path])[0].origin == CaseOrigin(impl=None, fit="halving", cwd=os.getcwd())
 

@@ -117,7 +117,7 @@ def test_a_conforming_run_after_another_draws_nothing(monkeypatch: pytest.Monkey
 
 
 def test_random_runs_are_never_replayed() -> None:
-    check_implementation(Reference(), ops=("select",), examples="quick", deterministic=False,
+    check_implementation(Reference(), ops=("select",), effort="quick", deterministic=False,
                          seed=7, replays=REPLAYS)
     assert len(REPLAYS) == 0
 
@@ -186,7 +186,7 @@ def test_the_command_keeps_traces_only_for_an_implementation_after_the_first(
     monkeypatch.setattr(_engine, "Replays", Owned)
 
     specs = ["--impl", "python:eventproof.reference:Reference"] * impls
-    result = CliRunner().invoke(main, ["run", *specs, "--ops", "classify", "--examples", "quick",
+    result = CliRunner().invoke(main, ["run", *specs, "--ops", "classify", "--effort", "quick",
                                        "--deterministic", "--no-progress",
                                        "--state-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output

@@ -56,7 +56,7 @@ def example(op: str, input: Any, expected: Any, actual: Any, message: str, *,
 
 def make_report(results: list[RuleResult], *, seed: int | None = None) -> RunReport:
     return RunReport(implementation=dict(IMPLEMENTATION), capabilities=Capabilities(),
-                     results=results, budget="quick", seed=seed, deterministic=seed is None,
+                     results=results, effort="quick", seed=seed, deterministic=seed is None,
                      duration=1.25, calls=321)
 
 
@@ -558,7 +558,7 @@ def test_engine_measures_each_operation_honestly() -> None:
     from eventproof.conformance import check_implementation
 
     _Slow.select_calls = 0
-    report = check_implementation(_Slow, ops=["select", "classify"], examples="quick")
+    report = check_implementation(_Slow, ops=["select", "classify"], effort="quick")
     select = [result for result in report.results if result.rule.op == "select"]
     classify = [result for result in report.results if result.rule.op == "classify"]
     assert _Slow.select_calls > 50

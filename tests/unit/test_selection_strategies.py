@@ -10,7 +10,7 @@ from itertools import pairwise
 from typing import Any
 
 import pytest
-from eventproof.conformance._engine import isolated_constants, split_budget
+from eventproof.conformance._engine import isolated_constants, split_examples
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._operations import OPERATIONS_BY_NAME
 from eventproof.conformance._schemas import schema_issues
@@ -89,7 +89,7 @@ def sample(op: str) -> tuple[Any, ...]:
     families = OPERATIONS_BY_NAME[op].families(Capabilities())
     if len(families) > 1:
         return tuple(op_input for family, budget in zip(
-            families, split_budget(FAMILIES_SAMPLE, families), strict=True)
+            families, split_examples(FAMILIES_SAMPLE, families), strict=True)
             for op_input in _drawn(family.strategy, budget, f"{op}:{family.name}"))
     found: list[Any] = []
 

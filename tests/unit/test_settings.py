@@ -239,9 +239,9 @@ def test_a_face_that_differs_says_why() -> None:
 
 def test_the_example_efforts_are_the_engines() -> None:
     """The table's efforts are the engine's budgets, in order."""
-    from eventproof.conformance._engine import BUDGETS
+    from eventproof.conformance._engine import EFFORTS as ENGINE_EFFORTS
 
-    assert tuple(BUDGETS) == EFFORTS
+    assert tuple(ENGINE_EFFORTS) == EFFORTS
 
 
 # -- the wrong implementations these checks catch ----------------------------------------------
@@ -318,7 +318,7 @@ def test_an_action_input_with_another_default_is_caught(entry: Setting) -> None:
 # -- errors in each face's spelling -------------------------------------------------------------
 
 #: A value each kind of setting refuses, as text.
-REFUSED = {"jobs": "0", "timeout": "nan", "max_time": "-5", "examples": "huge", "seed": "x",
+REFUSED = {"jobs": "0", "timeout": "nan", "max_time": "-5", "effort": "huge", "seed": "x",
            "max_examples": "0", "shell": "maybe", "allow_untested": "perhaps",
            "deterministic": "maybe", "isolate": "maybe", "exitfirst": "maybe"}
 SPELT: dict[Face, Callable[[Setting], str]] = {
@@ -392,8 +392,8 @@ def test_the_command_lines_errors_name_its_flag(args: list[str], env: dict[str, 
     ({"jobs": "auto"}, "jobs='auto' is not a number of worker processes"),
     ({"timeout": -1}, "timeout=-1 is not a positive, finite number of seconds; pass e.g. "
      "timeout=10"),
-    ({"examples": "huge"}, "examples='huge' is not an example effort; use one of quick, "
-     "default, thorough: e.g. examples='quick'"),
+    ({"effort": "huge"}, "effort='huge' is not an effort; use one of quick, "
+     "default, thorough: e.g. effort='quick'"),
     ({"max_time": math.nan}, "max_time=nan is not a positive, finite number of seconds; pass "
      "e.g. max_time=600, None for the default or math.inf for no bound"),
     ({"seed": "1"}, "seed='1' is not a whole number; pass e.g. seed=1234"),

@@ -203,7 +203,7 @@ def test_the_right_reading_conforms() -> None:
     """The configurable reading with no misreading is the reference's: every wrong one above
     differs from it in one knob only."""
     right = _misread("RightReading")
-    assert check_implementation(right, ops=["settle"], examples="quick", seed=0,
+    assert check_implementation(right, ops=["settle"], effort="quick", seed=0,
                                 deterministic=False).conforms
 
 

@@ -28,7 +28,7 @@ def _broken(report: object) -> dict[str, object]:
 
 @pytest.fixture(scope="module")
 def whole() -> object:
-    return check_implementation(EnsureAscii, ops=OPS, examples="quick")
+    return check_implementation(EnsureAscii, ops=OPS, effort="quick")
 
 
 def test_stop_after_finds_its_rules_as_a_whole_run_does(whole: object) -> None:
@@ -36,7 +36,7 @@ def test_stop_after_finds_its_rules_as_a_whole_run_does(whole: object) -> None:
     assert len(full) >= 2, "the miniature must break several rules for this test to bite"
     rule = "canon.bytes"
     assert rule in full
-    early = check_implementation(EnsureAscii, ops=OPS, examples="quick", stop_after=[rule])
+    early = check_implementation(EnsureAscii, ops=OPS, effort="quick", stop_after=[rule])
     found = _broken(early)
     assert found[rule] == full[rule]  # the same input, answer and explanation
     assert all(found[other] == full[other] for other in found)  # what it found, found alike
@@ -50,7 +50,7 @@ def test_stop_after_finds_its_rules_as_a_whole_run_does(whole: object) -> None:
 
 
 def test_exitfirst_stops_at_the_first_broken_rule(whole: object) -> None:
-    early = check_implementation(EnsureAscii, ops=OPS, examples="quick", exitfirst=True)
+    early = check_implementation(EnsureAscii, ops=OPS, effort="quick", exitfirst=True)
     found = _broken(early)
     assert len(found) == 1
     (rule, counterexample), = found.items()
@@ -64,7 +64,7 @@ def test_stop_after_under_jobs_finds_its_rule_as_one_process_does(whole: object)
     """Under --jobs the other operations' rounds stop too, and the rule asked for is found with
     the counterexample one process finds."""
     rule = "canon.bytes"
-    early = check_implementation(EnsureAscii, ops=("classify", "project"), examples="quick",
+    early = check_implementation(EnsureAscii, ops=("classify", "project"), effort="quick",
                                  stop_after=[rule], jobs=2)
     assert _broken(early)[rule] == _broken(whole)[rule]
     assert early.cut_short == STOP_AFTER_REASON
@@ -80,7 +80,7 @@ def test_stop_after_an_unknown_rule_is_refused() -> None:
 def test_cli_exitfirst_reports_one_broken_rule_and_the_rest_untested(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "eventproof.conformance", "run", "--impl",
-         "python:miniatures.wire:EnsureAscii", "--ops", "project", "--examples", "quick",
+         "python:miniatures.wire:EnsureAscii", "--ops", "project", "--effort", "quick",
          "--deterministic", "--no-progress", "-x", "--json", "-",
          "--state-dir", str(tmp_path / "state")],
         capture_output=True, text=True, timeout=300, check=False, cwd=ROOT,

@@ -73,7 +73,7 @@ GENERATED = unstable_implementations(6, seed=20261203)
 
 def _check(impl: object) -> RunReport:
     # -x: the run ends at its first broken rule, which is all each property needs.
-    return check_implementation(impl, ops=["select"], examples="quick", max_examples=15,
+    return check_implementation(impl, ops=["select"], effort="quick", max_examples=15,
                                 timeout=5.0, exitfirst=True)
 
 
@@ -130,7 +130,7 @@ def test_a_stable_wrong_answer_is_a_plain_failure(tmp_path: Path) -> None:
 def test_wrong_at_random_is_unstable_through_its_python_spec() -> None:
     """The named miniature (seeded per call) is unstable when run as python:MODULE:ATTR."""
     report = check_implementation("python:miniatures.unstable:WrongAtRandom", ops=["select"],
-                                  examples="quick", max_examples=30, timeout=5.0)
+                                  effort="quick", max_examples=30, timeout=5.0)
     assert "unstable" in {result.outcome for result in report.results}
     assert "fail" not in {result.outcome for result in report.results}
     assert isinstance(WrongAtRandom(), Unstable)
@@ -169,7 +169,7 @@ class InterruptedWhenAskedAgain(Unstable):
 def test_ctrl_c_while_asking_again_ends_the_run_and_keeps_the_failure() -> None:
     """An interrupt while a failure's input is asked again ends the run as an interrupt inside
     the search does: interrupted (exit code 130), the failure kept as found."""
-    report = check_implementation(InterruptedWhenAskedAgain(), ops=["select"], examples="quick",
+    report = check_implementation(InterruptedWhenAskedAgain(), ops=["select"], effort="quick",
                                   max_examples=15, timeout=5.0)
     assert report.cut_short == "the run was interrupted"
     assert report.verdict.exit_code == ExitCode.INTERRUPTED

@@ -56,7 +56,7 @@ def rules_tripped_by_property_run(name: str, op: str, rule: str) -> frozenset[st
     """The rules the quick deterministic property run finds broken in miniature ``name``, up
     to the moment it breaks ``rule`` (the run then ends: the rounds until then are a whole
     run's)."""
-    report = check_implementation(MINIATURES[name][0](), ops=[op], examples="quick",
+    report = check_implementation(MINIATURES[name][0](), ops=[op], effort="quick",
                                   deterministic=True, timeout=_timeout(name), stop_after=[rule])
     return frozenset(report.failed_rule_ids)
 

@@ -158,7 +158,7 @@ def runs(draw: st.DrawFn) -> RunReport:
     allow_untested = draw(st.booleans(), label="allow untested")
     return RunReport(
         implementation={"name": "port", "version": "1.0", "language": "python"},
-        capabilities=Capabilities(ops=declared), results=results, budget="quick", seed=None,
+        capabilities=Capabilities(ops=declared), results=results, effort="quick", seed=None,
         deterministic=True, duration=1.0, calls=10, allow_untested=allow_untested,
         invocation=replace(invocation, allow_untested=allow_untested),
         cut_short=str(ending))
@@ -490,7 +490,7 @@ def test_each_output_states_a_headline(renderer: Renderer) -> None:
     report = RunReport(implementation={"name": "port", "version": "1.0", "language": "python"},
                        capabilities=Capabilities(),
                        results=[RuleResult(rule, "pass") for rule in RULES],
-                       budget="quick", seed=None, deterministic=True)
+                       effort="quick", seed=None, deterministic=True)
     assert renderer.render(report).headline == "conforms"
     assert renderer.render(report).scope == WHOLE
 
@@ -513,7 +513,7 @@ def test_a_slice_that_breaks_nothing_is_checked_only_part(renderer: Renderer,
     report = RunReport(implementation={"name": "port", "version": "1.0", "language": "python"},
                        capabilities=Capabilities(),
                        results=[RuleResult(rule, "pass") for rule in kept],
-                       budget="quick", seed=None, deterministic=True, invocation=invocation)
+                       effort="quick", seed=None, deterministic=True, invocation=invocation)
     stated = renderer.render(report)
     assert stated.headline == "checked only part"
     assert stated.scope == (len(kept), len(RULES))

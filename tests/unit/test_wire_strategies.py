@@ -6,7 +6,7 @@ import json
 import math
 from typing import Any
 
-from eventproof.conformance._engine import BUDGETS, isolated_constants, split_budget
+from eventproof.conformance._engine import EFFORTS, isolated_constants, split_examples
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._schemas import schema_issues
 from eventproof.conformance.wire import OPERATIONS as PROFILE_OPERATIONS
@@ -31,8 +31,8 @@ INPUTS = {op.name: op.inputs for op in PROFILE_OPERATIONS}
 
 
 CAPABILITIES = Capabilities()
-#: Examples per search in the engine's default profile.
-ENGINE_BUDGET = BUDGETS["default"]
+#: Examples per search at the default effort.
+ENGINE_EXAMPLES = EFFORTS["default"]
 
 
 
@@ -93,7 +93,7 @@ def test_updates_land_on_both_sides_of_the_bound() -> None:
     bytes under it (or on it)."""
     offsets: set[int] = set()
 
-    @counted(ENGINE_BUDGET)
+    @counted(ENGINE_EXAMPLES)
     @given(max_bytes_values(CAPABILITIES).flatmap(
         lambda max_bytes: st.tuples(st.just(max_bytes),
                                     tool_execution_updates(max_bytes=max_bytes))))
@@ -112,7 +112,7 @@ def test_project_inputs_reach_the_bound() -> None:
     maxBytes and one within it."""
     seen: set[str] = set()
 
-    @counted(ENGINE_BUDGET)
+    @counted(ENGINE_EXAMPLES)
     @given(INPUTS["project"](CAPABILITIES))
     def record(op_input: dict[str, Any]) -> None:
         event = op_input["event"]
@@ -135,7 +135,7 @@ def test_number_families_put_every_kind_of_number_everywhere() -> None:
     seen: set[tuple[str, str]] = set()
     families = project_families(CAPABILITIES)
     shares = dict(zip([family.name for family in families],
-                      split_budget(ENGINE_BUDGET, families), strict=True))
+                      split_examples(ENGINE_EXAMPLES, families), strict=True))
 
     def kind(number: Any) -> str:
         if isinstance(number, float) and not math.isfinite(number):
@@ -240,7 +240,7 @@ def _family_share(name: str) -> tuple[Any, int]:
     """A project family's strategy and its share of the engine's default budget."""
     families = project_families(CAPABILITIES)
     shares = dict(zip([family.name for family in families],
-                      split_budget(ENGINE_BUDGET, families), strict=True))
+                      split_examples(ENGINE_EXAMPLES, families), strict=True))
     family = next(family for family in families if family.name == name)
     return family.strategy, shares[name]
 
@@ -251,7 +251,7 @@ def test_classify_inputs_hold_near_misses_of_the_frame_types() -> None:
     seen: set[str] = set()
     frames = ("message_update", "tool_execution_update")
 
-    @counted(ENGINE_BUDGET)
+    @counted(ENGINE_EXAMPLES)
     @given(INPUTS["classify"](CAPABILITIES))
     def record(op_input: dict[str, Any]) -> None:
         kind = op_input["event"]["type"]

@@ -1,7 +1,7 @@
 """Measure the suite's power: mutate the reference and count the mutants `eventproof run` kills.
 
 Every mutant of the reference modules (selection, settle, wire, backstop, canonical, budget) is
-checked as an implementation under test, with ``check_implementation(..., examples="quick",
+checked as an implementation under test, with ``check_implementation(..., effort="quick",
 deterministic=True)``, against the PRISTINE reference. A mutant is *killed* when the run does not
 conform, *timeout* when the whole check overran its wall-clock limit, *survived* otherwise; a
 surviving mutant listed in ``equivalent.txt`` (next to this file) is *equivalent*. The score is
@@ -403,7 +403,7 @@ def _check(module: Any, ops: Sequence[str], fits: Sequence[str], request_timeout
     status, rules, note = SURVIVED, set(), ""
     for fit in fits:
         try:
-            report = check_implementation(module.Reference(fit), ops=ops, examples="quick",
+            report = check_implementation(module.Reference(fit), ops=ops, effort="quick",
                                           deterministic=True, timeout=request_timeout,
                                           on_event=_stop_at_first_must_failure)
         except _MustFailed as found:

@@ -1,6 +1,6 @@
 """Check every real implementation a package registry holds and publish the page of them all.
 
-    python tools/real/implementations.py --work DIR --out DIR [--examples E] [--report FILE...]
+    python tools/real/implementations.py --work DIR --out DIR [--effort E] [--report FILE...]
 
 Each implementation of `IMPLEMENTATIONS` is installed, pinned, into ``--work`` with npm (the
 registry's own client; nothing is committed), checked by ``eventproof run`` through its adapter
@@ -113,10 +113,10 @@ def install(implementation: Implementation, work: Path) -> Path:
     return folder
 
 
-def check(command: list[str], report: Path, examples: str) -> int:
+def check(command: list[str], report: Path, effort: str) -> int:
     """``eventproof run`` on one implementation; its JSON report is written to ``report``."""
     done = subprocess.run(["eventproof", "run", "--impl", shlex.join(command), "--deterministic",
-                           "--no-progress", "--examples", examples, "--json", str(report)],
+                           "--no-progress", "--effort", effort, "--json", str(report)],
                           check=False)
     return done.returncode
 
@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--examples", default="default")
+    parser.add_argument("--effort", default="default")
     parser.add_argument("--report", type=Path, action="append", default=[])
     parser.add_argument("--no-install", action="store_true")
     options = parser.parse_args(argv)
@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         command = implementation.command(folder)
         commands[implementation.name] = command
         report = out / "reports" / f"{implementation.key}.json"
-        if check(command, report, options.examples) == 2:
+        if check(command, report, options.effort) == 2:
             problems.append(f"{implementation.name} could not be checked")
         report_paths.append(report)
     report_paths += [path.resolve() for path in options.report]

@@ -139,7 +139,7 @@ def select_families(capabilities: Capabilities | None = None) -> tuple[Family, .
     )
 
 
-#: The examples of a tour family, whatever the budget: each tour meets every shape (:mod:`.tour`).
+#: The examples of a tour family, whatever the effort: each tour meets every shape (:mod:`.tour`).
 TOUR_EXAMPLES = 3
 
 

@@ -12,7 +12,7 @@ theirs, each envelope with or without the members the spec names and one it does
 
 Nothing here is drawn at random but where the cycles start and which turn gets which number
 (a rotation of the edges), so every draw, the simplest one first, meets every shape: every
-run on every seed and budget draws each of them, however few inputs its tour family gets. The
+run on every seed and effort draws each of them, however few inputs its tour family gets. The
 log means whatever it means: the reference decides the answer, as for any other log.
 """
 

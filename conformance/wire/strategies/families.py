@@ -165,7 +165,7 @@ def classify_families(capabilities: Capabilities) -> tuple[Family, ...]:
     """The kinds of ``classify`` input a run covers, one per answer class (wire.md §3): facts of
     every known type and unknown types, and frames (``message_update`` of every kind, erroneous
     ones included, and ``tool_execution_update``), so that every run, on every seed and
-    budget, asks both; then one event of every shape the schemas allow (:mod:`.shapes`)."""
+    effort, asks both; then one event of every shape the schemas allow (:mod:`.shapes`)."""
     return (
         Family("facts", 2, _classify_facts()),
         Family("frames", 1, st.builds(_event_input, st.one_of(
@@ -357,7 +357,7 @@ def as_integral_doubles(value: Any) -> Any:
 
 
 def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
-    """The kinds of ``project`` input a run covers, and each one's share of the budget.
+    """The kinds of ``project`` input a run covers, and each one's share of the examples.
 
     In order (a failure shrinks within the first family that shows it, so the simplest come
     first): any small agent event; ``message_update`` of every type; frames not opted into
@@ -478,7 +478,7 @@ FAMILY_AIMS: dict[str, tuple[str, ...]] = {
 def project_inputs(capabilities: Capabilities) -> st.SearchStrategy[OpInput]:
     """``project`` op inputs: ``{"event", "includeLiveEvents", "maxBytes"}``, drawn from every
     family of :func:`project_families` as often as its weight says (the engine searches each
-    family on its own, with that share of the budget). An explicit choice of family: st.one_of
+    family on its own, with that share of the examples). An explicit choice of family: st.one_of
     would flatten the families' own branches."""
     families = project_families(capabilities)
     weighted = tuple(i for i, family in enumerate(families) for _ in range(family.weight))

@@ -23,7 +23,7 @@ def observe_project(op_input: Any) -> dict[str, float]:
     ``maxBytes`` (a line at the bound fits; one byte more and it is bounded), and, for a line
     over the bound, minus the bytes its bounded form with the whole text lacks to be over
     ``maxBytes`` (0 once the tail must be cut, where the fit strategies part). Hypothesis spends
-    what is left of a budget under 1000 examples climbing from the best example of each.
+    what is left of a search of under 1000 examples climbing from the best example of each.
     """
     event = op_input.get("event") if isinstance(op_input, Mapping) else None
     max_bytes = op_input.get("maxBytes") if isinstance(op_input, Mapping) else None
