@@ -361,8 +361,8 @@ SETTINGS = Table(
         "2000.",
         cli=("--effort",), python="effort", pytest="--eventproof-effort",
         action="effort", kind=EFFORT, example="quick", blank_is_default=False,
-        # The pytest plugin adds its old names itself, to tell their use (pytest_plugin._effort).
         old={"cli": ("--examples", "--budget", "--profile"), "python": ("examples", "budget"),
+             "pytest": ("--eventproof-examples", "--eventproof-budget"),
              "action": ("examples", "budget")},
         help={"cli": "How hard each operation search tries, in examples: quick 60, default 200, "
                      "thorough 2000 (and each operation's every-shape inputs on top: 3 to 22).",
@@ -627,6 +627,11 @@ def pytest_options(parser: pytest.Parser, group: Any) -> None:
             extra["metavar"] = entry.metavar["pytest"]
         # None: the project's pytest configuration, then the table's default (the command line
         # wins over the file), read by the plugin's _setting.
-        group.addoption(entry.pytest, *entry.old.get("pytest", ()), dest=entry.ini,
-                        default=None, help=entry.help_for("pytest"), **extra)
+        group.addoption(entry.pytest, dest=entry.ini, default=None,
+                        help=entry.help_for("pytest"), **extra)
+        # Each old name is an option of its own, so that the plugin can tell its use with a
+        # warning naming the new one (pytest_plugin._effort).
+        for old in entry.old.get("pytest", ()):
+            group.addoption(old, dest=old.removeprefix("--").replace("-", "_"), default=None,
+                            help=f"Old name of {entry.pytest}.", **extra)
         parser.addini(entry.ini, entry.help_for("ini"), default=None)

@@ -336,11 +336,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
     group = parser.getgroup("eventproof", "eventproof conformance checks")
     pytest_options(parser, group)
-    # The old names of --eventproof-effort and eventproof_effort, each its own option so that
-    # using one is told (_effort).
-    for old in OLD_EFFORT_OPTIONS:
-        group.addoption(f"--eventproof-{old}", dest=f"eventproof_{old}", choices=EFFORTS,
-                        default=None, help="Old name of --eventproof-effort.")
+    # The old name of eventproof_effort in a configuration file (its old options are the
+    # table's), told when used (_effort).
     parser.addini("eventproof_examples", "old name of eventproof_effort", default=None)
 
 
