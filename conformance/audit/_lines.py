@@ -464,7 +464,10 @@ class LineJudge:
         if frame:
             facts = 0
         elif kind in ("turn_end", "agent_end"):
-            facts = self._projected_size(value, len(canonical or body))
+            # a line in the projected form is its own facts-only line (it holds none of the
+            # inputs the reference projects, so the reference refuses it as an event)
+            facts = len(canonical or body) + 1 if not broken else \
+                self._projected_size(value, len(canonical or body))
         else:
             facts = len(canonical if canonical is not None else body) + 1
         self._budget(value, kind)
