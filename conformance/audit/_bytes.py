@@ -202,11 +202,13 @@ class ByteStats:
         else:
             totals[0] += 1
             totals[1] += size
-        entry = (size, name, number, offset, kind)
-        if len(self.largest) < LARGEST:
-            heapq.heappush(self.largest, entry)
-        elif entry > self.largest[0]:  # the largest under one total order, whatever the
-            heapq.heapreplace(self.largest, entry)  # order lines arrive in (chunks, --jobs)
+        largest = self.largest
+        if len(largest) < LARGEST:
+            heapq.heappush(largest, (size, name, number, offset, kind))
+        elif size >= largest[0][0]:  # a smaller line is never among the largest
+            entry = (size, name, number, offset, kind)
+            if entry > largest[0]:  # the largest under one total order, whatever the order
+                heapq.heapreplace(largest, entry)  # lines arrive in (chunks, --jobs)
         if size >= HEAVY_BYTES and isinstance(value, dict | list):
             if written is None and _orjson is not None:
                 try:

@@ -83,7 +83,7 @@ _HEAVY = ("task", "output", "errorMessage", "stderr")
 _LIVE_ORDER = ("id", "agent", "status", "task", "output")
 
 
-@dataclass
+@dataclass(slots=True)
 class Parsed:
     """A line's value and what reading it showed."""
 
@@ -303,7 +303,7 @@ def read_wire(body: bytes) -> tuple[Parsed, bytes | None]:
         return strict_parse(body), UNKNOWN
     value, written = proven
     canonical = written if _PLAIN_SHORTCUT and _plain_tree(value) else UNKNOWN
-    return Parsed(value, True, exact=True, proven=True), canonical
+    return Parsed(value, True, None, False, (), None, True, True), canonical
 
 
 def strict_parse(body: bytes) -> Parsed:
