@@ -38,9 +38,11 @@ PATHS_SHOWN = 25
 _dump = dumps
 
 
-#: Objects of at most this many members have their members' spans found (wrappers, blocks);
-#: a larger object's heavy members are written again (finding every name would cost more).
-SPANNED_MEMBERS = 4
+#: Objects of at most this many members have their members' spans found (every member that
+#: can be counted: a container or a string of :data:`SMALL_BYTES` code points or more); a larger
+#: object's members are written again (each container member's span is checked against the
+#: rest of the object, so the members bound that work).
+SPANNED_MEMBERS = 64
 #: A member of a value: its key (``"[*]"`` for an array element), the member, and where its
 #: writing lies in the line's writing (None: not known, the caller writes the member).
 Span = tuple[str, Any, "tuple[int, int] | None"]
@@ -62,8 +64,9 @@ def _name(key: str) -> bytes:
 
 def _spans(value: dict[str, Any] | list[Any], data: bytes | None, low: int,
            high: int) -> Iterator[Span]:
-    """Every member of ``value``, whose writing is ``data[low:high]`` (``data``: orjson's
-    writing of the whole line, or None). An object member's writing is the span between its
+    """Every member of ``value`` that may be counted, whose writing is ``data[low:high]``
+    (``data``: orjson's writing of the whole line, or None; without it, every member). An
+    object member's writing is the span between its
     name and the next member's name (the next ``,"name":`` after it: inside a written string a
     quote is always escaped, so a string, number, boolean or null member holds none, and a
     container member's span is taken only when the next name occurs once after it); the last
@@ -82,22 +85,36 @@ def _spans(value: dict[str, Any] | list[Any], data: bytes | None, low: int,
             yield key, item, None
         return
     keys = list(value)
-    names = [_name(key) for key in keys]
+    last = len(keys) - 1
+    named = 0  # the member whose name is known to start at ``position``
     position = low + 1  # after the opening brace
     for index, key in enumerate(keys):
-        start = position + len(names[index]) + 1  # the name and its colon
         item = value[key]
-        if index + 1 == len(keys):
+        if (isinstance(item, str) and len(item) < SMALL_BYTES) or \
+                not isinstance(item, str | dict | list):
+            continue  # never counted: only its neighbours' spans are wanted
+        name = _name(key)
+        if index == named:
+            start = position + len(name) + 1  # the name and its colon
+        else:
+            # the members since the last span are scalars and short strings, which hold no
+            # ``,"name":``: the first one after it is this member's
+            at = data.find(b"," + name + b":", position - 1, high)
+            if at < 0:  # pragma: no cover - orjson writes every member
+                yield key, item, None
+                continue
+            start = at + len(name) + 2
+        if index == last:
             stop = high - 1  # the closing brace
         else:
-            following = b"," + names[index + 1] + b":"
+            following = b"," + _name(keys[index + 1]) + b":"
             stop = data.find(following, start, high)
             if stop < 0 or (isinstance(item, dict | list)
                             and data.find(following, stop + 1, high) >= 0):
                 # the next name also occurs inside this member: write it to know its span
                 stop = start + len(_dump(item))
         yield key, item, (start, stop)
-        position = stop + 1  # the comma
+        named, position = index + 1, stop + 1  # after the comma
 
 
 @dataclass
