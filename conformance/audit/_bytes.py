@@ -40,8 +40,7 @@ _dump = dumps
 
 #: Objects of at most this many members have their members' spans found (every member that
 #: can be counted: a container or a string of :data:`SMALL_BYTES` code points or more); a larger
-#: object's members are written again (each container member's span is checked against the
-#: rest of the object, so the members bound that work).
+#: object's members are written again, one by one.
 SPANNED_MEMBERS = 64
 #: A member of a value: its key (``"[*]"`` for an array element), the member, and where its
 #: writing lies in the line's writing (None: not known, the caller writes the member).
@@ -66,12 +65,11 @@ def _spans(value: dict[str, Any] | list[Any], data: bytes | None, low: int,
            high: int) -> Iterator[Span]:
     """Every member of ``value`` that may be counted, whose writing is ``data[low:high]``
     (``data``: orjson's writing of the whole line, or None; without it, every member). An
-    object member's writing is the span between its
-    name and the next member's name (the next ``,"name":`` after it: inside a written string a
-    quote is always escaped, so a string, number, boolean or null member holds none, and a
-    container member's span is taken only when the next name occurs once after it); the last
-    member's runs to the closing brace; an array's only element is the array less its
-    brackets. orjson writes a member inside a value as it writes it alone. Only objects of at
+    object member's writing starts after its name (found after the previous member counted: a
+    scalar or a short string between holds no ``,"name":``, since inside a written string a
+    quote is always escaped) and is as long as orjson's writing of the member alone (orjson
+    writes a member inside a value as it writes it alone); the last member's runs to the
+    closing brace; an array's only element is the array less its brackets. Only objects of at
     most :data:`SPANNED_MEMBERS` members are read so."""
     if isinstance(value, list):
         if data is not None and len(value) == 1:
@@ -104,15 +102,10 @@ def _spans(value: dict[str, Any] | list[Any], data: bytes | None, low: int,
                 yield key, item, None
                 continue
             start = at + len(name) + 2
-        if index == last:
-            stop = high - 1  # the closing brace
-        else:
-            following = b"," + _name(keys[index + 1]) + b":"
-            stop = data.find(following, start, high)
-            if stop < 0 or (isinstance(item, dict | list)
-                            and data.find(following, stop + 1, high) >= 0):
-                # the next name also occurs inside this member: write it to know its span
-                stop = start + len(_dump(item))
+        # the last member runs to the closing brace; another is as long as its own writing
+        # (its strings' UTF-8 is kept from the line's writing: writing it again is a copy,
+        # faster than searching its bytes for the next name)
+        stop = high - 1 if index == last else start + len(_dump(item))
         yield key, item, (start, stop)
         named, position = index + 1, stop + 1  # after the comma
 
