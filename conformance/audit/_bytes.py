@@ -225,7 +225,7 @@ class ByteStats:
                     written = _orjson.dumps(value)
                 except TypeError:  # a lone surrogate, an integer beyond 64 bits
                     written = None
-            self._walk(kind, "$", value, written, 0, len(written or b""))
+            self._walk(kind, "$", value, written, 0, len(written or b""), own=False)
 
     def _count(self, kind: str, path: str, size: int) -> None:
         key = (kind, path)
@@ -244,7 +244,8 @@ class ByteStats:
         seen[digest] = seen.get(digest, 0) + 1
 
     def _walk(self, kind: str, path: str, value: dict[str, Any] | list[Any],
-              data: bytes | None = None, low: int = 0, high: int = 0) -> int | None:
+              data: bytes | None = None, low: int = 0, high: int = 0, *,
+              own: bool = True) -> int | None:
         """Count the members of ``value`` (at ``path``) of at least :data:`SMALL_BYTES`, and
         digest the heavy ones, at every depth (array elements share the path ``[*]``); answer
         ``value``'s own digest when its members' writings were found in ``data`` (else None:
@@ -255,7 +256,8 @@ class ByteStats:
         digest of such a value is the CRC-32 of its writing with each heavy member's writing
         replaced by that member's digest, so that each byte is read once whatever the depth.
         Which of the paths that repeat alike is named is decided in the report
-        (:func:`_named`)."""
+        (:func:`_named`). With ``own`` False (the line itself, whose digest nobody counts)
+        no digest of ``value`` is made."""
         spanned = data is not None and (len(value) == 1 if isinstance(value, list)
                                         else len(value) <= SPANNED_MEMBERS)
         if spanned:
@@ -304,11 +306,11 @@ class ByteStats:
             else:
                 continue
             self._record(kind, child, digest)
-            if spanned and span is not None:
+            if spanned and own and span is not None:
                 crc = crc32(view[position:span[0]], crc)
                 crc = crc32(digest.to_bytes(16, "little"), crc)
                 position = span[1]
-        if not spanned:
+        if not spanned or not own:
             return None
         return crc32(view[position:high], crc) | (high - low) << 32
 
