@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import subprocess
@@ -118,7 +119,7 @@ def speed(paths: dict[str, Path], rounds: int, *, pure: bool = False
     names = ["orjson.loads", "audit"] + (["json.loads", "audit without orjson"] if pure else [])
     figures = {}
     for name, path in paths.items():
-        paired = measure([Variant(subject, lambda p=path: p, SUBJECTS[subject])
+        paired = measure([Variant(subject, functools.partial(Path, path), SUBJECTS[subject])
                           for subject in names], rounds=rounds, timer=time.perf_counter)
         assert len({paired.results[subject] for subject in names}) == 1
         figures[name] = {subject: Spread.of(paired.ratios(subject, "orjson.loads"))
