@@ -38,9 +38,10 @@ PATHS_SHOWN = 25
 _dump = dumps
 
 
-#: Objects of at most this many members have their members' spans found (wrappers, blocks);
-#: a larger object's heavy members are written again (finding every name would cost more).
-SPANNED_MEMBERS = 4
+#: Objects of at most this many members have their members' spans found (every member that
+#: can be counted: a container or a string of :data:`SMALL_BYTES` code points or more); a larger
+#: object's members are written again, one by one.
+SPANNED_MEMBERS = 64
 #: A member of a value: its key (``"[*]"`` for an array element), the member, and where its
 #: writing lies in the line's writing (None: not known, the caller writes the member).
 Span = tuple[str, Any, "tuple[int, int] | None"]
@@ -62,13 +63,13 @@ def _name(key: str) -> bytes:
 
 def _spans(value: dict[str, Any] | list[Any], data: bytes | None, low: int,
            high: int) -> Iterator[Span]:
-    """Every member of ``value``, whose writing is ``data[low:high]`` (``data``: orjson's
-    writing of the whole line, or None). An object member's writing is the span between its
-    name and the next member's name (the next ``,"name":`` after it: inside a written string a
-    quote is always escaped, so a string, number, boolean or null member holds none, and a
-    container member's span is taken only when the next name occurs once after it); the last
-    member's runs to the closing brace; an array's only element is the array less its
-    brackets. orjson writes a member inside a value as it writes it alone. Only objects of at
+    """Every member of ``value`` that may be counted, whose writing is ``data[low:high]``
+    (``data``: orjson's writing of the whole line, or None; without it, every member). An
+    object member's writing starts after its name (found after the previous member counted: a
+    scalar or a short string between holds no ``,"name":``, since inside a written string a
+    quote is always escaped) and is as long as orjson's writing of the member alone (orjson
+    writes a member inside a value as it writes it alone); the last member's runs to the
+    closing brace; an array's only element is the array less its brackets. Only objects of at
     most :data:`SPANNED_MEMBERS` members are read so."""
     if isinstance(value, list):
         if data is not None and len(value) == 1:
@@ -82,22 +83,31 @@ def _spans(value: dict[str, Any] | list[Any], data: bytes | None, low: int,
             yield key, item, None
         return
     keys = list(value)
-    names = [_name(key) for key in keys]
+    last = len(keys) - 1
+    named = 0  # the member whose name is known to start at ``position``
     position = low + 1  # after the opening brace
     for index, key in enumerate(keys):
-        start = position + len(names[index]) + 1  # the name and its colon
         item = value[key]
-        if index + 1 == len(keys):
-            stop = high - 1  # the closing brace
+        if (isinstance(item, str) and len(item) < SMALL_BYTES) or \
+                not isinstance(item, str | dict | list):
+            continue  # never counted: only its neighbours' spans are wanted
+        name = _name(key)
+        if index == named:
+            start = position + len(name) + 1  # the name and its colon
         else:
-            following = b"," + names[index + 1] + b":"
-            stop = data.find(following, start, high)
-            if stop < 0 or (isinstance(item, dict | list)
-                            and data.find(following, stop + 1, high) >= 0):
-                # the next name also occurs inside this member: write it to know its span
-                stop = start + len(_dump(item))
+            # the members since the last span are scalars and short strings, which hold no
+            # ``,"name":``: the first one after it is this member's
+            at = data.find(b"," + name + b":", position - 1, high)
+            if at < 0:  # pragma: no cover - orjson writes every member
+                yield key, item, None
+                continue
+            start = at + len(name) + 2
+        # the last member runs to the closing brace; another is as long as its own writing
+        # (its strings' UTF-8 is kept from the line's writing: writing it again is a copy,
+        # faster than searching its bytes for the next name)
+        stop = high - 1 if index == last else start + len(_dump(item))
         yield key, item, (start, stop)
-        position = stop + 1  # the comma
+        named, position = index + 1, stop + 1  # after the comma
 
 
 @dataclass
@@ -202,18 +212,20 @@ class ByteStats:
         else:
             totals[0] += 1
             totals[1] += size
-        entry = (size, name, number, offset, kind)
-        if len(self.largest) < LARGEST:
-            heapq.heappush(self.largest, entry)
-        elif entry > self.largest[0]:  # the largest under one total order, whatever the
-            heapq.heapreplace(self.largest, entry)  # order lines arrive in (chunks, --jobs)
+        largest = self.largest
+        if len(largest) < LARGEST:
+            heapq.heappush(largest, (size, name, number, offset, kind))
+        elif size >= largest[0][0]:  # a smaller line is never among the largest
+            entry = (size, name, number, offset, kind)
+            if entry > largest[0]:  # the largest under one total order, whatever the order
+                heapq.heapreplace(largest, entry)  # lines arrive in (chunks, --jobs)
         if size >= HEAVY_BYTES and isinstance(value, dict | list):
             if written is None and _fast.orjson is not None:
                 try:
                     written = _fast.orjson.dumps(value)
                 except TypeError:  # a lone surrogate, an integer beyond 64 bits
                     written = None
-            self._walk(kind, "$", value, written, 0, len(written or b""))
+            self._walk(kind, "$", value, written, 0, len(written or b""), own=False)
 
     def _count(self, kind: str, path: str, size: int) -> None:
         key = (kind, path)
@@ -232,7 +244,8 @@ class ByteStats:
         seen[digest] = seen.get(digest, 0) + 1
 
     def _walk(self, kind: str, path: str, value: dict[str, Any] | list[Any],
-              data: bytes | None = None, low: int = 0, high: int = 0) -> int | None:
+              data: bytes | None = None, low: int = 0, high: int = 0, *,
+              own: bool = True) -> int | None:
         """Count the members of ``value`` (at ``path``) of at least :data:`SMALL_BYTES`, and
         digest the heavy ones, at every depth (array elements share the path ``[*]``); answer
         ``value``'s own digest when its members' writings were found in ``data`` (else None:
@@ -243,7 +256,8 @@ class ByteStats:
         digest of such a value is the CRC-32 of its writing with each heavy member's writing
         replaced by that member's digest, so that each byte is read once whatever the depth.
         Which of the paths that repeat alike is named is decided in the report
-        (:func:`_named`)."""
+        (:func:`_named`). With ``own`` False (the line itself, whose digest nobody counts)
+        no digest of ``value`` is made."""
         spanned = data is not None and (len(value) == 1 if isinstance(value, list)
                                         else len(value) <= SPANNED_MEMBERS)
         if spanned:
@@ -292,11 +306,11 @@ class ByteStats:
             else:
                 continue
             self._record(kind, child, digest)
-            if spanned and span is not None:
+            if spanned and own and span is not None:
                 crc = crc32(view[position:span[0]], crc)
                 crc = crc32(digest.to_bytes(16, "little"), crc)
                 position = span[1]
-        if not spanned:
+        if not spanned or not own:
             return None
         return crc32(view[position:high], crc) | (high - low) << 32
 

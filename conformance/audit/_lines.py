@@ -81,7 +81,7 @@ _HEAVY = ("task", "output", "errorMessage", "stderr")
 _LIVE_ORDER = ("id", "agent", "status", "task", "output")
 
 
-@dataclass
+@dataclass(slots=True)
 class Parsed:
     """A line's value and what reading it showed."""
 
@@ -302,7 +302,7 @@ def read_wire(body: bytes) -> tuple[Parsed, bytes | None]:
         return strict_parse(body), UNKNOWN
     value, written = proven
     canonical = written if _PLAIN_SHORTCUT and _plain_tree(value) else UNKNOWN
-    return Parsed(value, True, exact=True, proven=True), canonical
+    return Parsed(value, True, None, False, (), None, True, True), canonical
 
 
 def strict_parse(body: bytes) -> Parsed:
@@ -463,7 +463,10 @@ class LineJudge:
         if frame:
             facts = 0
         elif kind in ("turn_end", "agent_end"):
-            facts = self._projected_size(value, len(canonical or body))
+            # a line in the projected form is its own facts-only line (it holds none of the
+            # inputs the reference projects, so the reference refuses it as an event)
+            facts = len(canonical or body) + 1 if not broken else \
+                self._projected_size(value, len(canonical or body))
         else:
             facts = len(canonical if canonical is not None else body) + 1
         self._budget(value, kind)

@@ -84,14 +84,14 @@ def test_a_mirrored_transcript_is_named_where_it_sits() -> None:
                                                       for item in transcript)
 
 
-_KEYS = st.sampled_from(["a", "b", "a", "text"])
+_KEYS = st.sampled_from(["a", "b", "a", "text", "c", "d", "n", "w"])
 _TRICKY = st.sampled_from(['","b":', ',"b":1', '"', "\\", "x" * 300, "é" * 200, "\x01" * 100])
 _VALUES = st.recursive(
     st.none() | st.integers(-(2**53) + 1, 2**53 - 1)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=5) | _TRICKY | st.builds(lambda n: "y" * n, st.integers(200, 1500)),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_KEYS, inner, min_size=1,
-                                                                 max_size=3),
+                                                                 max_size=7),
     max_leaves=20)
 
 
@@ -105,8 +105,9 @@ def _unspanned(value: Any, data: Any, low: int, high: int) -> Any:
 def test_members_read_from_the_line_count_as_members_written_again(
         values: list[Any]) -> None:
     """The spans of members found in a line's writing are exactly their own writings: the
-    figures equal those of writing every member again, names repeated inside members and
-    quotes inside strings included."""
+    figures equal those of writing every member again, names repeated inside members, quotes
+    inside strings and members that are never counted (scalars, short strings) between the
+    counted ones included."""
     from eventproof.conformance.audit import _bytes
 
     def figures(spans: Any) -> dict[str, Any]:
@@ -114,8 +115,8 @@ def test_members_read_from_the_line_count_as_members_written_again(
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(_bytes, "_spans", spans)
             for number, value in enumerate(values):
-                event = {"type": "x", "v": value, "w": [value],
-                         "z": {"b": {"b": value, "a": value}, "a": 1}}
+                event = {"type": "x", "v": value, "n": number, "w": [value], "s": "short",
+                         "z": {"b": {"b": value, "a": value}, "a": 1}, "t": True, "u": value}
                 written = orjson.dumps(event)
                 stats.line("run.jsonl", number, 0, "x", len(written), event, written)
         return stats.document()
