@@ -130,15 +130,21 @@ def _reference_answer(expected: Any) -> Any:
 
 
 def split_examples(total: int, families: tuple[Family, ...]) -> list[int]:
-    """``total`` examples shared by weight (largest remainders first), at least one each; a
-    family with a fixed share (:attr:`Family.examples`) gets it on top of ``total``, so that
-    it takes nothing from the others at any total."""
+    """``total`` examples shared out: a family with a fixed share (:attr:`Family.examples`, a
+    list of built inputs, each asked once) gets exactly it, counted within ``total`` where
+    ``total`` allows; the weighted families share the rest by weight (largest remainders
+    first), at least one each. The rest is never less than two thirds of ``total``, nor less
+    than the quick effort's examples (or ``total``, when smaller): the drawn families, whose
+    failures shrink to small counterexamples, keep most of every effort's examples and all of
+    a quick one, and the built ones add to the smallest rather than take them over."""
+    fixed = sum(max(family.examples, 1) for family in families if family.examples is not None)
     weighted = [i for i, family in enumerate(families) if family.examples is None]
+    rest = max(total - fixed, min(total, max(total * 2 // 3, EFFORTS["quick"])))
     weights = [families[i].weight for i in weighted]
-    exact = [total * weight / sum(weights) for weight in weights] if weights else []
+    exact = [rest * weight / sum(weights) for weight in weights] if weights else []
     shares = [int(share) for share in exact]
     by_remainder = sorted(range(len(shares)), key=lambda i: exact[i] - shares[i], reverse=True)
-    for i in by_remainder[: total - sum(shares)]:
+    for i in by_remainder[: rest - sum(shares)]:
         shares[i] += 1
     # Every family is tried: one example each for those the rounding left none, taken from the
     # largest shares while they can spare one (a total too small for that is overrun).

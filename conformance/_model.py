@@ -49,11 +49,12 @@ class Family:
     strategy: Any
     #: The rule ids this family is built to reach (empty: every rule of the operation).
     aims: tuple[str, ...] = ()
-    #: A fixed share, on top of the weighted examples and the same at every effort: a family of
-    #: this many distinct inputs (a choice among them, nothing else drawn), which Hypothesis,
-    #: never trying an input twice, tries once each; or one whose every input meets all it
-    #: is for (a tour of every shape), which more examples would only make slower. It takes
-    #: nothing from the other families, whose shares stay what the effort gives them.
+    #: A fixed share, the same at every effort: a family of this many distinct inputs (a
+    #: choice among them, nothing else drawn), which Hypothesis, never trying an input twice,
+    #: tries once each; or one whose every input meets all it is for (a tour of every shape),
+    #: which more examples would only make slower. It is counted within the effort's examples,
+    #: where they allow: the weighted families share what the fixed shares leave, never less than
+    #: two thirds of it nor less than a quick search's examples (``split_examples``).
     examples: int | None = None
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from eventproof.conformance import check_implementation
-from eventproof.conformance._engine import _key, split_examples
+from eventproof.conformance._engine import EFFORTS, _key, split_examples
 from eventproof.conformance._model import Family
 from eventproof.reference import Reference
 from hypothesis import given
@@ -70,24 +70,52 @@ def test_budget_is_shared_by_weight() -> None:
     assert split_examples(2, families) == [1, 1, 1, 1]  # every family is tried at least once
 
 
+def test_fixed_shares_are_counted_within_the_budget() -> None:
+    """Built families take their fixed shares out of the budget; the drawn ones share the rest
+    by weight, and keep at least two thirds of the budget and a quick search's examples."""
+    families = (Family("a", 2, None), Family("built", 1, None, examples=40),
+                Family("b", 1, None), Family("c", 3, None), Family("d", 1, None))
+    assert split_examples(200, families) == [46, 40, 23, 68, 23]
+    assert sum(split_examples(200, families)) == 200
+    # The quick budget: the built ones come on top of what the drawn ones keep.
+    assert split_examples(60, families) == [17, 40, 9, 26, 8]
+    # Fixed shares past a third of the budget: the drawn families keep two thirds of it.
+    big = (*families, Family("built-big", 1, None, examples=180))
+    assert split_examples(200, big) == [38, 40, 19, 57, 19, 180]
+
+
+def _drawn_share(total: int, fixed: int) -> int:
+    """What the weighted families share (the rule of ``split_examples``)."""
+    return max(total - fixed, min(total, max(total * 2 // 3, EFFORTS["quick"])))
+
+
 @given(st.integers(1, 3000), st.lists(st.tuples(st.integers(1, 5), st.one_of(
     st.none(), st.integers(1, 40))), min_size=1, max_size=12))
-def test_a_fixed_share_is_added_and_the_budget_shared_by_weight(
+def test_a_fixed_share_comes_out_of_the_budget_and_the_rest_is_shared_by_weight(
         total: int, specs: list[tuple[int, int | None]]) -> None:
-    """A family with a fixed share (``examples``) gets exactly it, on top of the budget; the
-    weighted families share the budget whole as if it were not there; every family is tried."""
+    """A family with a fixed share (``examples``) gets exactly it, counted within the budget
+    where the budget allows: the weighted families share what is left, as if they were alone,
+    but never less than two thirds of the budget nor less than a quick search's examples (or the
+    whole budget, when smaller); every family is tried."""
     families = tuple(Family(f"f{i}", weight, None, examples=examples)
                      for i, (weight, examples) in enumerate(specs))
     shares = split_examples(total, families)
     weighted = tuple(family for family in families if family.examples is None)
+    fixed = sum(family.examples for family in families if family.examples is not None)
     assert all(share >= 1 for share in shares)
     assert [share for family, share in zip(families, shares, strict=True)
             if family.examples is not None] == [family.examples for family in families
                                                 if family.examples is not None]
+    drawn_total = _drawn_share(total, fixed)
+    assert drawn_total >= min(total, EFFORTS["quick"])
+    assert drawn_total >= total * 2 // 3
+    if fixed <= total - max(total * 2 // 3, EFFORTS["quick"]):
+        assert drawn_total + fixed == total  # the fixed shares come out of the budget
     if weighted:
-        assert [share for family, share in zip(families, shares, strict=True)
-                if family.examples is None] == split_examples(total, weighted)
-        assert sum(split_examples(total, weighted)) == max(total, len(weighted))
+        drawn = [share for family, share in zip(families, shares, strict=True)
+                 if family.examples is None]
+        assert drawn == split_examples(drawn_total, weighted)
+        assert sum(drawn) == max(drawn_total, len(weighted))
 
 
 def test_each_family_is_searched() -> None:

@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 from ..._model import Capabilities, Family, family_per_side
 from ..._reused import BOOLEANS, integers, sampled
 from ..._traps import trap_families
+from .byte_forms import byte_form_details_inputs, byte_form_rosters
 from .values import (
     _AGENTS,
     CLIP,
@@ -278,7 +279,7 @@ def _spelled(op: str, families: tuple[Family, ...]) -> tuple[Family, ...]:
 
 
 def details_families(capabilities: Capabilities) -> tuple[Family, ...]:
-    return _spelled("details", (
+    return (*_spelled("details", (
         Family("small", 2, small_details()),
         Family("edges", 2, edge_details(), aims=(
             "details.rejected", "details.cut", "details.bounded", "details.task",
@@ -300,7 +301,14 @@ def details_families(capabilities: Capabilities) -> tuple[Family, ...]:
             "details.bounded", "details.fair-share", "details.output", "details.task",
             "details.rejected")),
         Family("spread", 1, spread_details(), aims=("details.allowlist", "details.identity")),
-    )) + trap_families("details", capabilities)
+    )), _built("byte-forms", byte_form_details_inputs(), (
+        "details.rejected", "details.cut", "details.agrees")),
+        *trap_families("details", capabilities))
+
+
+def _built(name: str, inputs: tuple[OpInput, ...], aims: tuple[str, ...]) -> Family:
+    """A fixed share of built inputs, each asked once."""
+    return Family(name, 1, st.sampled_from(inputs), aims, examples=len(inputs))
 
 
 # -- roster -------------------------------------------------------------------------------------
@@ -384,7 +392,7 @@ _ROSTER_BOUNDS = st.one_of(wide(2, 3000), wide(2, 3000), wide(2, 3000), st.sampl
 
 
 def roster_families(capabilities: Capabilities) -> tuple[Family, ...]:
-    return _spelled("roster", (
+    return (*_spelled("roster", (
         Family("small", 3, st.builds(_roster, batches(), _ROSTER_BOUNDS)),
         Family("exact-fit", 1, exact_fit_rosters(), aims=("roster.prefix", "roster.bounded",
                                                           "roster.count")),
@@ -399,7 +407,8 @@ def roster_families(capabilities: Capabilities) -> tuple[Family, ...]:
                                                          max_size=4),
                                       st.just(DEFAULT_ROSTER_BYTES)),
                aims=("roster.allowlist",)),
-    )) + trap_families("roster", capabilities)
+    )), _built("byte-forms", byte_form_rosters(), ("roster.prefix", "roster.bounded")),
+        *trap_families("roster", capabilities))
 
 
 # -- lane ---------------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ from .logs import (
 )
 from .sequences import sequence_inputs, sequence_requests
 from .settle_forms import EDGE_REMOVALS, written
+from .tool_texts import tool_text_folds, tool_text_selects, tool_text_settles
 from .tour import tour_logs
 from .values import (
     Block,
@@ -132,6 +133,9 @@ def select_families(capabilities: Capabilities | None = None) -> tuple[Family, .
                aims=("select.text-fallback", "select.never-empty")),
         Family("decoys", 1, _decoyed_logs(),
                aims=("select.last-message", "select.text-fallback", "select.never-empty")),
+        # Built logs of the texts a tool result carries (:mod:`.tool_texts`), each asked once.
+        _built("tool-texts", tool_text_selects(),
+               ("select.text-fallback", "select.last-message")),
         # Last: its logs are long, and a counterexample is shrunk in the first family showing it.
         Family("every-shape", 1, _tour_logs(),
                examples=TOUR_EXAMPLES),
@@ -187,6 +191,11 @@ def fold_inputs(capabilities: Capabilities | None = None) -> st.SearchStrategy[d
     return st.fixed_dictionaries({"pushes": _pushes()})
 
 
+def _built(name: str, inputs: tuple[dict[str, Any], ...], aims: tuple[str, ...]) -> Family:
+    """A fixed share of built inputs, each asked once."""
+    return Family(name, 1, st.sampled_from(inputs), aims, examples=len(inputs))
+
+
 def _as_pushes(log: dict[str, Any]) -> dict[str, Any]:
     return {"pushes": [{"event": event} for event in log["events"]]}
 
@@ -199,6 +208,7 @@ def fold_families(capabilities: Capabilities | None = None) -> tuple[Family, ...
         Family("pushes", 3, fold_inputs(capabilities)),
         Family("streamed-events", 1, _streamed_text_logs().map(_as_pushes)),
         Family("decoys", 1, _decoyed_logs().map(_as_pushes)),
+        _built("tool-texts", tool_text_folds(), ("fold.prefix",)),
         Family("every-shape", 1, _tour_logs().map(_as_pushes), examples=TOUR_EXAMPLES),
         *trap_families("fold", capabilities),
     )
@@ -851,7 +861,9 @@ def settle_families(capabilities: Capabilities | None = None) -> tuple[Family, .
     return (tuple(family for family in families if family.name not in _LAST_FAMILIES)
             + _settle_class_families()
             + tuple(family for family in families if family.name in _LAST_FAMILIES)
-            + (Family("every-shape", 1, _tour_requests(),
+            + (_built("tool-texts", tool_text_settles(), (
+                "settle.tool-result", "settle.output", "settle.last-assistant")),
+               Family("every-shape", 1, _tour_requests(),
                       examples=TOUR_EXAMPLES),
                # Every ordered pair of event kinds, and every splice in every turn state.
                Family("event-pairs", 1, sequence_inputs(), examples=len(sequence_requests())))

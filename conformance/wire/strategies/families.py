@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from ..._model import Capabilities, Family, family_per_side
 from ..._reused import BOOLEANS
 from ..._traps import trap_families
+from .byte_forms import byte_form_bound, byte_form_inputs
 from .events import (
     _agent_ends,
     _small_tool_execution_updates,
@@ -436,6 +437,11 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
         families.append(Family("edge", 1, _edge_inputs()))
         families.append(Family("no-tail-fits", 1, st.sampled_from(NO_TAIL_FITS),
                                examples=len(NO_TAIL_FITS)))
+    # Lines a few bytes from the bound holding every byte form (§6.2-6.5): built, one per place
+    # and offset, so that a port writing or measuring one form otherwise breaks a MUST rule.
+    byte_forms = byte_form_inputs(byte_form_bound(capabilities.variable_max_bytes))
+    families.append(Family("byte-forms", 1, st.sampled_from(byte_forms),
+                           examples=len(byte_forms)))
     # Last: a counterexample is shrunk in the first family showing it, and these cannot shrink.
     families.append(Family("every-shape", 1, every_shape_inputs("project", capabilities),
                            examples=shape_count()))
@@ -471,6 +477,7 @@ FAMILY_AIMS: dict[str, tuple[str, ...]] = {
                          "canon.bytes"),
     "edge": ("bound.ids", "bound.converges", "bound.fits"),
     "no-tail-fits": ("bound.converges", "bound.tail", "bound.fits"),
+    "byte-forms": ("bound.fits", "bound.only-when-over", "bound.tail", "canon.bytes"),
     "every-shape": (),
 }
 
