@@ -59,7 +59,9 @@ def bare(session: nox.Session) -> None:
     session.install(*runtime, *(dep for dep in _group("test")
                                 if not dep.startswith(OPTIONAL_SPEEDUPS)))
     session.run("python", "-c", "import importlib.util as u, sys; "
-                "sys.exit([m for m in ('orjson', 'zstandard') if u.find_spec(m)])")
+                "found = [m for m in ('orjson', 'zstandard') if u.find_spec(m)]; "
+                "sys.exit(f'installed, but the bare session must not have them: {found}' "
+                "if found else 0)")
     session.run("pytest", "-n", "auto", "-q", "-m", "not slow", *BARE_TESTS, *session.posargs,
                 env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci"),
                      "EVENTPROOF_NO_EXTENSIONS": "1"})
