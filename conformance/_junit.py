@@ -101,12 +101,12 @@ def tree(name: str, suites: Sequence[Suite], *, seconds: float,
     shown = [(key, str(value).lower() if isinstance(value, bool) else str(value))
              for key, value in properties]
     every = [case for suite in suites for case in suite.cases]
-    root = ET.Element("testsuites", name=xml_safe(name), **_counts(every),
-                      time=_seconds(seconds))
+    root = ET.Element("testsuites", {"name": xml_safe(name), **_counts(every),
+                                     "time": _seconds(seconds)})
     for suite in suites:
-        element = ET.SubElement(
-            root, "testsuite", name=xml_safe(suite.name), **_counts(suite.cases),
-            time=_seconds(sum(round(case.seconds, 3) for case in suite.cases)))
+        element = ET.SubElement(root, "testsuite", {
+            "name": xml_safe(suite.name), **_counts(suite.cases),
+            "time": _seconds(sum(round(case.seconds, 3) for case in suite.cases))})
         listed = ET.SubElement(element, "properties")
         for key, value in (*suite.properties, *shown):
             ET.SubElement(listed, "property", name=key, value=xml_safe(value))
