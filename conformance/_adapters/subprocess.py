@@ -119,6 +119,9 @@ class SubprocessAdapter:
         self._program: _Program | None = None
         self._handshake: StartResponse | None = None
         self._needs_restart = False
+        #: What went wrong with this adapter's program last (the reason a restart is needed):
+        #: said when the restart limit is reached, even if other workers spent the restarts.
+        self._last_failure = "it failed before"
         self._given_up: str | None = None
         #: Set once a restarted program answered another handshake (the run must stop).
         self._changed: HandshakeChanged | None = None
@@ -175,9 +178,11 @@ class SubprocessAdapter:
         if self._changed is not None:
             raise self._changed  # every later request too: the run must stop
         response = self._run(op, input, timeout)
-        if (self._needs_restart and self._given_up is None and self.restart_count.spent()):
-            # No restart is left: the program is given up on now, not at the next request.
-            self._give_up(_failure_words(response))
+        if self._needs_restart and self._given_up is None:
+            self._last_failure = _failure_words(response)
+            if self.restart_count.spent():
+                # No restart is left: the program is given up on now, not at the next request.
+                self._give_up(self._last_failure)
         return response
 
     def _run(self, op: str, input: Any, timeout: float | None) -> Response:
@@ -415,7 +420,9 @@ class SubprocessAdapter:
 
     def _restart(self) -> None:
         """Start the program afresh and replay the handshake, within the restart limit."""
-        reason = "it failed before"
+        # Another worker may have spent the last restarts since this program failed: the reason
+        # given is then what this program did.
+        reason = self._last_failure
         while (number := self.restart_count.take()) is not None:
             self.restarts += 1
             limit = self.restart_count.limit

@@ -806,3 +806,21 @@ def test_protocol_lines_in_the_spec_are_valid_messages() -> None:
                 assert schema_issues(message, f"protocol.json#/$defs/{ref}") == [], line
                 checked += 1
     assert checked >= 10
+
+
+def test_a_limit_spent_by_another_worker_gives_up_with_what_this_program_did(
+        spawn: Callable[..., SubprocessAdapter]) -> None:
+    """Under --jobs the restart limit is the run's: when another worker's restarts spend it
+    between this program's failure and its restart, the run gives the program up with what this
+    program did (here, exiting with code 3 while answering), never with a bare "it failed
+    before"."""
+    adapter = spawn("crash.py", max_restarts=2)
+    assert isinstance(adapter.run("select", MISBEHAVE), Crashed)
+    # Another worker process takes the run's remaining restarts (the count is shared).
+    while adapter.restart_count.take() is not None:
+        pass
+    answer = adapter.run("select", {"fine": True})
+    assert isinstance(answer, Crashed)
+    assert answer.message.startswith("restart limit reached")
+    assert "it failed before" not in answer.message
+    assert "exited with code 3 while answering" in answer.message, answer.message
