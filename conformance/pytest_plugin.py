@@ -357,22 +357,17 @@ def _setting(config: pytest.Config, name: str) -> tuple[Any, Face]:
     return entry.parse(str(text).strip(), "ini"), "ini"
 
 
-#: The efforts of a search, by name.
-EFFORTS = ("quick", "default", "thorough")
-#: Old names of ``--eventproof-effort`` (``eventproof_examples`` in the configuration file too),
-#: accepted with a deprecation warning: "examples" counts the inputs a search draws, "budget"
-#: names the budget profile.
-OLD_EFFORT_OPTIONS = ("examples", "budget")
-
-
 def _effort(config: pytest.Config) -> tuple[str, Face]:
     """``--eventproof-effort`` or ``eventproof_effort``, or one of their old names with a
     deprecation warning naming the new one (the command line wins over the file); with the face
     it came from (``pytest`` or ``ini``) for the table's check."""
     from ._settings import SETTINGS
 
+    # The old names are the table's (--eventproof-examples, --eventproof-budget): "examples"
+    # counts the inputs a search draws, "budget" names the budget profile.
+    old_names = [old.removeprefix("--eventproof-") for old in SETTINGS["effort"].old["pytest"]]
     given = [(f"--eventproof-{name}", "--eventproof-effort", config.getoption(f"eventproof_{name}"))
-             for name in ("effort", *OLD_EFFORT_OPTIONS)]
+             for name in ("effort", *old_names)]
     face: Face = "pytest"
     if all(value is None for _, _, value in given):
         given = [(f"eventproof_{name}", "eventproof_effort", _ini(config, name))

@@ -216,3 +216,15 @@ def quick_inputs(op_name: str, seed: int | None = None) -> tuple[Any, ...]:
         with isolated_constants():
             draw()
     return tuple(drawn)
+
+
+def quick_start() -> list[str]:
+    """The commands of the first sh block under the README's "## Quick start", one per line."""
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    _, found, after = readme.partition("\n## Quick start\n")
+    assert found, "README.md has no '## Quick start' section"
+    block = re.search(r"^```sh\n(.*?)^```", after, re.S | re.M)
+    assert block is not None, "the Quick start section has no sh block"
+    return block.group(1).strip().splitlines()

@@ -8,23 +8,18 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 from eventproof.conformance._operations import RULES
+from helpers import quick_start
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _quick_start_first_command() -> list[str]:
     """The README's first Quick start command, from `eventproof` on: what a user runs."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"^## Quick start\n.*?^```sh\n(.*?)^```", readme, re.S | re.M)
-    assert block is not None, "README.md has no sh block under ## Quick start"
-    first = block.group(1).splitlines()[0]
-    return first.split("&&")[-1].split()
+    return quick_start()[0].split("&&")[-1].split()
 
 
 def test_the_first_quick_start_command_conforms_on_every_rule(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import SHARED_SETUP, shared_setup_scheduler, unit_of_work
+from helpers import SHARED_SETUP, quick_start, shared_setup_scheduler, unit_of_work
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,3 +57,15 @@ def test_no_test_that_catches_a_miniature_is_marked_slow() -> None:
     assert done.returncode == 5, (
         "these tests catch miniatures but are marked slow; make them cheaper instead:\n"
         + done.stdout + done.stderr)
+
+
+
+def test_ci_runs_the_readmes_test_command() -> None:
+    """The Quick start block holds exactly two commands, and .ci/run runs the second, the test
+    command, as a line of its own, and no other command a user could not run."""
+    commands = quick_start()
+    assert len(commands) == 2, commands
+    script = [line.strip() for line in (ROOT / ".ci" / "run").read_text("utf-8").splitlines()
+              if line.strip() and not line.lstrip().startswith("#")]
+    assert commands[1] in script, (commands[1], script)
+    assert "nox" in commands[1]
