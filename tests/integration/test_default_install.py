@@ -16,7 +16,6 @@ from eventproof.conformance._operations import RULES
 from helpers import quick_start
 
 
-
 def _quick_start_first_command() -> list[str]:
     """The README's first Quick start command, from `eventproof` on: what a user runs."""
     return quick_start()[0].split("&&")[-1].split()
