@@ -838,8 +838,7 @@ class Engine:
                                    actual=found.actual, stderr=found.stderr,
                                    unstable=changed)
         result.exhausted = self.adapter.exhausted()
-        given_up = getattr(self.adapter, "given_up", None)
-        result.given_up = (given_up() if callable(given_up) else None) or ""
+        result.given_up = self.adapter.given_up() or ""
         return result
 
     def _ask_again(self, op: Operation, found: _Found, excluded: frozenset[str],
@@ -854,8 +853,8 @@ class Engine:
         if first is None or not first.judged:
             return ""
         for asks in range(2, STABILITY_ASKS + 2):
-            if self.abandoned is not None and self.abandoned():
-                return ""
+            if (self.abandoned is not None and self.abandoned()) or self.adapter.exhausted():
+                return ""  # not wanted, or nothing more can be asked
             remaining = math.inf if self.ends_at is None else self.ends_at - time.monotonic()
             if remaining <= 0:
                 return ""
@@ -965,7 +964,8 @@ class Engine:
             search.result.cut_short = ABANDONED_REASON
             return None
         except _NothingToLearn:
-            return None
+            # No further request can be judged: a violation met before stands as found.
+            return search.last_found
         except _ShrinkOver:
             return search.last_found
         except Unsatisfiable:

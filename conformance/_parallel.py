@@ -310,10 +310,13 @@ class _Round:
     unsent: int = 0
     #: Results of families not yet counted, by family index.
     received: dict[int, FamilySearch | BaseException] = field(default_factory=dict)
-    #: The first family known to have met a violation (no later family is needed), and the
-    #: rule it met first (usually the rule its shrunk counterexample breaks).
+    #: The first family said to have met a violation (no later family is needed), and the
+    #: rule it met first (usually the rule its shrunk counterexample breaks). A worker says so
+    #: before its search ends; the search's result decides (:meth:`Workers.check_ops`).
     finder: int | None = None
     guess: str = ""
+    #: The tasks of this round stopped as not wanted: their results are never counted.
+    stopped: set[int] = field(default_factory=set)
 
 
 @dataclass
@@ -443,6 +446,7 @@ class Workers:
             for sent in running.values():
                 if sent.round is round_ and sent.family > after:
                     self._flags[sent.slot] = sent.number
+                    sent.round.stopped.add(sent.number)
 
         def drop(round_: _Round | None) -> None:
             if round_ is not None:
@@ -467,6 +471,10 @@ class Workers:
             needed; once every earlier family is counted, the next round can start."""
             if round_.finder is not None and round_.finder <= family:
                 return
+            if (round_ is current[index] and family < searches[index].applied) or (
+                    isinstance(result := round_.received.get(family), FamilySearch)
+                    and result.found is None):
+                return  # its result came first, and found nothing: the result decides
             round_.finder, round_.guess = family, rule
             stop(round_, after=family)
             for later in [later for later in round_.received if later > family]:
@@ -536,7 +544,18 @@ class Workers:
                 if search.apply(result):
                     drop(round_)
                     begin(index)
+                elif round_.finder is not None and search.applied > round_.finder:
+                    mistaken(index, round_)
             look_ahead(index)
+
+        def mistaken(index: int, round_: _Round) -> None:
+            """The family a worker said met a violation ended without one (its search was
+            cut short, or what it met was set aside): the families after it are needed after
+            all, sent again; what ran ahead on the guess is dropped."""
+            round_.finder, round_.guess = None, ""
+            round_.unsent = searches[index].applied
+            drop(ahead[index])
+            ahead[index] = None
 
         def judged(sent: _Sent, result: FamilySearch) -> None:
             """Tell the final count of examples of the search ``sent`` ran, from its result
@@ -575,7 +594,8 @@ class Workers:
                     free.append(sent.slot)
                     search, round_ = searches[sent.search], sent.round
                     if ((round_ is not current[sent.search] and round_ is not ahead[sent.search])
-                            or (round_.finder is not None and sent.family > round_.finder)):
+                            or (round_.finder is not None and sent.family > round_.finder)
+                            or sent.number in round_.stopped):
                         # A round over, a guess gone wrong, or a family after the finder.
                         if not future.exception():
                             self.dropped.append(_flat.loads(future.result()))

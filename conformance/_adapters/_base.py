@@ -147,7 +147,13 @@ class Adapter(Protocol):
         ...
 
     def exhausted(self) -> bool:
-        """True when no further request can be answered (the restart limit is reached)."""
+        """True when no further request can be answered (the restart limit is reached); then
+        :meth:`given_up` says why."""
+        ...
+
+    def given_up(self) -> str | None:
+        """Why no further request can be answered (when, and the last failure), or None while
+        one can."""
         ...
 
 

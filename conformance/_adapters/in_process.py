@@ -425,6 +425,9 @@ class InProcessAdapter:
     def exhausted(self) -> bool:
         return self._unavailable is not None
 
+    def given_up(self) -> str | None:
+        return self._unavailable
+
     def __enter__(self) -> InProcessAdapter:
         return self
 

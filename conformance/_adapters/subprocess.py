@@ -306,7 +306,12 @@ class SubprocessAdapter:
         return self._stderr.tail()
 
     def exhausted(self) -> bool:
-        return self.given_up() is not None or (self._needs_restart and self.restart_count.spent())
+        if self._given_up is None and self._needs_restart and self.restart_count.spent():
+            # The program needs a restart and the run has none left (another worker may have
+            # spent them): it is given up on now, as the restart it would need would give it
+            # up, so that whoever asks learns why and when.
+            self._give_up(self._last_failure)
+        return self.given_up() is not None
 
     @property
     def peak_line_bytes(self) -> int:

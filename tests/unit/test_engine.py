@@ -8,12 +8,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from eventproof.conformance import check_implementation
+from eventproof.conformance._adapters import InProcessAdapter, Ok
 from eventproof.conformance._engine import EFFORTS, _key, split_examples
 from eventproof.conformance._model import Family
 from eventproof.reference import Reference
 from hypothesis import given
 from hypothesis import strategies as st
+from miniatures.selection import LastMessageUnfiltered
 
 #: A module outside site-packages, full of literals Hypothesis would otherwise draw from.
 LOCAL_MODULE = "\n".join(
@@ -133,3 +136,32 @@ def test_answers_are_cached_per_exact_input() -> None:
     assert _key({"a": 1, "b": 2}) != _key({"b": 2, "a": 1})
     assert _key({"n": 30}) != _key({"n": 30.0})
     assert _key({"a": [1, {"x": None}]}) == _key({"a": [1, {"x": None}]})
+
+
+def test_a_violation_met_before_the_implementation_is_lost_still_stands(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search meets a violation, and then, while it shrinks, no further request can be
+    judged (the implementation was given up on, by this search or by another worker's): the
+    violation met stands as found, with its counterexample, rather than the search ending as
+    if it had found nothing; and every rule not found says why it was not checked, whichever
+    adapter ran the implementation."""
+    reference = Reference()
+
+    def run(self: InProcessAdapter, op: str, input: Any, *, timeout: float | None = None) -> Any:
+        response = original(self, op, input, timeout=timeout)
+        if not (isinstance(response, Ok) and response.output == reference.run(op, input)):
+            self._unavailable = "the implementation could not be restarted (a test's fault)"
+        return response
+
+    original = InProcessAdapter.run
+    monkeypatch.setattr(InProcessAdapter, "run", run)
+    report = check_implementation(LastMessageUnfiltered, ops=("select",), effort="quick")
+    broken = {result.rule.id: result for result in report.results if result.counterexample}
+    assert "select.never-empty" in broken, [(r.rule.id, r.outcome) for r in report.results]
+    # Every other rule says why it was not checked: none is judged on the requests before.
+    for result in report.results:
+        if result.rule.id not in broken:
+            assert result.outcome == "error", result
+            assert result.note == "not checked: the implementation could not be restarted " \
+                "(a test's fault)"
+    assert not report.conforms

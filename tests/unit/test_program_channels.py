@@ -10,6 +10,8 @@ import multiprocessing
 import shlex
 import stat
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -233,3 +235,46 @@ def test_a_missing_interpreter_named_on_the_command_line_says_it_is_the_interpre
     error = not_found("python9", f"python9 {shlex.quote(str(path))}", "--impl",
                       ["python9", str(path)])
     assert f"the interpreter 'python9', named to run {path}, was not found on PATH" in str(error)
+
+
+
+def _fails_at_every_request(how: str) -> list[str]:
+    """A program that answers its handshake, then at its first request exits or hangs, in every
+    life."""
+    from eventproof.reference import Reference
+    handshake = json.dumps(Reference().start(), separators=(",", ":"))
+    fault = "exit 3" if how == "exits" else "sleep 30"
+    return ["sh", "-c", f"read line; printf '%s\\n' {shlex.quote(handshake)}; read line; {fault}"]
+
+
+@pytest.mark.parametrize("how", ["exits", "hangs"])
+def test_a_program_no_restart_is_left_for_is_given_up_whoever_spent_the_restarts(
+        how: str) -> None:
+    """Two adapters (two workers of --jobs) share the run's restart limit. A's program failed
+    and needs a restart; B takes the last restart and its request is under way. A can answer no
+    more (exhausted): the program is then given up on, with a reason that says what A's program
+    did, so that a search that stops asking learns why. (A worker once stopped its search there
+    with no reason: the violation it had met was lost, and its rules were judged on the few
+    requests it had made, a pass.)"""
+    restarts = RestartCount(1)
+    a, b = (SubprocessAdapter(_fails_at_every_request(how), timeout=0.5) for _ in range(2))
+    a.restart_count = b.restart_count = restarts  # as each worker process of --jobs has it
+    try:
+        a.run("select", {"events": []})
+        b.run("select", {"events": []})
+        assert not a.exhausted() and restarts.in_a_row == 0
+        under_way = threading.Thread(target=b.run, args=("select", {"events": []}))
+        under_way.start()
+        deadline = time.monotonic() + 10
+        while restarts.in_a_row < 1 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert restarts.spent()
+        assert a.exhausted()
+        reason = a.given_up()
+        assert reason is not None and "restart limit reached" in reason
+        assert ("exited with code 3" if how == "exits" else "no answer within") in reason
+        under_way.join(10)
+        assert b.exhausted() and b.given_up() == reason
+    finally:
+        a.stop()
+        b.stop()
