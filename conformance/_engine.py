@@ -263,6 +263,8 @@ class _Search:
     state: _OpState
     result: FamilySearch
     hangs: int = 0
+    #: Answers set aside unjudged (a crash or broken answer under a rule already found).
+    set_aside: int = 0
     #: Answers to inputs that broke a rule, so replaying the minimal example gives the same verdict.
     failing_answers: dict[str, Any] = field(default_factory=dict)
     met_violation: bool = False
@@ -325,6 +327,9 @@ _HANGS_PER_SEARCH = 3
 #: Requests a search may send to shrink a hang it met (each shrink step of a hang that does not
 #: come again costs a request; one that does costs a deadline, and soon nothing is sent).
 _REQUESTS_TO_SHRINK_A_HANG = 100
+#: Answers set aside before a search that judged none stops drawing: an implementation that
+#: crashes on every input, under a rule already found, has nothing more to show this search.
+_SET_ASIDE_BEFORE_ANY_JUDGED = 10
 #: Stands for a request that was deliberately not sent (see ``Engine._ask``).
 _NOT_SENT = object()
 
@@ -337,8 +342,9 @@ class _OutOfTime(BaseException):
 class _NothingToLearn(BaseException):
     """Raised inside a Hypothesis example when no further request of the search can be judged:
     the implementation was given up on (spec/protocol.md §7.4), or the search met no violation
-    and every further input would be set aside after its hangs. The search ends at once, having
-    found nothing, instead of drawing inputs that are never sent."""
+    and every further input would be set aside after its hangs, or it judged none of its first
+    answers (each a crash under a rule already found). The search ends at once, with the
+    violation it met if any, instead of drawing inputs that are never sent or never judged."""
 
 
 class _ShrinkOver(BaseException):
@@ -800,7 +806,13 @@ class Engine:
                                         verdict.stderr, op_input, verdict)
             raise working.last_found
         if not verdict.judged:
-            _set_aside(working)  # a hang or crash under a rule already found tells nothing new
+            # A hang or crash under a rule already found tells nothing new; a search that meets
+            # only such answers stops drawing (spec/protocol.md §7.4).
+            working.set_aside += 1
+            if (working.set_aside >= _SET_ASIDE_BEFORE_ANY_JUDGED and not search.judged_this_search
+                    and not working.met_violation and not working.replaying):
+                raise _NothingToLearn
+            _set_aside(working)
 
     # -- one family search ---------------------------------------------------------------------
     def search_family(

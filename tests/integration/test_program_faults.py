@@ -2,8 +2,9 @@
 the CLI's default) as well as ``--jobs 1``: which fault (it hangs, stops reading its stdin,
 exits, ends its line with CR alone, writes half a line and hangs or exits, answers 500 deep,
 writes a 5,000-digit integer in a member no schema names, writes a line nobody asked for, or the
-harness gets SIGINT, SIGTERM or SIGHUP while a request hangs), when (at the handshake, at request
-k, mid-line, after answering), once or for good (tests/integration/programs/channel_fault.py).
+harness gets SIGINT, SIGTERM or SIGHUP while a request hangs), when (at the handshake, at the
+run's request k whichever worker gets it, mid-line, after answering), once or for good
+(tests/integration/programs/channel_fault.py).
 
 Every run holds the invariants of the program's channels (docs/threat-model.md): a bounded time
 (spec/protocol.md §7.4: a program that cannot answer costs at most 8 x --timeout in all; a
@@ -93,6 +94,9 @@ def check(fault: Fault, directory: Path) -> Run:
                  bound=SLACK if fault.sent is not None else BOUND, send=fault.sent,
                  ready=state / "ready" if fault.sent is not None else None)
     said = " ".join((result.stdout + result.stderr).split())
+    # The fault came (the Nth request of the run always comes): a run that met no fault would
+    # prove nothing of its channel.
+    assert (state / "ready").exists(), said
     if fault.sent is not None:
         # At once, whatever the request under way (the handshake too), with the program and
         # every worker stopped (run() holds that nothing survives).

@@ -8,7 +8,10 @@ from typing import Any
 
 import pytest
 from eventproof.conformance import check_implementation
+from eventproof.conformance._engine import _SET_ASIDE_BEFORE_ANY_JUDGED
 from eventproof.conformance._json import holds_lone_surrogate
+from eventproof.conformance._model import Capabilities
+from eventproof.conformance._operations import operation
 from eventproof.conformance._reports import limits_line, report_document
 from eventproof.conformance._schemas import schema_issues
 from eventproof.reference import Reference
@@ -119,12 +122,16 @@ def test_errored_answers_judge_only_the_rule_they_break() -> None:
 
 
 def test_crashing_on_every_request_does_not_conform() -> None:
-    """A program that crashes on every request is non-conforming on every rule it declares."""
+    """A program that crashes on every request is non-conforming on every rule it declares;
+    once the crash is reported, each family search stops after its first answers were all set
+    aside (spec/protocol.md §7.4), rather than drawing some 600 inputs it can never judge."""
     report = check_implementation(CrashesOnEverything, ops=["select"], effort="quick",
                                   shrink=False)
     assert not report.conforms
     assert "pass" not in {result.outcome for result in report.results}
     assert report.result_for("select.agrees").outcome == "crash"
+    families = operation("select").families(Capabilities())
+    assert report.calls <= 1 + _SET_ASIDE_BEFORE_ANY_JUDGED * len(families), report.calls
 
 
 class NoLoneSurrogates(Reference):

@@ -3,10 +3,13 @@
     channel_fault.py STATE FAULT WHEN LASTING
 
 STATE is a directory of its own: the program counts its lives there (a restarted program knows
-it is one) and writes ``ready`` there when it reaches its fault. WHEN is ``0`` for the handshake
-or N for the Nth run request of the first life. LASTING is ``1`` when the fault, once reached,
-stays (every life commits it from then on, at its next request: a program that can no longer
-answer), ``0`` when it happens once.
+it is one), numbers the run requests of all its lives there, and writes ``ready`` there when it
+reaches its fault. WHEN is ``0`` for the handshake of the first life, or N for the Nth run request
+of the whole run, whichever life gets it: under ``--jobs`` the first life may be the copy the
+harness starts only for the handshake, and a worker may get few requests, but the Nth request
+of the run always comes. LASTING is ``1`` when the fault, once reached, stays (every life
+commits it from then on, at its next request: a program that can no longer answer), ``0`` when
+it happens once.
 
 FAULT:
 
@@ -23,6 +26,7 @@ FAULT:
 
 from __future__ import annotations
 
+import fcntl
 import json
 import sys
 import time
@@ -65,6 +69,16 @@ def commit(fault: str, text: str, state: Path) -> int | None:
     return None
 
 
+def number_of_request(state: Path) -> int:
+    """The number of this run request in the whole run (from 1), across every life."""
+    with (state / "lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        counter = state / "requests"
+        number = int(counter.read_text() or 0) + 1 if counter.exists() else 1
+        counter.write_text(str(number))
+        return number
+
+
 def main(argv: list[str]) -> int:
     state, fault, when, lasting = Path(argv[0]), argv[1], int(argv[2]), argv[3] == "1"
     state.mkdir(parents=True, exist_ok=True)
@@ -74,7 +88,6 @@ def main(argv: list[str]) -> int:
     reference = Reference()
     handshake = reference.start()
     handshake["implementation"]["name"] = "channel-fault"
-    count = 0
     stdin = sys.stdin.buffer
     while raw := stdin.readline():
         request = json.loads(raw)
@@ -93,7 +106,7 @@ def main(argv: list[str]) -> int:
             sys.stdout.buffer.write(text.encode("ascii") + b"\n")
             sys.stdout.buffer.flush()
             continue
-        count += 1
+        number = number_of_request(state)
         seq = request["seq"]
         try:
             answer: dict[str, Any] = {"seq": seq, "output": reference.run(request["op"],
@@ -103,7 +116,7 @@ def main(argv: list[str]) -> int:
         text = dumps(answer)
         # A lasting fault reached by another life running at once (a worker of --jobs) counts.
         faulty = faulty or (lasting and (state / "faulty").exists())
-        if (life == 0 and count == when) or (lasting and faulty and when > 0):
+        if number == when or (lasting and faulty and when > 0):
             if lasting:
                 (state / "faulty").touch()
                 faulty = True
