@@ -10,7 +10,7 @@ from eventproof.conformance._model import Capabilities, Case
 from eventproof.conformance._schemas import schema_issues
 from eventproof.conformance.budget import OPERATIONS
 from eventproof.conformance.budget.rules import RULES
-from eventproof.conformance.budget.strategies import _prefix_sizes
+from eventproof.conformance.budget.strategies.families import _prefix_sizes
 from eventproof.reference import Reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

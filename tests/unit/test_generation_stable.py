@@ -25,9 +25,8 @@ from typing import Any
 
 import hypothesis
 import pytest
-from eventproof.conformance.selection import strategies as selection_strategies
 from eventproof.conformance.selection.strategies import events as selection_events
-from eventproof.conformance.wire.strategies import _clipped_id
+from eventproof.conformance.wire.strategies.events import _clipped_id
 from eventproof.reference import ID_CLIP_CODE_POINTS, well_formed
 from hypothesis import given
 from hypothesis import strategies as st
@@ -85,7 +84,7 @@ def test_a_short_search_asks_the_recorded_inputs(op: str) -> None:
 def test_a_changed_mapping_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """The same choices mapped to other values (the envelope extras in another order) give other
     digests: the check compares values, not only how many choices were made."""
-    extras = selection_strategies._ENVELOPE_EXTRAS
+    extras = selection_events._ENVELOPE_EXTRAS
     # Patched where the events are drawn (the profile's strategies package is split by domain).
     monkeypatch.setattr(selection_events, "_ENVELOPE_EXTRA_DRAWS",
                         st.sampled_from(tuple(reversed(extras))))

@@ -3,6 +3,8 @@ spec)."""
 
 from __future__ import annotations
 
+import importlib
+import types
 from typing import Any
 
 import pytest
@@ -55,3 +57,15 @@ def test_public_surface_is_exactly_all() -> None:
     public = {name for name in vars(strategies) if not name.startswith("_")}
     imported_helpers = {"annotations", "Any", "st", "OPS", "Capabilities"}
     assert public - imported_helpers == set(strategies.__all__)
+
+
+@pytest.mark.parametrize("profile", ["selection", "wire", "budget"])
+def test_a_profile_strategies_package_exports_its_public_strategies_alone(profile: str) -> None:
+    """Each profile's strategies package names its public strategies (``__all__``) and nothing
+    private: a private helper is imported from the module that defines it."""
+    package = importlib.import_module(f"eventproof.conformance.{profile}.strategies")
+    submodules = {name for name, value in vars(package).items()
+                  if isinstance(value, types.ModuleType)}
+    names = {name for name in vars(package) if not name.startswith("__")} - submodules
+    assert {name for name in names if name.startswith("_")} == set()
+    assert names - {"annotations"} == set(package.__all__)
