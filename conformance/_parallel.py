@@ -192,6 +192,8 @@ def _start_implementation(impl: Any, timeout: float, use_shell: bool, isolate: b
     try:
         adapter = _adapters.adapter_for(impl, timeout=timeout, use_shell=use_shell,
                                         isolate=isolate)
+        threading.Thread(target=_watch_driver, args=(os.getppid(), adapter), daemon=True,
+                         name="eventproof-driver-watch").start()
         # Run when the worker process ends, however it was started (a forked process skips
         # atexit).
         multiprocessing_util.Finalize(adapter, adapter.stop, exitpriority=10)
@@ -207,6 +209,23 @@ def _start_implementation(impl: Any, timeout: float, use_shell: bool, isolate: b
     finally:
         _WORKER.in_task = False
     _WORKER.adapter = adapter
+
+
+#: Seconds between a worker's looks at whether the driver process is still there.
+DRIVER_WATCH_SECONDS = 0.25
+
+
+def _watch_driver(driver: int, adapter: _adapters.Adapter) -> None:
+    """A worker's watch over the driver: once the driver process is gone without closing its
+    pool (SIGKILL, an out-of-memory kill, a crash), the worker stops its implementation with
+    its whole process group and ends. An orphaned worker would otherwise wait for tasks that
+    never come, its program under test with it (docs/threat-model.md: nothing of a run outlives
+    it)."""
+    while os.getppid() == driver:
+        time.sleep(DRIVER_WATCH_SECONDS)
+    with contextlib.suppress(BaseException):
+        adapter.stop()
+    os._exit(1)
 
 
 def _ready() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import signal
@@ -23,10 +24,14 @@ def without_duration(document: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def sigint_as_at_a_terminal() -> None:
-    """``preexec_fn`` for a run a test interrupts: the child takes SIGINT by default, as it would
-    at a terminal. A test session started in the background (``&`` in a script, ``nohup``) has
-    SIGINT ignored, every child inherits that, and Python then never raises KeyboardInterrupt."""
+    """``preexec_fn`` of every run a test starts: the child takes SIGINT and SIGHUP by default,
+    as it would at a terminal. A test session started in the background (``&`` in a script) has
+    SIGINT ignored, one under ``nohup`` SIGHUP; every child inherits that, and a run would then
+    never end on the signal a test sends it (or an implementation in process sends the
+    harness)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def strings(value: Any) -> list[str]:
@@ -88,7 +93,7 @@ def run_marked(command: Sequence[str], *, timeout: float, env: Mapping[str, str]
         list(command), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
         start_new_session=to_group,
         env={**os.environ, "COLUMNS": "1000", **(env or {}), RUN_MARK: marker},
-        preexec_fn=None if send is None else sigint_as_at_a_terminal)
+        preexec_fn=sigint_as_at_a_terminal)
     if send is not None:
         assert ready is not None
         wait_for(ready, process)
@@ -100,8 +105,15 @@ def run_marked(command: Sequence[str], *, timeout: float, env: Mapping[str, str]
     try:
         stdout, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        # The run, or what it left behind holding its pipes, is still there: stop all of it,
+        # so that the test fails (below) rather than waits for ever.
         process.kill()
-        stdout, stderr = process.communicate()
+        held = survivors(marker)
+        for pid in held:
+            with contextlib.suppress(OSError):
+                os.kill(int(pid), signal.SIGKILL)
+        stdout, stderr = process.communicate(timeout=30)
+        assert not held, f"processes of the run survived it, holding its pipes: {held}"
     seconds = time.monotonic() - started
     deadline = time.monotonic() + settle
     while (left := survivors(marker)) and time.monotonic() < deadline:

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 from eventproof.conformance._schemas import schema_issues
 from eventproof.conformance.cli import _jobs
+from helpers import run_marked
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_faults import PROGRAMS, SLACK, Run, run
@@ -171,3 +172,19 @@ def test_a_program_that_hangs_on_every_request_costs_the_stated_bound_and_is_giv
     # One count for the run: a restart limit per worker or per operation would start more
     # lives than one per worker and the 3 restarts of the run.
     assert len(list(state.glob("life-*"))) <= _jobs("auto") + 3
+
+
+def test_a_harness_killed_under_jobs_leaves_no_worker_and_no_program_behind(
+        tmp_path: Path) -> None:
+    """SIGKILL (an out-of-memory kill, a runner that will not wait) ends the harness with no
+    chance to stop anything: its worker processes notice that their driver is gone, stop their
+    programs with their whole process groups, and end, within a few seconds, whatever each was
+    doing (one waits on the program's hang, the other for a task that will never come)."""
+    state = tmp_path / "program"
+    command = [sys.executable, "-m", "eventproof.conformance", "run", "--impl",
+               Fault("hang", 2, False, "2").command(state), "--ops", "select",
+               "--timeout", f"{SIGNAL_TIMEOUT:g}", "--jobs", "2", "--no-progress",
+               "--state-dir", str(tmp_path / "state")]
+    code, _, _, _ = run_marked(command, timeout=2 * SLACK, send=signal.SIGKILL,
+                               ready=state / "ready", settle=SLACK)
+    assert code == -signal.SIGKILL

@@ -168,7 +168,17 @@ class InterruptedWhenAskedAgain(Unstable):
 
 def test_ctrl_c_while_asking_again_ends_the_run_and_keeps_the_failure() -> None:
     """An interrupt while a failure's input is asked again ends the run as an interrupt inside
-    the search does: interrupted (exit code 130), the failure kept as found."""
+    the search does: interrupted (exit code 130), the failure kept as found. (SIGINT raises
+    KeyboardInterrupt here as at a terminal, even in a test session started in the background,
+    which has it ignored.)"""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _ctrl_c_while_asking_again()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _ctrl_c_while_asking_again() -> None:
     report = check_implementation(InterruptedWhenAskedAgain(), ops=["select"], effort="quick",
                                   max_examples=15, timeout=5.0)
     assert report.cut_short == "the run was interrupted"
