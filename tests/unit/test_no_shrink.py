@@ -14,7 +14,7 @@ from miniatures import budget, selection, wire
 
 #: One wrong implementation per profile, each with the rule it breaks (its operation checked).
 WRONG = [selection.MINIATURES["last-message-unfiltered"], wire.MINIATURES["slice-minus-zero-loop"],
-         budget.MINIATURES["first-come-budget"]]
+         budget.MINIATURES["roster-skips-to-fit"]]
 
 
 def _outcomes(report: Any) -> dict[str, str]:
