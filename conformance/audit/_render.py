@@ -5,7 +5,6 @@ matrix's style, with a plot of bytes along each log by event type."""
 from __future__ import annotations
 
 import html
-import json
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
@@ -18,6 +17,7 @@ from rich.text import Text
 
 from .. import _junit, _markdown, _style
 from .._files import write_text
+from .._json import pretty_json
 from ._audit import AuditReport
 
 #: The version of the JSON report's shape (schemas/audit-report.json).
@@ -85,10 +85,10 @@ def document(report: AuditReport) -> dict[str, Any]:
 
 
 def dumps_document(report: AuditReport) -> str:
-    """The JSON report as text; a lone surrogate anywhere in it (a file name that is not UTF-8)
-    is written as its JSON escape, so the text is always UTF-8."""
-    text = json.dumps(document(report), indent=2, ensure_ascii=False)
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    """The JSON report as text, by the one writer of every report (:func:`.._json.pretty_json`):
+    strict JSON (never NaN), a lone surrogate anywhere in it (a file name that is not UTF-8)
+    written as its JSON escape, so the text is always UTF-8."""
+    return pretty_json(document(report))
 
 
 def write_json(report: AuditReport, path: Path) -> None:
