@@ -269,9 +269,10 @@ class _Search:
     failing_answers: dict[str, Any] = field(default_factory=dict)
     met_violation: bool = False
     #: The newest violation met, the smallest so far while Hypothesis shrinks (what a shrink
-    #: cut short reports), and the requests sent since a hang was met.
+    #: cut short reports), and the requests sent since a fault (a hang, a crash, a broken
+    #: answer: nothing judged) was met.
     last_found: _Found | None = None
-    after_hang: int = 0
+    after_fault: int = 0
     #: The trace being recorded for the run's :class:`Replays` (None when not recording): every
     #: input in the order asked, with whether its example passed or was rejected.
     trace: list[tuple[Any, bool]] | None = None
@@ -324,9 +325,11 @@ def _first_found(error: BaseException) -> _Found | None:
 
 #: Hangs allowed per family search before further inputs are set aside unsent.
 _HANGS_PER_SEARCH = 3
-#: Requests a search may send to shrink a hang it met (each shrink step of a hang that does not
-#: come again costs a request; one that does costs a deadline, and soon nothing is sent).
-_REQUESTS_TO_SHRINK_A_HANG = 100
+#: Requests a search may send to shrink a fault it met: a hang, a crash or a broken answer
+#: (each shrink step that meets a hang again costs a deadline, a crash or a broken line costs a
+#: restart; and a fault that came once, a program that crashed on one request only, never comes
+#: again, however long the shrinker tries).
+_REQUESTS_TO_SHRINK_A_FAULT = 100
 #: Answers set aside before a search that judged none stops drawing: an implementation that
 #: crashes on every input, under a rule already found, has nothing more to show this search.
 _SET_ASIDE_BEFORE_ANY_JUDGED = 10
@@ -348,7 +351,7 @@ class _NothingToLearn(BaseException):
 
 
 class _ShrinkOver(BaseException):
-    """Raised inside a Hypothesis example when shrinking a hang can make no more progress (every
+    """Raised inside a Hypothesis example when shrinking a fault can make no more progress (every
     further input would be set aside after the search's hangs) or has had its requests: the
     search reports the smallest failing input met so far."""
 
@@ -694,9 +697,11 @@ class Engine:
             if hang_met:
                 raise _ShrinkOver  # no input sent from here could shrink the hang further
             return _NOT_SENT
-        if hang_met:
-            search.after_hang += 1
-            if search.after_hang > _REQUESTS_TO_SHRINK_A_HANG:
+        found = search.last_found
+        if (found is not None and not search.replaying and found.verdict is not None
+                and not found.verdict.judged):
+            search.after_fault += 1
+            if search.after_fault > _REQUESTS_TO_SHRINK_A_FAULT:
                 raise _ShrinkOver
         # After a first hang, an input must be answered in 10x the slowest answer seen so far
         # (at least a second, at most the timeout): each later search round and family would

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from eventproof.conformance import check_implementation
+from eventproof.conformance._engine import _REQUESTS_TO_SHRINK_A_FAULT
 from eventproof.conformance._schemas import schema_issues
 from eventproof.conformance.cli import _jobs
 from helpers import run_marked
@@ -188,3 +190,18 @@ def test_a_harness_killed_under_jobs_leaves_no_worker_and_no_program_behind(
     code, _, _, _ = run_marked(command, timeout=2 * SLACK, send=signal.SIGKILL,
                                ready=state / "ready", settle=SLACK)
     assert code == -signal.SIGKILL
+
+
+@pytest.mark.parametrize("kind", ["exit", "halfexit", "cr"])
+def test_a_fault_that_comes_once_costs_a_bounded_shrink(kind: str, tmp_path: Path) -> None:
+    """A program that crashes (or breaks its line) on one request only: the shrinker's attempts
+    never meet the fault again, so the search stops shrinking it after its
+    _REQUESTS_TO_SHRINK_A_FAULT requests (spec/protocol.md §7.4) and reports it as found, rather
+    than trying a thousand inputs that all pass."""
+    def calls(fault: str, when: int) -> int:
+        command = f"{PROGRAM} {tmp_path / str(when)} {fault} {when} 0"
+        return check_implementation(command, ops=("select",), max_examples=12,
+                                    timeout=TIMEOUT).calls
+    clean = calls(kind, 10**6)  # a fault that never comes
+    once = calls(kind, 2)
+    assert clean < once <= clean + _REQUESTS_TO_SHRINK_A_FAULT + 2, (clean, once)
