@@ -15,15 +15,14 @@ import random
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import InitVar, dataclass, field
+from dataclasses import InitVar, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol, TypeAlias, runtime_checkable
-
-from hypothesis.database import DirectoryBasedExampleDatabase
 
 from . import _adapters
 from ._engine import EFFORTS, Engine, Replays, default_max_time
 from ._errors import HarnessError
+from ._model import Capabilities
 from ._operations import OPERATIONS, OPS, RULES_BY_ID
 from ._progress import Listener, listener
 from ._protocol import StartResponse
@@ -31,7 +30,8 @@ from ._results import Invocation, RuleResult, RunReport, group_byte_forms, group
 from ._settings import SETTINGS
 from ._shard import shard_ops
 
-__all__ = ["CheckOptions", "Implementation", "Scheduler", "check", "check_implementation"]
+__all__ = ["NOT_INVOKED", "CheckOptions", "Implementation", "RunSettings", "Scheduler", "check",
+           "check_implementation"]
 
 
 @runtime_checkable
@@ -154,6 +154,76 @@ class CheckOptions:
         return tuple(op.name for op in OPERATIONS if op.name in chosen)
 
 
+#: The settings of a check that no rerun command states, each with the reason: every other
+#: field of :class:`CheckOptions` is the :class:`~._results.Invocation` field of its name
+#: (:meth:`RunSettings.invocation`; ``tests/unit/test_run_settings.py`` holds the two to this).
+NOT_INVOKED: Mapping[str, str] = {
+    "database": "a random search's store of failing examples, not how the run was asked for",
+    "jobs": "a deterministic report is the same with any number of worker processes",
+    "max_time": "a bound on the run's time; what it left untested the report says",
+    "shrink": "the Python face's alone: the same rules break with the same verdict",
+    "stop_after": "the Python face's alone: it ends the run, the rules broken stay broken",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunSettings:
+    """One run's settings, derived once from its :class:`CheckOptions`: the options whole, and
+    what the run resolved from them (the seed, the example database, when the run must end)
+    and from the implementation's handshake (its capabilities and identity). The engine, every
+    worker process of ``--jobs`` and the report's :class:`~._results.Invocation` read each
+    setting here, never from a copy."""
+
+    options: CheckOptions
+    #: What the implementation declared (spec/protocol.md §4.2), and its handshake's key.
+    capabilities: Capabilities
+    identity: str
+    #: The seed of a random search (None: derandomized).
+    run_seed: int | None = None
+    #: Where a random search keeps the failing examples it found (None: nowhere).
+    database: Path | None = None
+    #: When the run must end (``time.monotonic``), or None for no bound.
+    deadline: float | None = None
+
+    @classmethod
+    def resolve(cls, options: CheckOptions, handshake: StartResponse, *, started: float,
+                run_seed: int | None) -> RunSettings:
+        """The settings of a run of ``options`` begun at ``started`` (``time.monotonic``),
+        with ``run_seed``, on the implementation that answered ``handshake``."""
+        max_time = (options.max_time if options.max_time is not None
+                    else default_max_time(options.example_count, options.timeout))
+        return cls(options=options, capabilities=handshake.capabilities,
+                   identity=handshake.identity_key(), run_seed=run_seed,
+                   database=None if options.deterministic else options.database,
+                   deadline=None if math.isinf(max_time) else started + max_time)
+
+    @staticmethod
+    def seed_for(options: CheckOptions) -> int | None:
+        """The seed a run of ``options`` searches with: None when derandomized, else the one
+        given or a random one."""
+        if options.deterministic:
+            return None
+        return options.seed if options.seed is not None else random.getrandbits(32)
+
+    @property
+    def stop_after(self) -> frozenset[str]:
+        """The rules whose breaking ends the run: ``stop_after``'s and ``rules``'."""
+        return frozenset(self.options.stop_after) | self.options.rules
+
+    def invocation(self, impl: ImplementationLike) -> Invocation:
+        """How this run was invoked, for the command that repeats it: each
+        :class:`~._results.Invocation` field is the option of its name, but for the seed the
+        run searched with, the rules in order, and ``isolate`` (only a spec string is ever
+        isolated: an object passed in code ran here)."""
+        resolved: dict[str, Any] = {
+            "impl": impl if isinstance(impl, str) else None, "seed": self.run_seed,
+            "rules": tuple(sorted(self.options.rules)),
+            "isolate": self.options.isolate and isinstance(impl, str)}
+        return Invocation(**{each.name: resolved[each.name] if each.name in resolved
+                             else getattr(self.options, each.name)
+                             for each in fields(Invocation)})
+
+
 class Scheduler(Protocol):
     """Where the searches run: this process (:class:`Serial`) or worker processes
     (:class:`._parallel.Workers`)."""
@@ -198,55 +268,33 @@ def check(impl: ImplementationLike, options: CheckOptions, *,
     on_event = listener(on_event, on_progress)
     started = time.perf_counter()
     started_at = time.time()
-    run_seed = (None if options.deterministic
-                else options.seed if options.seed is not None else random.getrandbits(32))
-    db = (None if options.deterministic or options.database is None
-          else DirectoryBasedExampleDatabase(options.database))
-    max_time = (options.max_time if options.max_time is not None
-                else default_max_time(options.example_count, options.timeout))
+    begun = time.monotonic()
+    run_seed = RunSettings.seed_for(options)
     adapter = _adapters.adapter_for(impl, timeout=options.timeout, use_shell=options.use_shell,
                                     isolate=options.isolate)
     scheduler: Scheduler
     if options.jobs > 1:
         from ._parallel import Workers
 
-        scheduler = Workers(impl, jobs=options.jobs, timeout=options.timeout,
-                            use_shell=options.use_shell, isolate=options.isolate,
-                            database=None if db is None else options.database)
+        scheduler = Workers(impl, options)
     else:
         scheduler = Serial(adapter)
     try:
         handshake = scheduler.handshake()
-        capabilities = handshake.capabilities
-        engine = Engine(
-            adapter, capabilities=capabilities, max_examples=options.example_count,
-            run_seed=run_seed, deterministic=options.deterministic, database=db,
-            timeout=options.timeout, identity=handshake.identity_key(),
-            on_event=on_event, exitfirst=options.exitfirst, shrink=options.shrink,
-            stop_after=frozenset(options.stop_after) | options.rules,
-            replays=replays if options.jobs == 1 else None,
-            max_time=None if math.isinf(max_time)
-            else max(0.0, max_time - (time.perf_counter() - started)),
-        )
+        settings = RunSettings.resolve(options, handshake, started=begun, run_seed=run_seed)
+        engine = Engine(adapter, settings, on_event=on_event,
+                        replays=replays if options.jobs == 1 else None)
         results = scheduler.check_ops(engine, options.checked_ops)
         if options.rules:
             results = [result for result in results if result.rule.id in options.rules]
         return RunReport(
-            implementation=handshake.implementation_dict(), capabilities=capabilities,
+            implementation=handshake.implementation_dict(), capabilities=settings.capabilities,
             results=group_byte_forms(group_refusals(results)), effort=options.effort,
             seed=run_seed, deterministic=options.deterministic,
             duration=time.perf_counter() - started, calls=engine.calls,
             allow_untested=options.allow_untested, cut_short=engine.cut_short,
             started_at=started_at, classes=engine.classes_met,
-            invocation=Invocation(
-                impl=impl if isinstance(impl, str) else None, use_shell=options.use_shell,
-                ops=options.ops, timeout=options.timeout, effort=options.effort,
-                max_examples=options.max_examples, seed=run_seed,
-                deterministic=options.deterministic, allow_untested=options.allow_untested,
-                exitfirst=options.exitfirst,
-                # Only a spec string is ever isolated: an object passed in code ran here.
-                isolate=options.isolate and isinstance(impl, str), shard=options.shard,
-                rules=tuple(sorted(options.rules))),
+            invocation=settings.invocation(impl),
         )
     finally:
         if options.jobs > 1:
