@@ -115,11 +115,9 @@ class CheckOptions:
             object.__setattr__(self, "effort", examples)
         if self.effort is _DEFAULT_EFFORT:
             object.__setattr__(self, "effort", str(_DEFAULT_EFFORT))
-        for name in ("jobs", "timeout", "max_time", "effort", "max_examples", "seed",
-                     "deterministic", "isolate", "exitfirst", "shrink", "allow_untested",
-                     "shell"):
-            entry = SETTINGS[name]
-            entry.check(getattr(self, entry.python or name), "python")
+        for entry in SETTINGS.on("python"):  # every setting, each by its entry's own kind
+            assert entry.python is not None
+            entry.check(getattr(self, entry.python), "python")
         unknown = [op for op in self.ops or () if op not in OPS]
         if unknown:
             raise HarnessError(f"unknown operation(s) {', '.join(map(repr, unknown))}: "

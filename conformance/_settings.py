@@ -532,7 +532,7 @@ SETTINGS = Table(
         "shrink", "bool", True,
         "Shrinks each failure to a minimal counterexample; off, a failure is reported as first "
         "found (a test asking only whether a rule breaks, which the verdict says as well).",
-        python="shrink"),
+        python="shrink", kind=FLAG, example="false"),
     Setting(
         "stop_after", "RULE_ID...", frozenset(),
         "Ends the run once every rule listed is broken (a test asking only whether those "
