@@ -17,7 +17,7 @@ from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 from hypothesis import HealthCheck, Phase, given, reject, seed, settings, target
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
@@ -40,6 +40,7 @@ from ._model import (
     Violation,
 )
 from ._operations import RULES_BY_ID, operation
+from ._options import EFFORTS, RunSettings
 from ._progress import (
     EXAMPLES_EVERY,
     ExamplesJudged,
@@ -66,9 +67,6 @@ from ._results import (
     iter_failures,
 )
 from ._signals import stop_reason
-
-if TYPE_CHECKING:
-    from ._check import RunSettings
 from ._verdict import (
     STABILITY_ASKS,
     Verdict,
@@ -99,8 +97,6 @@ __all__ = [
     "iter_failures",
 ]
 
-#: Examples per operation search, by effort (``--effort``).
-EFFORTS: Mapping[str, int] = {"quick": 60, "default": 200, "thorough": 2000}
 #: Runs with at least this many examples per operation (the thorough effort) also spend some
 #: on Hypothesis' target phase.
 TARGET_PHASE_EXAMPLES = 1000
@@ -359,12 +355,6 @@ class _ShrinkOver(BaseException):
 class Abandoned(BaseException):
     """Raised inside a Hypothesis example when the search's result is no longer wanted (see
     :attr:`Engine.abandoned`); the search ends with :data:`ABANDONED_REASON`."""
-
-
-def default_max_time(max_examples: int, timeout: float) -> float:
-    """The whole-run bound when none is given: 120 s, plus 1 s per example of the effort, plus
-    20 deadlines (``--max-time``, docs in README.md)."""
-    return 120.0 + max_examples + 20.0 * timeout
 
 
 def _sized_key(op_input: Any) -> tuple[str, int]:

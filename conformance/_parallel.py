@@ -52,7 +52,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing import util as multiprocessing_util
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import _adapters, _flat
 from ._adapters.restarts import RestartCount
@@ -71,13 +71,11 @@ from ._engine import (
 from ._errors import HarnessError
 from ._model import Family
 from ._operations import operation
+from ._options import CheckOptions, RunSettings
 from ._progress import ExamplesJudged, ProgressEvent
 from ._protocol import StartResponse, handshake_difference
 from ._shard import WEIGHT as _WEIGHT
 from ._signals import Terminated, stop_reason
-
-if TYPE_CHECKING:
-    from ._check import CheckOptions, RunSettings
 
 
 @dataclass(frozen=True)

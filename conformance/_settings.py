@@ -39,7 +39,7 @@ Face = Literal["cli", "env", "python", "pytest", "ini", "action"]
 #: The faces a setting is exposed on, in the table's order (``env``/``ini`` go with these).
 FACES: tuple[Face, ...] = ("cli", "python", "pytest", "action")
 
-#: The efforts by name: examples per operation search (``_engine.EFFORTS``' keys).
+#: The efforts by name: examples per operation search (``_options.EFFORTS``' keys).
 EFFORTS = ("quick", "default", "thorough")
 #: What a textual face (the pytest ini file, the action) reads as true and as false.
 TRUE, FALSE = ("true", "1", "yes"), ("false", "0", "no")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from eventproof.conformance import _check, _parallel, check_implementation
+from eventproof.conformance import HarnessError, _parallel, check_implementation
 from eventproof.conformance._check import NOT_INVOKED, CheckOptions, RunSettings
 from eventproof.conformance._engine import Engine
 from eventproof.conformance._model import Capabilities
@@ -216,5 +216,5 @@ def test_the_options_are_checked_by_every_entry_of_the_table() -> None:
         if entry.kind is None:
             continue
         assert entry.python is not None
-        with pytest.raises(_check.HarnessError, match=f"^{entry.python}="):
+        with pytest.raises(HarnessError, match=f"^{entry.python}="):
             CheckOptions(**{entry.python: object()})

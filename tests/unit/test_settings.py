@@ -18,7 +18,7 @@ import pytest
 import yaml
 from _pytest.config.argparsing import Parser
 from click.testing import CliRunner
-from eventproof.conformance import _check, cli, pytest_plugin
+from eventproof.conformance import _check, _options, cli, pytest_plugin
 from eventproof.conformance._settings import (
     EFFORTS,
     FACES,
@@ -41,7 +41,7 @@ NOT_SETTINGS = frozenset({"impl", "on_progress", "on_event", "replays"})
 def _same(face_default: Any, table_default: Any) -> bool:
     """Whether a face's stated default is the table's (a path compares as its text, a collection
     by its members; CheckOptions' marker of a value not given is the value it stands for)."""
-    if isinstance(face_default, _check._Unset):
+    if isinstance(face_default, _options._Unset):
         face_default = str(face_default)
     if isinstance(face_default, Path):
         face_default = str(face_default)
