@@ -134,6 +134,22 @@ FLAG = Kind[bool]("true or false", _read_flag, lambda value: isinstance(value, b
                   fix="use true or false: e.g. {example}",
                   fix_on={"python": "pass True or False: e.g. {example}"})
 TEXT = Kind[str]("a text", str, lambda value: isinstance(value, str), textual=True)
+def _read_shard(text: str) -> tuple[int, int]:
+    index, _, total = text.strip().partition("/")
+    return int(index), int(total)
+
+
+def _slice(value: Any) -> bool:
+    return (isinstance(value, tuple) and len(value) == 2 and all(map(_whole, value))
+            and 1 <= value[0] <= value[1])
+
+
+#: A slice of the operations: K of N.
+SHARD = Kind[tuple[int, int]](
+    "a slice K/N with 1 <= K <= N", _read_shard, _slice,
+    fix="give the slice number and the number of slices: e.g. {example}",
+    fix_on={"python": "pass the pair (K, N) of the slice number and the number of slices: "
+                      "e.g. shard=(1, 3)"})
 #: A bound on the whole run: Python also takes ``math.inf`` (no bound).
 BOUND = Kind[float](
     "a positive, finite number of seconds", float, _positive_seconds,
@@ -510,7 +526,8 @@ SETTINGS = Table(
     Setting(
         "shard", "K/N", None,
         "Checks only slice K of N of the operations (a CI matrix of N jobs).",
-        cli=("--shard",), python="shard", action="shard", metavar={"cli": "K/N"},
+        cli=("--shard",), python="shard", action="shard", kind=SHARD, example="1/3",
+        metavar={"cli": "K/N"},
         help={"cli": "Check only slice K of N of the operations (a CI matrix of N jobs); join "
                      "the JSON reports with `eventproof report --merge`."}),
     Setting(
