@@ -146,10 +146,12 @@ def _slice(value: Any) -> bool:
 
 #: A slice of the operations: K of N.
 SHARD = Kind[tuple[int, int]](
-    "a slice K/N with 1 <= K <= N", _read_shard, _slice,
+    "K/N with 1 <= K <= N", _read_shard, _slice,
     fix="give the slice number and the number of slices: e.g. {example}",
     fix_on={"python": "pass the pair (K, N) of the slice number and the number of slices: "
-                      "e.g. shard=(1, 3)"})
+                      "e.g. shard=(1, 3)",
+            "action": "use e.g. ${{{{ matrix.shard }}}}/3 in a job matrix of 3, and join the "
+                      "slices' report.json with `eventproof report --merge`"})
 #: A bound on the whole run: Python also takes ``math.inf`` (no bound).
 BOUND = Kind[float](
     "a positive, finite number of seconds", float, _positive_seconds,

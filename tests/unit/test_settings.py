@@ -402,9 +402,9 @@ def test_the_command_lines_errors_name_its_flag(args: list[str], env: dict[str, 
     ({"max_time": math.nan}, "max_time=nan is not a positive, finite number of seconds; pass "
      "e.g. max_time=600, None for the default or math.inf for no bound"),
     ({"seed": "1"}, "seed='1' is not a whole number; pass e.g. seed=1234"),
-    ({"shard": (4, 3)}, "shard=(4, 3) is not a slice K/N with 1 <= K <= N; pass the pair (K, N) "
-     "of the slice number and the number of slices: e.g. shard=(1, 3)"),
-    ({"shard": "1/3"}, "shard='1/3' is not a slice K/N"),
+    ({"shard": (4, 3)}, "shard=(4, 3) is not K/N with 1 <= K <= N; pass the pair (K, N) of the "
+     "slice number and the number of slices: e.g. shard=(1, 3)"),
+    ({"shard": "1/3"}, "shard='1/3' is not K/N with 1 <= K <= N"),
 ])
 def test_pythons_errors_name_its_keyword(keywords: dict[str, Any], said: str) -> None:
     with pytest.raises(SettingError) as caught:
