@@ -15,10 +15,15 @@ from typing import Any, cast
 
 import pytest
 from eventproof.conformance import HarnessError, _parallel, check_implementation
-from eventproof.conformance._check import NOT_INVOKED, CheckOptions, RunSettings
 from eventproof.conformance._engine import Engine
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._operations import OPS, RULES_BY_ID
+from eventproof.conformance._options import (
+    NOT_INVOKED,
+    CheckOptions,
+    RunSettings,
+    default_max_time,
+)
 from eventproof.conformance._protocol import Identity, StartResponse
 from eventproof.conformance._reports import report_document
 from eventproof.conformance._results import Invocation
@@ -75,6 +80,29 @@ def test_every_option_is_drawn_here() -> None:
 def test_every_option_is_a_setting_of_the_table() -> None:
     """Every field of CheckOptions is the Python spelling of an entry of SETTINGS."""
     assert {entry.python for entry in SETTINGS.on("python")} == _option_names()
+
+
+@settings(max_examples=60, deadline=None)
+@given(OPTIONS)
+def test_a_run_resolves_its_seed_database_and_deadline_from_the_options(
+        options: CheckOptions) -> None:
+    """A derandomized run has no seed and no database; a random one searches from the seed
+    given (a random one otherwise) with the database given; the run ends ``max_time`` (or the
+    default bound) after it began, or never for an infinite bound."""
+    run = _run_settings(options)
+    assert run.options is options
+    assert run.capabilities == HANDSHAKE.capabilities
+    assert run.identity == HANDSHAKE.identity_key()
+    if options.deterministic:
+        assert (run.run_seed, run.database) == (None, None)
+    else:
+        assert run.run_seed is not None
+        assert options.seed is None or run.run_seed == options.seed
+        assert run.database == options.database
+    bound = (options.max_time if options.max_time is not None
+             else default_max_time(options.example_count, options.timeout))
+    assert run.deadline == (None if math.isinf(bound) else 100.0 + bound)
+    assert run.stop_after == options.stop_after | options.rules
 
 
 def test_every_option_is_invoked_or_says_why_not() -> None:
