@@ -1,7 +1,8 @@
 """The entry point: check one implementation against the reference, as every face does (the
 command line, the pytest plugin, a caller's own tests).
 
-The way of a check reads top-down: :class:`CheckOptions` (validated once) and what the user named
+The way of a check reads top-down: :class:`CheckOptions` (validated once, :mod:`._options`, with
+the :class:`RunSettings` a run derives from it) and what the user named
 as the implementation become an adapter (:mod:`._adapters`); a :class:`Scheduler` runs the
 searches of the engine (:mod:`._engine`) in this process or in worker processes
 (:mod:`._parallel`); the results become a :class:`~._results.RunReport`, whose verdict every
@@ -10,28 +11,22 @@ renderer (:mod:`._reports`, :mod:`._matrix`) states.
 
 from __future__ import annotations
 
-import math
-import random
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
-from hypothesis.database import DirectoryBasedExampleDatabase
-
 from . import _adapters
-from ._engine import EFFORTS, Engine, Replays, default_max_time
+from ._engine import Engine, Replays
 from ._errors import HarnessError
-from ._operations import OPERATIONS, OPS, RULES_BY_ID
+from ._options import _PYTHON, NOT_INVOKED, CheckOptions, RunSettings
 from ._progress import Listener, listener
 from ._protocol import StartResponse
-from ._results import Invocation, RuleResult, RunReport, group_byte_forms, group_refusals
-from ._settings import SETTINGS
-from ._shard import shard_ops
+from ._results import RuleResult, RunReport, group_byte_forms, group_refusals
 
-__all__ = ["CheckOptions", "Implementation", "Scheduler", "check", "check_implementation"]
+__all__ = ["NOT_INVOKED", "CheckOptions", "Implementation", "RunSettings", "Scheduler", "check",
+           "check_implementation"]
 
 
 @runtime_checkable
@@ -50,108 +45,6 @@ class Implementation(Protocol):
 #: factory of one, or a spec string (``python:MODULE:ATTR``, or a command line speaking
 #: spec/protocol.md).
 ImplementationLike: TypeAlias = "Implementation | Callable[[], Implementation] | str"
-
-
-#: The Python face's default of every setting (:data:`._settings.SETTINGS`), by name.
-_PYTHON: dict[str, Any] = SETTINGS.defaults("python")
-
-
-class _Unset(str):
-    """A default no caller passed, told apart from the same value passed (by identity)."""
-
-
-#: The effort of a check that names none.
-_DEFAULT_EFFORT = _Unset(_PYTHON["effort"])
-
-
-@dataclass(frozen=True, kw_only=True)
-class CheckOptions:
-    """Every setting of one check, typed, validated once, shared by the command line, the pytest
-    plugin and :func:`check_implementation`. Each field's default, meaning and validation are
-    its entry of :data:`._settings.SETTINGS`."""
-
-    #: The operations to check (None: every operation), and the slice of them (``--shard K/N``).
-    ops: tuple[str, ...] | None = _PYTHON["ops"]
-    shard: tuple[int, int] | None = _PYTHON["shard"]
-    #: The effort of each operation search, by name (``--effort``: quick, default, thorough),
-    #: which sets its number of examples; ``max_examples`` overrides the number.
-    effort: str = _DEFAULT_EFFORT
-    max_examples: int | None = _PYTHON["max_examples"]
-    #: A derandomized search (CI), or a seeded one (``seed``, random when None).
-    deterministic: bool = _PYTHON["deterministic"]
-    seed: int | None = _PYTHON["seed"]
-    #: Seconds one request may take (``--timeout``).
-    timeout: float = _PYTHON["timeout"]
-    use_shell: bool = _PYTHON["shell"]
-    #: Where a random search keeps the failing examples it found (None: nowhere).
-    database: Path | None = _PYTHON["database"]
-    allow_untested: bool = _PYTHON["allow_untested"]
-    #: Seconds the whole run may take (None: :func:`~._engine.default_max_time`).
-    max_time: float | None = _PYTHON["max_time"]
-    #: A ``python:`` implementation runs in a worker process behind spec/protocol.md (as on the
-    #: command line): on every face by default (spec/protocol.md §8). An object or factory
-    #: passed directly runs in this process, fenced.
-    isolate: bool = _PYTHON["isolate"]
-    exitfirst: bool = _PYTHON["exitfirst"]
-    #: Shrink each failure to a minimal counterexample (off: reported as first found).
-    shrink: bool = _PYTHON["shrink"]
-    stop_after: frozenset[str] = field(default_factory=lambda: frozenset(_PYTHON["stop_after"]))
-    #: Worker processes for the searches (1: this process).
-    jobs: int = _PYTHON["jobs"]
-    #: Only these rules (``--rule``): their operations are searched, the run ends once all of
-    #: them are broken, and the report holds them alone. Empty: every rule.
-    rules: frozenset[str] = field(default_factory=lambda: frozenset(_PYTHON["rules"]))
-    #: The old name of :attr:`effort`, accepted with a :class:`DeprecationWarning`.
-    examples: InitVar[str | None] = None
-
-    def __post_init__(self, examples: str | None) -> None:
-        if examples is not None:
-            warnings.warn("CheckOptions(examples=...) is now CheckOptions(effort=...): examples "
-                          "counts the inputs a search draws (max_examples)", DeprecationWarning,
-                          stacklevel=3)
-            if self.effort is not _DEFAULT_EFFORT and self.effort != examples:
-                raise HarnessError(f"effort={self.effort!r} and examples={examples!r} disagree: "
-                                   "pass effort only")
-            object.__setattr__(self, "effort", examples)
-        if self.effort is _DEFAULT_EFFORT:
-            object.__setattr__(self, "effort", str(_DEFAULT_EFFORT))
-        for name in ("jobs", "timeout", "max_time", "effort", "max_examples", "seed",
-                     "deterministic", "isolate", "exitfirst", "shrink", "allow_untested",
-                     "shell"):
-            entry = SETTINGS[name]
-            entry.check(getattr(self, entry.python or name), "python")
-        unknown = [op for op in self.ops or () if op not in OPS]
-        if unknown:
-            raise HarnessError(f"unknown operation(s) {', '.join(map(repr, unknown))}: "
-                               f"use one of {', '.join(OPS)}")
-        strangers = sorted(set(self.rules) - set(RULES_BY_ID))
-        if strangers:
-            import difflib
-
-            close = difflib.get_close_matches(strangers[0], RULES_BY_ID, n=3)
-            hint = f" Did you mean {', '.join(close)}?" if close else ""
-            raise HarnessError(f"--rule {strangers[0]!r} is not a rule id.{hint} "
-                               "`eventproof rules` lists them")
-        strangers = sorted(set(self.stop_after) - set(RULES_BY_ID))
-        if strangers:
-            raise HarnessError(f"stop_after names unknown rule(s) "
-                               f"{', '.join(map(repr, strangers))}: give rule ids as "
-                               "`eventproof rules` lists them")
-
-    @property
-    def example_count(self) -> int:
-        """Examples per operation search."""
-        return self.max_examples if self.max_examples is not None else EFFORTS[self.effort]
-
-    @property
-    def checked_ops(self) -> tuple[str, ...]:
-        """The operations this check searches, in run order."""
-        wanted = self.ops if self.ops is not None else OPS
-        chosen = wanted if self.shard is None else shard_ops(wanted, self.shard)
-        if self.rules:
-            chosen = tuple(op for op in chosen
-                           if any(RULES_BY_ID[rule].op == op for rule in self.rules))
-        return tuple(op.name for op in OPERATIONS if op.name in chosen)
 
 
 class Scheduler(Protocol):
@@ -198,55 +91,33 @@ def check(impl: ImplementationLike, options: CheckOptions, *,
     on_event = listener(on_event, on_progress)
     started = time.perf_counter()
     started_at = time.time()
-    run_seed = (None if options.deterministic
-                else options.seed if options.seed is not None else random.getrandbits(32))
-    db = (None if options.deterministic or options.database is None
-          else DirectoryBasedExampleDatabase(options.database))
-    max_time = (options.max_time if options.max_time is not None
-                else default_max_time(options.example_count, options.timeout))
+    begun = time.monotonic()
+    run_seed = RunSettings.seed_for(options)
     adapter = _adapters.adapter_for(impl, timeout=options.timeout, use_shell=options.use_shell,
                                     isolate=options.isolate)
     scheduler: Scheduler
     if options.jobs > 1:
         from ._parallel import Workers
 
-        scheduler = Workers(impl, jobs=options.jobs, timeout=options.timeout,
-                            use_shell=options.use_shell, isolate=options.isolate,
-                            database=None if db is None else options.database)
+        scheduler = Workers(impl, options)
     else:
         scheduler = Serial(adapter)
     try:
         handshake = scheduler.handshake()
-        capabilities = handshake.capabilities
-        engine = Engine(
-            adapter, capabilities=capabilities, max_examples=options.example_count,
-            run_seed=run_seed, deterministic=options.deterministic, database=db,
-            timeout=options.timeout, identity=handshake.identity_key(),
-            on_event=on_event, exitfirst=options.exitfirst, shrink=options.shrink,
-            stop_after=frozenset(options.stop_after) | options.rules,
-            replays=replays if options.jobs == 1 else None,
-            max_time=None if math.isinf(max_time)
-            else max(0.0, max_time - (time.perf_counter() - started)),
-        )
+        settings = RunSettings.resolve(options, handshake, started=begun, run_seed=run_seed)
+        engine = Engine(adapter, settings, on_event=on_event,
+                        replays=replays if options.jobs == 1 else None)
         results = scheduler.check_ops(engine, options.checked_ops)
         if options.rules:
             results = [result for result in results if result.rule.id in options.rules]
         return RunReport(
-            implementation=handshake.implementation_dict(), capabilities=capabilities,
+            implementation=handshake.implementation_dict(), capabilities=settings.capabilities,
             results=group_byte_forms(group_refusals(results)), effort=options.effort,
             seed=run_seed, deterministic=options.deterministic,
             duration=time.perf_counter() - started, calls=engine.calls,
             allow_untested=options.allow_untested, cut_short=engine.cut_short,
             started_at=started_at, classes=engine.classes_met,
-            invocation=Invocation(
-                impl=impl if isinstance(impl, str) else None, use_shell=options.use_shell,
-                ops=options.ops, timeout=options.timeout, effort=options.effort,
-                max_examples=options.max_examples, seed=run_seed,
-                deterministic=options.deterministic, allow_untested=options.allow_untested,
-                exitfirst=options.exitfirst,
-                # Only a spec string is ever isolated: an object passed in code ran here.
-                isolate=options.isolate and isinstance(impl, str), shard=options.shard,
-                rules=tuple(sorted(options.rules))),
+            invocation=settings.invocation(impl),
         )
     finally:
         if options.jobs > 1:

@@ -20,7 +20,7 @@ from functools import partial
 from typing import Any, NoReturn
 
 from hypothesis import HealthCheck, Phase, given, reject, seed, settings, target
-from hypothesis.database import ExampleDatabase
+from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.errors import Flaky, HypothesisWarning, Unsatisfiable, UnsatisfiedAssumption
 from hypothesis.strategies import SearchStrategy
 
@@ -40,6 +40,7 @@ from ._model import (
     Violation,
 )
 from ._operations import RULES_BY_ID, operation
+from ._options import EFFORTS, RunSettings
 from ._progress import (
     EXAMPLES_EVERY,
     ExamplesJudged,
@@ -96,8 +97,6 @@ __all__ = [
     "iter_failures",
 ]
 
-#: Examples per operation search, by effort (``--effort``).
-EFFORTS: Mapping[str, int] = {"quick": 60, "default": 200, "thorough": 2000}
 #: Runs with at least this many examples per operation (the thorough effort) also spend some
 #: on Hypothesis' target phase.
 TARGET_PHASE_EXAMPLES = 1000
@@ -361,12 +360,6 @@ class Abandoned(BaseException):
     :attr:`Engine.abandoned`); the search ends with :data:`ABANDONED_REASON`."""
 
 
-def default_max_time(max_examples: int, timeout: float) -> float:
-    """The whole-run bound when none is given: 120 s, plus 1 s per example of the effort, plus
-    20 deadlines (``--max-time``, docs in README.md)."""
-    return 120.0 + max_examples + 20.0 * timeout
-
-
 def _sized_key(op_input: Any) -> tuple[str, int]:
     """A digest of ``op_input`` that tells apart everything an answer may depend on: member
     order too (§6.4 writes members in insertion order), and ``30`` from ``30.0``; and the size
@@ -590,34 +583,17 @@ class OpSearch:
 class Engine:
     """Runs the property search for one implementation behind one adapter."""
 
-    def __init__(
-        self,
-        adapter: _adapters.Adapter,
-        *,
-        capabilities: Capabilities,
-        max_examples: int,
-        run_seed: int | None,
-        deterministic: bool,
-        database: ExampleDatabase | None,
-        timeout: float,
-        identity: str,
-        on_event: Listener | None = None,
-        max_time: float | None = None,
-        exitfirst: bool = False,
-        stop_after: frozenset[str] = frozenset(),
-        replays: Replays | None = None,
-        shrink: bool = True,
-    ) -> None:
+    def __init__(self, adapter: _adapters.Adapter, settings: RunSettings, *,
+                 on_event: Listener | None = None, replays: Replays | None = None) -> None:
         self.adapter = adapter
+        #: Every setting of the run, whole (the properties below read them here).
+        self.settings = settings
         #: The traces of earlier searches to replay, owned by the run (None: none kept).
         self.replays = replays
-        self.capabilities = capabilities
-        self.max_examples = max_examples
-        self.run_seed = run_seed
-        self.deterministic = deterministic
-        self.database = database
-        self.timeout = timeout
-        self.identity = identity
+        #: The example database of a random search (None: none).
+        self.database: ExampleDatabase | None = (
+            None if settings.database is None
+            else DirectoryBasedExampleDatabase(settings.database))
         #: Hears the events of the searches (:mod:`._progress`); None: nothing listens.
         self.on_event = on_event
         #: The family searches this engine ran (each is numbered for its progress events).
@@ -625,14 +601,9 @@ class Engine:
         self.calls = 0
         self.unavailable: str | None = None
         #: When the run must end (``time.monotonic``), or None for no bound.
-        self.ends_at = None if max_time is None else time.monotonic() + max_time
+        self.ends_at = settings.deadline
         #: Why the run ended early ("" while it has not).
         self.cut_short = ""
-        #: End the run at the first broken rule, or once every rule of ``stop_after`` is broken.
-        self.exitfirst = exitfirst
-        self.stop_after = stop_after
-        #: Shrink each failure found (off: a failure is reported as first found).
-        self.shrink = shrink
         #: The rules broken so far, in every operation.
         self.broken: set[str] = set()
         #: Asked before every request: True ends the family search under way, uncounted (a
@@ -643,6 +614,51 @@ class Engine:
         self.on_violation: Callable[[str], None] | None = None
         #: The answers met in each answer class, by operation whose verdicts were given.
         self.classes_met: dict[str, dict[str, int]] = {}
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What the implementation declared in its handshake."""
+        return self.settings.capabilities
+
+    @property
+    def identity(self) -> str:
+        """The handshake's key (a random search's database keys its examples by it)."""
+        return self.settings.identity
+
+    @property
+    def max_examples(self) -> int:
+        """Examples per operation search."""
+        return self.settings.options.example_count
+
+    @property
+    def run_seed(self) -> int | None:
+        """The seed of a random search (None: derandomized)."""
+        return self.settings.run_seed
+
+    @property
+    def deterministic(self) -> bool:
+        """Whether the search is derandomized."""
+        return self.settings.options.deterministic
+
+    @property
+    def timeout(self) -> float:
+        """Seconds one request may take."""
+        return self.settings.options.timeout
+
+    @property
+    def exitfirst(self) -> bool:
+        """Whether the run ends at the first broken rule."""
+        return self.settings.options.exitfirst
+
+    @property
+    def stop_after(self) -> frozenset[str]:
+        """The rules whose breaking, all of them, ends the run."""
+        return self.settings.stop_after
+
+    @property
+    def shrink(self) -> bool:
+        """Whether each failure found is shrunk (off: reported as first found)."""
+        return self.settings.options.shrink
 
     def tell(self, event: ProgressEvent) -> None:
         """Tell the listener ``event``."""

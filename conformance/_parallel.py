@@ -51,11 +51,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing import util as multiprocessing_util
-from pathlib import Path
 from types import FrameType
 from typing import Any
-
-from hypothesis.database import DirectoryBasedExampleDatabase
 
 from . import _adapters, _flat
 from ._adapters.restarts import RestartCount
@@ -72,8 +69,9 @@ from ._engine import (
     _OpState,
 )
 from ._errors import HarnessError
-from ._model import Capabilities, Family
+from ._model import Family
 from ._operations import operation
+from ._options import CheckOptions, RunSettings
 from ._progress import ExamplesJudged, ProgressEvent
 from ._protocol import StartResponse, handshake_difference
 from ._shard import WEIGHT as _WEIGHT
@@ -81,24 +79,11 @@ from ._signals import Terminated, stop_reason
 
 
 @dataclass(frozen=True)
-class _Settings:
-    """What a worker's engine needs besides its implementation (the same for every task)."""
-
-    capabilities: Capabilities
-    identity: str
-    max_examples: int
-    run_seed: int | None
-    deterministic: bool
-    database: str | None
-    timeout: float
-    shrink: bool = True
-
-
-@dataclass(frozen=True)
 class _Task:
     """One family search for a worker: ``slot`` and ``number`` name it for being stopped."""
 
-    settings: _Settings
+    #: The run's settings, whole: a worker's engine reads every setting here, as the driver's.
+    settings: RunSettings
     op: str
     family: str
     examples: int
@@ -118,7 +103,7 @@ class _Worker:
         #: Why the implementation did not start here (raised again by every task).
         self.failed: Exception | None = None
         self.engine: Engine | None = None
-        self.settings: _Settings | None = None
+        self.settings: RunSettings | None = None
         self.states: dict[str, _OpState] = {}
         self.families: dict[str, dict[str, Family]] = {}
         self.stop_flags: Any = None
@@ -160,13 +145,13 @@ def share_restarts(adapter: _adapters.Adapter, restarts: RestartCount) -> None:
         adapter.restart_count = restarts
 
 
-def _start_worker(impl: Any, timeout: float, use_shell: bool, isolate: bool,
-                  stop_flags: Any, notices: Any, restarts: RestartCount, starts: Any) -> None:
+def _start_worker(impl: Any, options: CheckOptions, stop_flags: Any, notices: Any,
+                  restarts: RestartCount, starts: Any) -> None:
     """Pool initializer: start the implementation once for every task of this process, and
     tell the driver on ``starts`` how it went (None, or the error its start raised)."""
     starts.cancel_join_thread()  # an entry the driver no longer reads never holds up an exit
     try:
-        _start_implementation(impl, timeout, use_shell, isolate, stop_flags, notices, restarts)
+        _start_implementation(impl, options, stop_flags, notices, restarts)
     finally:
         failed = _WORKER.failed
         try:
@@ -176,8 +161,8 @@ def _start_worker(impl: Any, timeout: float, use_shell: bool, isolate: bool,
         starts.put(failed)
 
 
-def _start_implementation(impl: Any, timeout: float, use_shell: bool, isolate: bool,
-                          stop_flags: Any, notices: Any, restarts: RestartCount) -> None:
+def _start_implementation(impl: Any, options: CheckOptions, stop_flags: Any, notices: Any,
+                          restarts: RestartCount) -> None:
     """Start the implementation once for every task of this worker process."""
     for number in ENDING_SIGNALS:
         if signal.getsignal(number) is not signal.SIG_IGN:  # as the driver: nohup's SIGHUP
@@ -190,8 +175,8 @@ def _start_implementation(impl: Any, timeout: float, use_shell: bool, isolate: b
     notices.cancel_join_thread()  # a notice the driver no longer reads never holds up an exit
     _WORKER.in_task = True  # a signal ends the start too, not only a search
     try:
-        adapter = _adapters.adapter_for(impl, timeout=timeout, use_shell=use_shell,
-                                        isolate=isolate)
+        adapter = _adapters.adapter_for(impl, timeout=options.timeout,
+                                        use_shell=options.use_shell, isolate=options.isolate)
         threading.Thread(target=_watch_driver, args=(os.getppid(), adapter), daemon=True,
                          name="eventproof-driver-watch").start()
         # Run when the worker process ends, however it was started (a forked process skips
@@ -240,16 +225,11 @@ def _handshake() -> StartResponse:
     return _WORKER.handshake
 
 
-def _engine_for(settings: _Settings) -> Engine:
+def _engine_for(settings: RunSettings) -> Engine:
+    """This worker's engine for a run of ``settings`` (made at its first task)."""
     if _WORKER.engine is None or _WORKER.settings != settings:
         assert _WORKER.adapter is not None
-        _WORKER.engine = Engine(
-            _WORKER.adapter, capabilities=settings.capabilities,
-            max_examples=settings.max_examples, run_seed=settings.run_seed,
-            deterministic=settings.deterministic,
-            database=(None if settings.database is None
-                      else DirectoryBasedExampleDatabase(settings.database)),
-            timeout=settings.timeout, identity=settings.identity, shrink=settings.shrink)
+        _WORKER.engine = Engine(_WORKER.adapter, settings)
         _WORKER.settings = settings
         _WORKER.states.clear()
         _WORKER.families.clear()
@@ -358,11 +338,9 @@ class Workers:
     searches for :meth:`check_ops`. The processes start at once (while the driver's own copy of
     the implementation answers the handshake)."""
 
-    def __init__(self, impl: Any, *, jobs: int, timeout: float, use_shell: bool, isolate: bool,
-                 database: Path | None) -> None:
+    def __init__(self, impl: Any, options: CheckOptions) -> None:
         _picklable(impl)
-        self.jobs = jobs
-        self.database = None if database is None else str(database)
+        self.jobs = jobs = options.jobs
         context = multiprocessing.get_context(_start_method())
         #: Per worker slot, the number of a task no longer wanted; the last entry, once set,
         #: stops every task.
@@ -379,8 +357,7 @@ class Workers:
         self._starts = context.Queue()
         self._pool = ProcessPoolExecutor(
             max_workers=jobs, mp_context=context, initializer=_start_worker,
-            initargs=(impl, timeout, use_shell, isolate, self._flags, self._notices,
-                      self.restarts, self._starts))
+            initargs=(impl, options, self._flags, self._notices, self.restarts, self._starts))
         self._readies = [self._pool.submit(_ready) for _ in range(jobs)]
         self._numbers = 0
         #: Family searches that ran ahead in vain (a family before them found a violation, or
@@ -448,11 +425,7 @@ class Workers:
     def check_ops(self, engine: Engine, names: Iterable[str]) -> list[RuleResult]:
         """Search every operation of ``names`` as :meth:`Engine.check_op` would, the family
         searches in the workers; the results of every rule, operation by operation."""
-        settings = _Settings(
-            capabilities=engine.capabilities, identity=engine.identity,
-            max_examples=engine.max_examples, run_seed=engine.run_seed,
-            deterministic=engine.deterministic, database=self.database, timeout=engine.timeout,
-            shrink=engine.shrink)
+        settings = engine.settings
         searches = [OpSearch(engine, name) for name in names]
         current: list[_Round | None] = [None] * len(searches)
         ahead: list[_Round | None] = [None] * len(searches)

@@ -39,7 +39,7 @@ Face = Literal["cli", "env", "python", "pytest", "ini", "action"]
 #: The faces a setting is exposed on, in the table's order (``env``/``ini`` go with these).
 FACES: tuple[Face, ...] = ("cli", "python", "pytest", "action")
 
-#: The efforts by name: examples per operation search (``_engine.EFFORTS``' keys).
+#: The efforts by name: examples per operation search (``_options.EFFORTS``' keys).
 EFFORTS = ("quick", "default", "thorough")
 #: What a textual face (the pytest ini file, the action) reads as true and as false.
 TRUE, FALSE = ("true", "1", "yes"), ("false", "0", "no")
@@ -134,6 +134,24 @@ FLAG = Kind[bool]("true or false", _read_flag, lambda value: isinstance(value, b
                   fix="use true or false: e.g. {example}",
                   fix_on={"python": "pass True or False: e.g. {example}"})
 TEXT = Kind[str]("a text", str, lambda value: isinstance(value, str), textual=True)
+def _read_shard(text: str) -> tuple[int, int]:
+    index, _, total = text.strip().partition("/")
+    return int(index), int(total)
+
+
+def _slice(value: Any) -> bool:
+    return (isinstance(value, tuple) and len(value) == 2 and all(map(_whole, value))
+            and 1 <= value[0] <= value[1])
+
+
+#: A slice of the operations: K of N.
+SHARD = Kind[tuple[int, int]](
+    "K/N with 1 <= K <= N", _read_shard, _slice,
+    fix="give the slice number and the number of slices: e.g. {example}",
+    fix_on={"python": "pass the pair (K, N) of the slice number and the number of slices: "
+                      "e.g. shard=(1, 3)",
+            "action": "use e.g. ${{{{ matrix.shard }}}}/3 in a job matrix of 3, and join the "
+                      "slices' report.json with `eventproof report --merge`"})
 #: A bound on the whole run: Python also takes ``math.inf`` (no bound).
 BOUND = Kind[float](
     "a positive, finite number of seconds", float, _positive_seconds,
@@ -510,7 +528,8 @@ SETTINGS = Table(
     Setting(
         "shard", "K/N", None,
         "Checks only slice K of N of the operations (a CI matrix of N jobs).",
-        cli=("--shard",), python="shard", action="shard", metavar={"cli": "K/N"},
+        cli=("--shard",), python="shard", action="shard", kind=SHARD, example="1/3",
+        metavar={"cli": "K/N"},
         help={"cli": "Check only slice K of N of the operations (a CI matrix of N jobs); join "
                      "the JSON reports with `eventproof report --merge`."}),
     Setting(
@@ -532,7 +551,7 @@ SETTINGS = Table(
         "shrink", "bool", True,
         "Shrinks each failure to a minimal counterexample; off, a failure is reported as first "
         "found (a test asking only whether a rule breaks, which the verdict says as well).",
-        python="shrink"),
+        python="shrink", kind=FLAG, example="false"),
     Setting(
         "stop_after", "RULE_ID...", frozenset(),
         "Ends the run once every rule listed is broken (a test asking only whether those "

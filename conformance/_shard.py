@@ -20,6 +20,7 @@ from typing import Any
 from ._errors import HarnessError
 from ._operations import OPS
 from ._results import OUTCOMES, verdict_of_document
+from ._settings import SETTINGS
 
 #: Relative cost of each operation's search, for balancing the slices of ``--shard`` and for
 #: starting the heaviest operations' searches first under ``--jobs``: tenths of a second of
@@ -33,16 +34,9 @@ WEIGHT = {"details": 34, "project": 24, "roster": 22, "select": 12, "settle": 12
 
 
 def parse_shard(value: str) -> tuple[int, int]:
-    """``"2/3"`` -> ``(2, 3)``; :class:`HarnessError` naming the value otherwise."""
-    index, _, total = value.partition("/")
-    try:
-        k, n = int(index), int(total)
-    except ValueError:
-        k, n = 0, 0
-    if not (n >= 1 and 1 <= k <= n):
-        raise HarnessError(f"--shard {value!r} is not K/N with 1 <= K <= N (e.g. --shard 1/3): "
-                           "give the slice number and the number of slices")
-    return k, n
+    """``"2/3"`` -> ``(2, 3)``; the settings table's error naming the value otherwise."""
+    parsed: tuple[int, int] = SETTINGS["shard"].parse(value, "cli")
+    return parsed
 
 
 def split_ops(ops: tuple[str, ...], parts: int) -> list[tuple[str, ...]]:

@@ -125,8 +125,8 @@ class _Run:
         if op in self.reports or op in self.op_problems or self.problem is not None:
             return
         from ._check import CheckOptions, check
-        from ._engine import EFFORTS, default_max_time
         from ._errors import HarnessError, ImplementationError, ProtocolError
+        from ._options import EFFORTS, default_max_time
         from ._replay import save_failures
         from ._results import apply_expectations
 

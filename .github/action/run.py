@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import subprocess
 import sys
@@ -140,12 +139,8 @@ def eventproof_args(env: Mapping[str, str], report_dir: Path, state_dir: Path) -
         args += ["--jobs", str(setting_value("jobs", jobs))]
     shard = _input(env, "shard")
     if shard:
-        match = re.fullmatch(r"(\d+)/(\d+)", shard)
-        if match is None or not 1 <= int(match.group(1)) <= int(match.group(2)):
-            raise InputError(f"input shard: {shard!r} is not K/N with 1 <= K <= N; use e.g. "
-                             "${{ matrix.shard }}/3 in a job matrix of 3, and join the slices' "
-                             "report.json with `eventproof report --merge`")
-        args += ["--shard", shard]
+        index, count = setting_value("shard", shard)
+        args += ["--shard", f"{index}/{count}"]
     max_time = _input(env, "max-time")
     if max_time:
         setting_value("max_time", max_time)

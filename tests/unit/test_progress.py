@@ -17,6 +17,7 @@ from typing import Any, cast
 
 import pytest
 from eventproof.conformance import HarnessError, check_implementation, cli
+from eventproof.conformance._check import CheckOptions, RunSettings
 from eventproof.conformance._engine import Engine, FamilySearch, Finding, OpSearch
 from eventproof.conformance._model import Capabilities, Violation
 from eventproof.conformance._operations import OPS
@@ -356,9 +357,9 @@ def test_the_round_driver_tells_rounds_rules_give_up_and_one_end() -> None:
     and the rules broken before it), each rule broken, the implementation given up, and the
     search's end once, with the examples of the searches it counted."""
     events: list[ProgressEvent] = []
-    engine = Engine(cast(Any, None), capabilities=Capabilities(), max_examples=60,
-                    run_seed=None, deterministic=True, database=None, timeout=10.0,
-                    identity="test", on_event=events.append)
+    settings = RunSettings(options=CheckOptions(max_examples=60), capabilities=Capabilities(),
+                           identity="test")
+    engine = Engine(cast(Any, None), settings, on_event=events.append)
     search = OpSearch(engine, "settle")
     rule, family = search.op.rules[0].id, search.families[0].name
     planned = sum(search.shares)

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from _pytest.config.argparsing import Parser
 from click.testing import CliRunner
-from eventproof.conformance import _check, cli, pytest_plugin
+from eventproof.conformance import _check, _options, cli, pytest_plugin
 from eventproof.conformance._settings import (
     EFFORTS,
     FACES,
@@ -41,7 +41,7 @@ NOT_SETTINGS = frozenset({"impl", "on_progress", "on_event", "replays"})
 def _same(face_default: Any, table_default: Any) -> bool:
     """Whether a face's stated default is the table's (a path compares as its text, a collection
     by its members; CheckOptions' marker of a value not given is the value it stands for)."""
-    if isinstance(face_default, _check._Unset):
+    if isinstance(face_default, _options._Unset):
         face_default = str(face_default)
     if isinstance(face_default, Path):
         face_default = str(face_default)
@@ -402,6 +402,9 @@ def test_the_command_lines_errors_name_its_flag(args: list[str], env: dict[str, 
     ({"max_time": math.nan}, "max_time=nan is not a positive, finite number of seconds; pass "
      "e.g. max_time=600, None for the default or math.inf for no bound"),
     ({"seed": "1"}, "seed='1' is not a whole number; pass e.g. seed=1234"),
+    ({"shard": (4, 3)}, "shard=(4, 3) is not K/N with 1 <= K <= N; pass the pair (K, N) of the "
+     "slice number and the number of slices: e.g. shard=(1, 3)"),
+    ({"shard": "1/3"}, "shard='1/3' is not K/N with 1 <= K <= N"),
 ])
 def test_pythons_errors_name_its_keyword(keywords: dict[str, Any], said: str) -> None:
     with pytest.raises(SettingError) as caught:
