@@ -39,7 +39,13 @@ PATHS_SHOWN = 25
 _dump = dumps
 
 
-def _compiled_walk() -> Callable[..., None] | None:
+#: The compiled walk's signature: the stats' counts by path and digests by path, the line's
+#: type, its value and orjson's writing of it.
+CompiledWalk = Callable[[dict[tuple[str, str], list[int]], dict[tuple[str, str], dict[int, int]],
+                         str, Any, bytes], None]
+
+
+def _compiled_walk() -> CompiledWalk | None:
     """The compiled byte walk (reference/_speedups.c), unless switched off
     (``EVENTPROOF_NO_EXTENSIONS=1``) or not built."""
     if os.environ.get("EVENTPROOF_NO_EXTENSIONS", "") not in ("", "0"):
