@@ -157,9 +157,11 @@ def _wrong_walks() -> dict[str, Walk]:
 
         other = renamed(value)
         python_walk(stats, other, orjson.dumps(other))
-        for table in (stats.by_path, stats.repeats):
-            for key in list(table):
-                table[(key[0], key[1].replace(".[+]", ".[*]"))] = table.pop(key)
+        def named(key: tuple[str, str]) -> tuple[str, str]:
+            return key[0], key[1].replace(".[+]", ".[*]")
+
+        stats.by_path = {named(key): totals for key, totals in stats.by_path.items()}
+        stats.repeats = {named(key): seen for key, seen in stats.repeats.items()}
 
     def spans_by_byte_length(stats: _bytes.ByteStats, value: Any, data: bytes) -> None:
         with pytest.MonkeyPatch.context() as patch:  # a string counted by bytes, not code points
