@@ -229,11 +229,20 @@ class ByteStats:
              value: Any, written: bytes | None = None) -> None:
         """Account one line of ``size`` bytes whose parsed value is ``value`` (``written``:
         orjson's writing of it, when the line is that writing)."""
-        kind = well_formed(kind)
-        figures = self.file(name)
+        if not kind.isascii():
+            kind = well_formed(kind)
+        figures = self.files.get(name)
+        if figures is None:
+            figures = self.files[name] = FileBytes()
         figures.lines += 1
         figures.bytes += size
-        figures.along.add(offset, kind, size)
+        along = figures.along
+        index = offset // along.width
+        row = along.bins.get(index) if index < ALONG_BINS else None
+        if row is None:
+            along.add(offset, kind, size)
+        else:  # the bin is open already (most lines)
+            row[kind] = row.get(kind, 0) + size
         totals = self.by_type.get(kind)
         if totals is None:
             self.by_type[kind] = [1, size]
