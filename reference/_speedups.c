@@ -125,7 +125,9 @@ walk(PyObject *value, int depth)
  * bracket), where the Python walk writes members again to learn their lengths. orjson writes a
  * member inside a value as it writes it alone, so both find the same spans; both digest the same
  * bytes with zlib's CRC-32 (zlib.crc32 itself is called). A member name orjson wrote holds no
- * lone surrogate, so it is its own well-formed text in a path.
+ * lone surrogate, so it is its own well-formed text in a path. Strings, objects and arrays are
+ * told apart as isinstance tells them apart in the Python walk (subclasses included). Where
+ * ``data`` does not hold the writing of ``value`` it raises ValueError.
  */
 
 /* Counted: members of at least SMALL_BYTES (a string: code points); digested: HEAVY_BYTES. */
@@ -338,7 +340,7 @@ child_path(PyObject *path, PyObject *key)
     if (key == NULL) {
         return PyUnicode_Concat(path, STAR);
     }
-    if (!PyUnicode_CheckExact(key)) {
+    if (!PyUnicode_Check(key)) {
         mismatch();
         return NULL;
     }
@@ -362,13 +364,13 @@ walk_value(const ByteWalk *walk, PyObject *path, PyObject *value, Py_ssize_t low
            Py_ssize_t high, int own, int depth, long long *digest)
 {
     const char *data = walk->data;
-    int is_list = PyList_CheckExact(value);
+    int is_list = PyList_Check(value);
     Py_ssize_t members, index, at = low + 1, position = low, next = 0;
     int spanned;
     long long crc = 0;
     char closing = is_list ? ']' : '}';
     *digest = -1;
-    if (!is_list && !PyDict_CheckExact(value)) {
+    if (!is_list && !PyDict_Check(value)) {
         return mismatch();
     }
     members = is_list ? PyList_GET_SIZE(value) : PyDict_GET_SIZE(value);
@@ -405,12 +407,12 @@ walk_value(const ByteWalk *walk, PyObject *path, PyObject *value, Py_ssize_t low
         }
         at = stop + 1;
         size = stop - start;
-        if (PyUnicode_CheckExact(item)) {
+        if (PyUnicode_Check(item)) {
             if (PyUnicode_GET_LENGTH(item) < SMALL_BYTES) {
                 continue;
             }
         }
-        else if (PyDict_CheckExact(item) || PyList_CheckExact(item)) {
+        else if (PyDict_Check(item) || PyList_Check(item)) {
             if (size < SMALL_BYTES) {
                 continue;
             }
@@ -427,7 +429,7 @@ walk_value(const ByteWalk *walk, PyObject *path, PyObject *value, Py_ssize_t low
             Py_DECREF(child);
             continue;
         }
-        if (!PyUnicode_CheckExact(item) &&
+        if (!PyUnicode_Check(item) &&
             walk_value(walk, child, item, start, stop, 1, depth + 1, &own_digest) < 0) {
             Py_DECREF(child);
             return -1;

@@ -95,6 +95,37 @@ def test_the_compiled_walk_counts_what_the_python_walk_counts(values: list[Any])
     assert figures(compiled_walk, values) == figures(python_walk, values)
 
 
+class _Dict(dict[str, Any]):
+    pass
+
+
+class _List(list[Any]):
+    pass
+
+
+class _Str(str):
+    __slots__ = ()
+
+
+def _subclassed(value: Any) -> Any:
+    """``value`` made of subclasses of dict, list and str (orjson writes them as their bases)."""
+    if isinstance(value, dict):
+        return _Dict({key: _subclassed(item) for key, item in value.items()})
+    if isinstance(value, list):
+        return _List(_subclassed(item) for item in value)
+    return _Str(value) if isinstance(value, str) else value
+
+
+@settings(SETTINGS, max_examples=40)
+@given(st.lists(VALUES, min_size=1, max_size=3))
+def test_subclasses_are_counted_as_their_bases(values: list[Any]) -> None:
+    """Objects, arrays and strings that are subclasses are counted as the Python walk's
+    isinstance counts them: as the values they subclass."""
+    subclassed = [_subclassed(value) for value in values]
+    assert figures(compiled_walk, subclassed) == figures(python_walk, subclassed) \
+        == figures(python_walk, values)
+
+
 #: Values orjson refuses to write somewhere inside: the Python walk counts those lines.
 _UNWRITABLE = st.sampled_from(["\ud800", "a\udfff" * 300, 2**64, -(2**63) - 1, 10**30])
 
