@@ -40,6 +40,17 @@ def python_walk(stats: _bytes.ByteStats, value: Any, data: bytes) -> None:
     stats._walk("kind", "$", value, data, 0, len(data), own=False)
 
 
+def unspanned_walk(stats: _bytes.ByteStats, value: Any, data: bytes) -> None:
+    """The Python walk writing every member again (no span read from the line's writing)."""
+    def every_member(value: Any, data: Any, low: int, high: int) -> Iterator[_bytes.Span]:
+        items = value.items() if isinstance(value, dict) else (("[*]", item) for item in value)
+        return ((key, item, None) for key, item in items)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_bytes, "_spans", every_member)
+        python_walk(stats, value, data)
+
+
 def compiled_walk(stats: _bytes.ByteStats, value: Any, data: bytes) -> None:
     assert _bytes.BYTE_WALK is not None
     _bytes.BYTE_WALK(stats.by_path, stats.repeats, "kind", value, data)
@@ -91,8 +102,16 @@ VALUES = st.recursive(_LEAVES, _containers, max_leaves=30).filter(
 @SETTINGS
 @given(st.lists(VALUES, min_size=1, max_size=4))
 def test_the_compiled_walk_counts_what_the_python_walk_counts(values: list[Any]) -> None:
-    """For values orjson writes, both walks count the same paths, sizes and digests, in order."""
+    """For values orjson writes, both walks count the same paths, sizes and digests, in order;
+    so does the Python walk writing every member again (the spans read are the writings)."""
     assert figures(compiled_walk, values) == figures(python_walk, values)
+    # (its digests of a small object are the CRC-32 of its whole writing: sizes and counts agree)
+    counted, digested = figures(compiled_walk, values)
+    again, digested_again = figures(unspanned_walk, values)
+    assert counted == again
+    assert [(key, [(digest >> 32, count) for digest, count in seen]) for key, seen in digested] \
+        == [(key, [(digest >> 32, count) for digest, count in seen])
+            for key, seen in digested_again]
 
 
 class _Dict(dict[str, Any]):
