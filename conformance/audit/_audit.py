@@ -191,7 +191,8 @@ def audit_part(source: Source, kind: str, settings: Settings,
                                 f"of a JSON value ({reason})", at)
                 stats.line(name, number, offset, "(not JSON)", len(raw), None)
                 continue
-            judge.reading(parsed, body, utf8_rule=utf8_rule)
+            if parsed.bad_utf8 is not None or parsed.lone_surrogate:
+                judge.reading(parsed, body, utf8_rule=utf8_rule)  # all it judges (UTF-8)
             value = parsed.value
             parsed_lines += 1
             if not isinstance(value, dict) or not isinstance(value.get("type"), str):

@@ -11,7 +11,8 @@ into progress updates sits many levels below the event.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from zlib import crc32
@@ -36,6 +37,33 @@ PATHS_SHOWN = 25
 
 
 _dump = dumps
+
+
+#: The compiled walk's signature: the stats' counts by path and digests by path, the line's
+#: type, its value and orjson's writing of it.
+CompiledWalk = Callable[[dict[tuple[str, str], list[int]], dict[tuple[str, str], dict[int, int]],
+                         str, Any, bytes], None]
+
+
+def _compiled_walk() -> CompiledWalk | None:
+    """The compiled byte walk (reference/_speedups.c), unless switched off
+    (``EVENTPROOF_NO_EXTENSIONS=1``) or not built."""
+    if os.environ.get("EVENTPROOF_NO_EXTENSIONS", "") not in ("", "0"):
+        return None
+    try:
+        from eventproof.reference import _speedups
+    except ImportError:  # built without a C compiler: the Python walk counts the same
+        return None
+    return _speedups.byte_walk
+
+
+#: ``byte_walk(by_path, repeats, kind, value, data)``: :meth:`ByteStats._walk` of a line from
+#: orjson's writing ``data`` of it, compiled (it reads each member's span from ``data`` where the
+#: Python walk writes members again); None: the Python walk alone. A differential property test
+#: holds the two equal.
+BYTE_WALK = _compiled_walk()
+#: Writings this long or longer are walked in Python (the compiled walk packs sizes in 31 bits).
+_COMPILED_LIMIT = 1 << 31
 
 
 #: Objects of at most this many members have their members' spans found (every member that
@@ -201,11 +229,20 @@ class ByteStats:
              value: Any, written: bytes | None = None) -> None:
         """Account one line of ``size`` bytes whose parsed value is ``value`` (``written``:
         orjson's writing of it, when the line is that writing)."""
-        kind = well_formed(kind)
-        figures = self.file(name)
+        if not kind.isascii():
+            kind = well_formed(kind)
+        figures = self.files.get(name)
+        if figures is None:
+            figures = self.files[name] = FileBytes()
         figures.lines += 1
         figures.bytes += size
-        figures.along.add(offset, kind, size)
+        along = figures.along
+        index = offset // along.width
+        row = along.bins.get(index) if index < ALONG_BINS else None
+        if row is None:
+            along.add(offset, kind, size)
+        else:  # the bin is open already (most lines)
+            row[kind] = row.get(kind, 0) + size
         totals = self.by_type.get(kind)
         if totals is None:
             self.by_type[kind] = [1, size]
@@ -225,7 +262,10 @@ class ByteStats:
                     written = _fast.orjson.dumps(value)
                 except TypeError:  # a lone surrogate, an integer beyond 64 bits
                     written = None
-            self._walk(kind, "$", value, written, 0, len(written or b""), own=False)
+            if BYTE_WALK is not None and written is not None and len(written) < _COMPILED_LIMIT:
+                BYTE_WALK(self.by_path, self.repeats, kind, value, written)
+            else:
+                self._walk(kind, "$", value, written, 0, len(written or b""), own=False)
 
     def _count(self, kind: str, path: str, size: int) -> None:
         key = (kind, path)
