@@ -114,6 +114,9 @@ def test_members_read_from_the_line_count_as_members_written_again(
         stats = _bytes.ByteStats()
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(_bytes, "_spans", spans)
+            # The Python walk, whose spans this is about, compiled walk or not (the compiled
+            # walk is held to it in test_byte_walk.py).
+            patch.setattr(_bytes, "BYTE_WALK", None)
             for number, value in enumerate(values):
                 event = {"type": "x", "v": value, "n": number, "w": [value], "s": "short",
                          "z": {"b": {"b": value, "a": value}, "a": 1}, "t": True, "u": value}
