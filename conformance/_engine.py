@@ -820,11 +820,18 @@ class Engine:
             if all(entry[0] != catch_all for entry in search.explained):
                 search.explained.append((catch_all, op_input, verdict.actual, by))
         if verdict.first is not None:
-            if self.on_violation is not None and not working.met_violation:
+            first_met = not working.met_violation
+            if self.on_violation is not None and first_met:
                 self.on_violation(verdict.first.rule)
             working.met_violation = True
             working.last_found = _Found(verdict.first, verdict.outcome, verdict.actual,
                                         verdict.stderr, op_input, verdict)
+            if first_met and verdict.judged and not working.replaying and \
+                    not self._same_again(op, op_input, verdict, excluded, working):
+                # A wrong answer that does not come again: no shrink attempt would meet it, and
+                # the search would try a thousand inputs that all pass. It is reported as met
+                # (asked again below: unstable).
+                raise _ShrinkOver
             raise working.last_found
         if not verdict.judged:
             # A hang or crash under a rule already found tells nothing new; a search that meets
@@ -865,7 +872,8 @@ class Engine:
             raise meter.error
         self.tell(replace(meter.told, judged=meter.judged))
         if found is not None:
-            changed = self._ask_again(op, found, excluded, search)
+            # Asked again unless the run is ending (a signal while the answer was asked again).
+            changed = "" if result.cut_short else self._ask_again(op, found, excluded, search)
             result.found = Finding(op_input=found.op_input, violation=found.violation,
                                    outcome="unstable" if changed else found.outcome,
                                    actual=found.actual, stderr=found.stderr,
@@ -873,6 +881,28 @@ class Engine:
         result.exhausted = self.adapter.exhausted()
         result.given_up = self.adapter.given_up() or ""
         return result
+
+    def _same_again(self, op: Operation, op_input: Any, first: Verdict,
+                    excluded: frozenset[str], working: _Search) -> bool:
+        """Ask ``op_input``, whose judged answer just broke a rule for the first time in this
+        search, once more before it is shrunk: False when the answer now differs
+        (:func:`answers_agree`), True when it agrees or nothing could be asked (the search is
+        not wanted, the run's time is up, the implementation is gone, or the run is ending on a
+        signal, which is recorded and ends the search with the violation met)."""
+        if (self.abandoned is not None and self.abandoned()) or self.adapter.exhausted():
+            return True
+        remaining = math.inf if self.ends_at is None else self.ends_at - time.monotonic()
+        if remaining <= 0:
+            return True
+        try:
+            response = self.adapter.run(op.name, op_input,
+                                        timeout=min(working.state.timeout, remaining))
+        except KeyboardInterrupt as signalled:
+            working.result.cut_short = stop_reason(signalled)
+            raise _ShrinkOver from None
+        working.result.calls += 1
+        again = judge(op, op_input, response, self.capabilities, excluded=excluded)
+        return answers_agree(first, again)
 
     def _ask_again(self, op: Operation, found: _Found, excluded: frozenset[str],
                    search: _Search) -> str:

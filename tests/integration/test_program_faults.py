@@ -192,12 +192,13 @@ def test_a_harness_killed_under_jobs_leaves_no_worker_and_no_program_behind(
     assert code == -signal.SIGKILL
 
 
-@pytest.mark.parametrize("kind", ["exit", "halfexit", "cr"])
+@pytest.mark.parametrize("kind", ["exit", "halfexit", "cr", "deep"])
 def test_a_fault_that_comes_once_costs_a_bounded_shrink(kind: str, tmp_path: Path) -> None:
-    """A program that crashes (or breaks its line) on one request only: the shrinker's attempts
-    never meet the fault again, so the search stops shrinking it after its
-    _REQUESTS_TO_SHRINK_A_FAULT requests (spec/protocol.md §7.4) and reports it as found, rather
-    than trying a thousand inputs that all pass."""
+    """A program that crashes, breaks its line or answers wrongly on one request only: the
+    shrinker's attempts never meet the fault again, so the search stops shrinking a crash or a
+    broken line after _REQUESTS_TO_SHRINK_A_FAULT requests (spec/protocol.md §7.4), and does not
+    shrink a wrong answer that differs when asked once more (§5.6), and reports it as found,
+    rather than trying a thousand inputs that all pass (40 s for the wrong answer)."""
     def calls(fault: str, when: int) -> int:
         command = f"{PROGRAM} {tmp_path / str(when)} {fault} {when} 0"
         return check_implementation(command, ops=("select",), max_examples=12,
