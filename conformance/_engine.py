@@ -882,27 +882,36 @@ class Engine:
         result.given_up = self.adapter.given_up() or ""
         return result
 
+    def _asked_again(self, op: Operation, op_input: Any, excluded: frozenset[str],
+                     search: _Search) -> Verdict | None:
+        """Ask ``op_input`` once more and judge the answer; None when nothing could be asked
+        (the search is not wanted, the implementation is gone, the run's bound has passed) or
+        the run is ending on a signal (recorded: the failure stands as found, and the run ends
+        here as it would have inside the search)."""
+        if (self.abandoned is not None and self.abandoned()) or self.adapter.exhausted():
+            return None
+        remaining = math.inf if self.ends_at is None else self.ends_at - time.monotonic()
+        if remaining <= 0:
+            return None
+        try:
+            response = self.adapter.run(op.name, op_input,
+                                        timeout=min(search.state.timeout, remaining))
+        except KeyboardInterrupt as signalled:
+            search.result.cut_short = stop_reason(signalled)
+            return None
+        search.result.calls += 1
+        return judge(op, op_input, response, self.capabilities, excluded=excluded)
+
     def _same_again(self, op: Operation, op_input: Any, first: Verdict,
                     excluded: frozenset[str], working: _Search) -> bool:
         """Ask ``op_input``, whose judged answer just broke a rule for the first time in this
         search, once more before it is shrunk: False when the answer now differs
-        (:func:`answers_agree`), True when it agrees or nothing could be asked (the search is
-        not wanted, the run's time is up, the implementation is gone, or the run is ending on a
-        signal, which is recorded and ends the search with the violation met)."""
-        if (self.abandoned is not None and self.abandoned()) or self.adapter.exhausted():
-            return True
-        remaining = math.inf if self.ends_at is None else self.ends_at - time.monotonic()
-        if remaining <= 0:
-            return True
-        try:
-            response = self.adapter.run(op.name, op_input,
-                                        timeout=min(working.state.timeout, remaining))
-        except KeyboardInterrupt as signalled:
-            working.result.cut_short = stop_reason(signalled)
-            raise _ShrinkOver from None
-        working.result.calls += 1
-        again = judge(op, op_input, response, self.capabilities, excluded=excluded)
-        return answers_agree(first, again)
+        (:func:`answers_agree`), True when it agrees or nothing could be asked. A signal while
+        asking ends the search with the violation met."""
+        again = self._asked_again(op, op_input, excluded, working)
+        if again is None and working.result.cut_short:
+            raise _ShrinkOver  # the run is ending on a signal
+        return again is None or answers_agree(first, again)
 
     def _ask_again(self, op: Operation, found: _Found, excluded: frozenset[str],
                    search: _Search) -> str:
@@ -916,21 +925,9 @@ class Engine:
         if first is None or not first.judged:
             return ""
         for asks in range(2, STABILITY_ASKS + 2):
-            if (self.abandoned is not None and self.abandoned()) or self.adapter.exhausted():
-                return ""  # not wanted, or nothing more can be asked
-            remaining = math.inf if self.ends_at is None else self.ends_at - time.monotonic()
-            if remaining <= 0:
+            again = self._asked_again(op, found.op_input, excluded, search)
+            if again is None:
                 return ""
-            try:
-                response = self.adapter.run(op.name, found.op_input,
-                                            timeout=min(search.state.timeout, remaining))
-            except KeyboardInterrupt:
-                # Interrupted while asking again: the failure stands as found, and the run ends
-                # here as it would have inside the search.
-                search.result.cut_short = INTERRUPTED_REASON
-                return ""
-            search.result.calls += 1
-            again = judge(op, found.op_input, response, self.capabilities, excluded=excluded)
             if not answers_agree(first, again):
                 return unstable_message(first, again, asks)
         return ""
