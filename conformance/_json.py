@@ -35,6 +35,11 @@ from typing import Any, Final, Literal
 
 from ._clip import foreign_text
 
+try:
+    from orjson import dumps as _orjson_dumps
+except ImportError:  # pragma: no cover - the bare install's tests run this path
+    _orjson_dumps = None
+
 #: How numbers compare: mathematically, or as the IEEE doubles they read as.
 Numbers = Literal["exact", "double"]
 
@@ -131,6 +136,13 @@ def pairs_joined(value: Any) -> Any:
     character it encodes, lone surrogates kept: the same JSON value (§1.1 compares strings by
     their UTF-16 code units), written one way, so that Python's ``==`` on its strings and the
     sizes measured from them are those of the value. The same object when nothing changes."""
+    if _orjson_dumps is not None:
+        try:
+            _orjson_dumps(value)
+        except TypeError:
+            pass  # a surrogate, a foreign key, a huge integer or a deep value: read it all
+        else:
+            return value  # orjson writes no string that holds a surrogate: nothing to join
     return _rebuild(value, lambda leaf: _joined(leaf) if isinstance(leaf, str) else leaf)
 
 

@@ -12,7 +12,7 @@ Checks never raise: they read the implementation's answer defensively, since it 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,6 +114,26 @@ def selection(events: Sequence[Any]) -> list[Any] | None:
         return message_content(events[last])
     text, _ = streamed_text(events)
     return [{"type": "text", "text": text}] if text else None
+
+
+def prefix_selections(events: Sequence[Any]) -> Iterator[list[Any] | None]:
+    """``selection(events[:count])`` for every count from 0 to ``len(events)``, in order, in one
+    pass: what a fold's collect() answers after each push (§4.2). Asking ``selection`` of every
+    prefix afresh reads the log once per push, which a log of a thousand pushes makes a
+    million reads."""
+    last: list[Any] | None = None
+    text = ""
+    yield None
+    for event in events:
+        content = message_content(event)
+        if content:
+            last = content
+        elif last is None:
+            text += delta_text(event) or ""
+        if last is not None:
+            yield last
+        else:
+            yield [{"type": "text", "text": text}] if text else None
 
 
 def events_of(case: Case) -> list[Any]:

@@ -16,7 +16,7 @@ import random
 from typing import Any
 
 import pytest
-from eventproof.conformance import _adapters
+from eventproof.conformance import _adapters, _json
 from eventproof.conformance._json import MAX_SAFE_INTEGER, as_double, as_read, same_json
 from eventproof.conformance._model import Capabilities, Errored
 from eventproof.conformance._operations import OPS, RULES_BY_ID, operation
@@ -168,3 +168,33 @@ def test_the_stability_reasks_compare_by_the_one_relation() -> None:
     other = judge(op, {}, _adapters.Ok({"b": [3], "a": 1}), Capabilities(), expected={"c": 0})
     assert answers_agree(first, same)
     assert not answers_agree(first, other)
+
+
+#: Strings whose UTF-16 code units are a pair, half of one, or a pair's halves reversed.
+_SURROGATE_TEXTS = st.lists(st.sampled_from(["a", "é", "😀", "\ud83d", "\ude00", "\ud83d\ude00"]),
+                            max_size=4).map("".join)
+_PAIRED_VALUES = st.recursive(
+    st.none() | st.booleans() | JSON_NUMBERS | _SURROGATE_TEXTS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_SURROGATE_TEXTS, inner,
+                                                                  max_size=3),
+    max_leaves=10)
+
+
+@given(_PAIRED_VALUES)
+def test_answers_are_judged_with_pairs_joined_whichever_way_they_are_read(value: Any) -> None:
+    """``pairs_joined`` answers the same with orjson's quick look as by reading every string: the
+    very object when no string holds a pair, each pair joined otherwise (§1.1)."""
+    joined = _json.pairs_joined(value)
+    read_all = _json._rebuild(
+        value, lambda leaf: _json._joined(leaf) if isinstance(leaf, str) else leaf)
+    assert json.dumps(joined, sort_keys=True) == json.dumps(read_all, sort_keys=True)
+    assert (joined is value) == (read_all is value)
+    assert not any("\ud83d\ude00" in text for text in _strings(joined))
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [*value, *(text for item in value.values() for text in _strings(item))]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return [value] if isinstance(value, str) else []

@@ -13,6 +13,7 @@ from ..explain import (
     errored,
     field_of,
     judged,
+    prefix_selections,
     same_json,
     selection,
     show,
@@ -72,8 +73,8 @@ def check_fold_prefix(case: Case) -> Iterator[Violation]:
     events = _pushed_events(pushes)
     log = Log(events, lambda i: f"push #{i + 1}")
     final = selection(events)
-    for count, collected in enumerate(case.actual[: len(pushes) + 1]):
-        want = selection(events[:count])
+    for count, (collected, want) in enumerate(zip(case.actual[: len(pushes) + 1],
+                                                  prefix_selections(events), strict=False)):
         if same_json(collected, want):
             continue
         if count == 0:
