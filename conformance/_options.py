@@ -99,6 +99,10 @@ class CheckOptions:
         for entry in SETTINGS.on("python"):  # every setting, each by its entry's own kind
             assert entry.python is not None
             entry.check(getattr(self, entry.python), "python")
+        if self.ops is not None and not self.ops:
+            raise HarnessError(f"ops={self.ops!r} names no operation, so the check would judge "
+                               f"nothing: give some of {', '.join(OPS)}, or leave ops out (None) "
+                               "to check every operation")
         unknown = [op for op in self.ops or () if op not in OPS]
         if unknown:
             raise HarnessError(f"unknown operation(s) {', '.join(map(repr, unknown))}: "

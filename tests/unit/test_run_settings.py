@@ -28,6 +28,7 @@ from eventproof.conformance._protocol import Identity, StartResponse
 from eventproof.conformance._reports import report_document
 from eventproof.conformance._results import Invocation
 from eventproof.conformance._settings import EFFORTS, SETTINGS
+from eventproof.reference import Reference
 from helpers import without_duration
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -246,3 +247,14 @@ def test_the_options_are_checked_by_every_entry_of_the_table() -> None:
         assert entry.python is not None
         with pytest.raises(HarnessError, match=f"^{entry.python}="):
             CheckOptions(**{entry.python: object()})
+
+
+@pytest.mark.parametrize("ops", [(), []])
+def test_a_check_of_no_operation_is_refused_before_it_runs(ops: Any) -> None:
+    """``ops`` naming no operation would judge nothing: it is refused naming the value and the
+    fix, on the options and on ``check_implementation``, as the command line refuses
+    ``--ops ''``."""
+    with pytest.raises(HarnessError, match=r"^ops=.* names no operation.*leave ops out"):
+        CheckOptions(ops=ops)
+    with pytest.raises(HarnessError, match=r"names no operation"):
+        check_implementation(Reference, ops=ops)
