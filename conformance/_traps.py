@@ -66,10 +66,12 @@ class Plant:
         """The input that exposes the trap, in words (the checklist's last column)."""
         shown = json.dumps(self.value, ensure_ascii=True) if self.value is not None else ""
         sized = self.how in ("long-texts", "many-items")
-        length, which = self.value if sized else ("", "")
+        length, which = self.value if sized else (
+            (self.value, "") if self.how == "nested-items" else ("", ""))
         names = ", ".join(f"`{name}`" for name in self.value) if self.how == "members" else ""
+        texted = self.how in ("text", "naming-form", "type-form")
         return PLANTS[self.how][0].format(
-            value=shown, names=names, text=_TEXT_FORMS[self.value][0] if self.how == "text" else "",
+            value=shown, names=names, text=_TEXT_FORMS[self.value][0] if texted else "",
             length=f"{length:,}" if length else "", which={"every": "every", "last": "the last",
                                                           }.get(which, which))
 
@@ -228,6 +230,18 @@ def _naming_is(value: Any, blocked: Blocked, label: str) -> Any:
                             lambda seen: {seen[0]: label} if label not in seen else {})
 
 
+def _naming_as(value: Any, blocked: Blocked, form: str, types: bool) -> Any:
+    """The first value of every ``type`` member (``types``), or of every other naming member
+    (``kind``, ``role`` …), in ``form`` (a text form of :data:`_TEXT_FORMS`): a look-alike of a
+    known name, which is another name. Types and the rest are planted apart, since an event
+    whose type is no longer known hides what its kind would have shown."""
+    change = _TEXT_FORMS[form][1]
+    return _relabel_strings(value, blocked,
+                            lambda name: name in _NAMING_MEMBERS and (name == "type") == types,
+                            lambda seen: {seen[0]: change(seen[0])}
+                            if change(seen[0]) not in seen else {})
+
+
 def _naming_case(value: Any, blocked: Blocked, _: Any) -> Any:
     """Every value of every naming member with its first letter in upper case (``Assistant``)."""
     return _relabel_strings(value, blocked, lambda name: name in _NAMING_MEMBERS,
@@ -276,6 +290,25 @@ def _integers_alias(value: Any, blocked: Blocked, width: int) -> Any:
     return _rebuild(value, edit)
 
 
+def _integers_wrapping(value: Any, blocked: Blocked, width: int) -> Any:
+    """In every member holding integers, the last occurrence of its first integer made itself
+    plus ``width``: another number, which a port holding ``width`` bits reads as the one the
+    other occurrences hold (a turn ended under the number it started with, once wrapped)."""
+    first: dict[tuple[str | None, ...], int] = {}
+    last: dict[tuple[str | None, ...], Path] = {}
+    for path, node in _nodes(value):
+        place = _place(path)
+        if _is_int(node) and place is not None and not blocked(path):
+            first.setdefault(place, node)
+            if node == first[place]:
+                last[place] = path
+    chosen = set(last.values())
+
+    def edit(path: Path, node: Any) -> Any:
+        return node + width if path in chosen and _is_int(node) else node
+    return _rebuild(value, edit)
+
+
 #: The forms a text trap gives every text: its description, and the function.
 _TEXT_FORMS: dict[str, tuple[str, Callable[[str], str]]] = {
     "nfd": ("a decomposed character (`e` U+0301) after it, which NFC composes",
@@ -295,6 +328,9 @@ _TEXT_FORMS: dict[str, tuple[str, Callable[[str], str]]] = {
     "bom": ("a byte order mark (U+FEFF) first, which some decoders strip",
             lambda text: "\ufeff" + text),
     "crlf": ("CR LF line ends, which some readers turn into LF", lambda text: text + "\r\n.\r"),
+    "fullwidth": ("its letters in fullwidth forms (`ｍ` U+FF4D), which NFKC folds to ASCII",
+                  lambda text: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c
+                                       for c in text) or "\uff58"),
 }
 
 
@@ -354,6 +390,23 @@ def _items_long(value: Any, blocked: Blocked, size: tuple[int, str]) -> Any:
             return node + [node[-1]] * (length - len(node))
         return node
     return _rebuild(value, edit)
+
+
+def _nested_items_long(value: Any, blocked: Blocked, length: int) -> Any:
+    """Every array of objects below the input's own members (a message's blocks, a result's
+    messages) lengthened to ``length`` items with copies of its last item."""
+    def edit(path: Path, node: Any) -> Any:
+        if (len(path) > 1 and isinstance(node, list) and node and isinstance(node[-1], dict)
+                and len(node) < length and not blocked(path)):
+            return node + [node[-1]] * (length - len(node))
+        return node
+    return _rebuild(value, edit)
+
+
+#: Doubles whose shortest writing needs 17 significant digits, the edges of the double range,
+#: and the integral doubles where JavaScript's writing turns to exponent notation.
+_DOUBLES = [0.30000000000000004, 2.0000000000000004, 1.7976931348623157e308, 5e-324, 1e21,
+            1e-7, 123456789012345680000.0, 9007199254740993.0]
 
 
 def _repeat_first(value: Any, blocked: Blocked, _: Any) -> Any:
@@ -422,7 +475,21 @@ PLANTS: dict[str, tuple[str, Callable[[Any, Blocked, Any], Any]]] = {
                 "so the smallest is {value} (the largest, when negative)", _integers_at),
     "alias": ("the first of two distinct integers held in one place is the second plus "
               "{value} (one number once wrapped)", _integers_alias),
+    "wrap": ("in every member holding integers, the last occurrence of its first integer is "
+             "itself plus {value} (one number for a port that wraps)", _integers_wrapping),
     "text": ("every text with {text}", _texts_as),
+    "type-form": ("the first value of every `type` member with {text}",
+                  lambda value, blocked, form: _naming_as(value, blocked, form, True)),
+    "naming-form": ("the first value of every other naming member (`kind`, `role`, `status` …) "
+                    "with {text}", lambda value, blocked, form: _naming_as(value, blocked, form,
+                                                                           False)),
+    "doubles": ("a member holding doubles that need 17 significant digits "
+                "(`0.30000000000000004`), the largest and smallest doubles, `1e21` and `1e-7` on "
+                "every open object", lambda value, blocked, _: _add_member(
+                    value, blocked, "x-doubles", list(_DOUBLES))),
+    "nested-items": ("every array of objects inside a member (a message's blocks) lengthened "
+                     "to {length} items with copies of its last", lambda value, blocked, length:
+                     _nested_items_long(value, blocked, length)),
     "block-end": ("every text a block-end carries ends with {value}, which its deltas never "
                   "sent", _ended_otherwise),
     "long-texts": ("{which} text built by repetition to {length} characters", _texts_long),
@@ -506,6 +573,27 @@ TRAPS: tuple[Trap, ...] = (
          "two numbers 2^32 apart held in 32 bits are one", Plant("alias", 2**32)),
     Trap("uint64-alias", "Java, C#, Go, Rust",
          "two numbers 2^64 apart held in 64 bits are one", Plant("alias", 2**64)),
+    Trap("padded-type", "every language",
+         "an event or block type trimmed before it is compared (`message_update ` taken for a "
+         "frame)", Plant("type-form", "padded")),
+    Trap("padded-naming", "every language",
+         "a kind, role or status trimmed before it is compared (`completed ` taken for "
+         "`completed`)", Plant("naming-form", "padded")),
+    Trap("compatibility-type", "C#, Java, Swift, every language normalizing to NFKC",
+         "an event or block type normalized (NFKC) or matched as a look-alike before it is "
+         "compared", Plant("type-form", "fullwidth")),
+    Trap("compatibility-naming", "C#, Java, Swift, every language normalizing to NFKC",
+         "a kind, role or status normalized (NFKC) or matched as a look-alike before it is "
+         "compared", Plant("naming-form", "fullwidth")),
+    Trap("double-digits", "C#, Java, C, Go (`%g`, `G15`, `float32`)",
+         "a double written with fewer than 17 significant digits, in another notation, or held "
+         "in 32 bits", Plant("doubles")),
+    Trap("uint32-wrap", "Java, C#, Go, Rust, JavaScript (`x | 0`, `x >>> 0`)",
+         "a number held in 32 bits: 2^32 + 1 is 1, the number another event holds",
+         Plant("wrap", 2**32)),
+    Trap("uint64-wrap", "Java, C#, Go, Rust",
+         "a number held in 64 bits: 2^64 + 1 is 1, the number another event holds",
+         Plant("wrap", 2**64)),
     Trap("padded-text", "every language", "text trimmed (`trim()`, `strings.TrimSpace`)",
          Plant("text", "padded")),
     Trap("blank-text", "every language",
@@ -533,6 +621,9 @@ SIZES: tuple[Trap, ...] = (
     Trap("items-past-1024-before", "every language with a ring buffer",
          "only the first 1,024 events, records or updates kept", Plant("many-items",
                                                                      (1025, "before"))),
+    Trap("nested-items-past-256", "C, Go, Rust, every language with a fixed array",
+         "only the first 16, 64 or 256 blocks of a message (or items of another inner list) "
+         "kept", Plant("nested-items", 257)),
     Trap("items-past-1024-after", "every language with a ring buffer",
          "only the last 1,024 events, records or updates kept", Plant("many-items",
                                                                     (1025, "after"))),
@@ -581,6 +672,26 @@ def _vectors() -> dict[str, tuple[str, Any]]:
                 continue
             found[vector["id"]] = (vector["op"], op_input)
     return found
+
+
+@cache
+def _shipped(op: str, fit_strategy: str, variable_max_bytes: bool) -> tuple[Any, ...]:
+    """The inputs of ``op``'s shipped vectors an implementation of these capabilities may be
+    sent: those pinned to its fit strategy or to none, and those of another ``maxBytes`` only
+    when it declared it takes any."""
+    found = []
+    for entry in sorted(files("eventproof.vectors").iterdir(), key=lambda entry: entry.name):
+        if not entry.name.endswith(".json"):
+            continue
+        for vector in json.loads(entry.read_text("utf-8"))["vectors"]:
+            op_input = vector["input"]
+            pinned = (vector.get("capabilities") or {}).get("fitStrategy")
+            if (vector["op"] != op or pinned not in (None, fit_strategy)
+                    or (not variable_max_bytes and isinstance(op_input, dict)
+                        and op_input.get("maxBytes", DEFAULT_MAX_BYTES) != DEFAULT_MAX_BYTES)):
+                continue
+            found.append(op_input)
+    return tuple(found)
 
 
 def _blocker(exact: tuple[Path, ...], under: tuple[Path, ...]) -> Blocked:
@@ -680,16 +791,23 @@ def _accepted(op: str, op_input: Any) -> bool:
 
 
 def trap_families(op: str, capabilities: Capabilities | None) -> tuple[Family, ...]:
-    """The ``language-traps`` and ``past-fixed-sizes`` families of ``op``: every input of
-    :func:`trap_inputs`, each asked once on every run (a fixed share, never shrunk)."""
+    """The ``shipped-vectors``, ``language-traps`` and ``past-fixed-sizes`` families of ``op``:
+    every shipped vector input of ``op`` as it is (each pins a rule with a fact a drawn search
+    may miss on some seed: deltas joined in log order whatever their index, a message of empty
+    texts counting as non-empty), then every input of :func:`trap_inputs`, each asked once on
+    every run (a fixed share, never shrunk)."""
     from hypothesis import strategies as st
 
     # The engine sends each input as the implementation declared it reads it; a program whose
     # bound is fixed is never sent another maxBytes (spec/protocol.md §4.2).
     fixed = capabilities is not None and not capabilities.variable_max_bytes
     families = []
-    for name, traps in (("language-traps", "TRAPS"), ("past-fixed-sizes", "SIZES")):
-        inputs = tuple(op_input for _, op_input in trap_inputs(op, traps)
+    shipped = _shipped(op, capabilities.fit_strategy if capabilities else "halving", not fixed)
+    planted = {kind: tuple(found for _, found in trap_inputs(op, kind))
+               for kind in ("TRAPS", "SIZES")}
+    for name, built in (("shipped-vectors", shipped), ("language-traps", planted["TRAPS"]),
+                        ("past-fixed-sizes", planted["SIZES"])):
+        inputs = tuple(op_input for op_input in built
                        if not (fixed and isinstance(op_input, dict) and op_input.get(
                            "maxBytes", DEFAULT_MAX_BYTES) != DEFAULT_MAX_BYTES))
         if inputs:

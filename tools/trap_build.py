@@ -41,6 +41,18 @@ def _answer(op: str, op_input: Any) -> Any:
         return InvalidInput
 
 
+def _wrapped(value: Any, width: int) -> Any:
+    """``value`` with every integer of ``width`` or more read as a port holding ``width`` bits
+    reads it (modulo ``width``)."""
+    if isinstance(value, dict):
+        return {key: _wrapped(item, width) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_wrapped(item, width) for item in value]
+    if isinstance(value, int) and not isinstance(value, bool) and value >= width:
+        return value % width
+    return value
+
+
 def _changed(before: Any, after: Any) -> int:
     """How many values of ``before`` differ in ``after``."""
     old = dict(_nodes(before))
@@ -55,6 +67,11 @@ def _shows(op: str, base: Any, recipe: Recipe) -> tuple[int, int]:
     trap = next(trap for trap in TRAPS + SIZES if trap.name == recipe[0])
     planted = plant(trap, base, recipe[2], recipe[3])
     changed = _changed(base, planted)
+    if trap.plant.how in ("alias", "wrap"):
+        # Two integers that are one once wrapped: the reference answers as before, and what
+        # shows the trap is the answer of a port that wraps, the reference's to the wrapped
+        # input.
+        base = _wrapped(planted, trap.plant.value)
     before = _answer(op, base)
     after = _answer(op, planted)
     if after is InvalidInput:
@@ -66,7 +83,12 @@ def _shows(op: str, base: Any, recipe: Recipe) -> tuple[int, int]:
 #: opaque to the reference but a port keys its maps by them, and a block-end's text is one the
 #: reference does not read but a port may.
 _ALWAYS = ("deep-member", "block-end", "id", "repeated-id", "repeat-first", "index-ids",
-           "case-ids")
+           "case-ids", "alias", "wrap")
+#: Sizes planted once for each kind of input that reads them in its own way (the vectors of
+#: each rule: a selected message and a streamed text fallback are read by different code), in
+#: as many as this many kinds.
+_EVERY_READING = ("texts-past-4096", "nested-items-past-256")
+_READINGS_PER_SIZE = 3
 
 
 def build_plan(op: str, schema: str) -> tuple[Recipe, ...]:
@@ -78,6 +100,7 @@ def build_plan(op: str, schema: str) -> tuple[Recipe, ...]:
     turn = 0
     for trap in TRAPS + SIZES:
         best: tuple[tuple[int, int], int, Recipe] | None = None
+        by_reading: dict[str, tuple[tuple[int, int], int, Recipe]] = {}
         for step in range(len(bases)):
             vector, base = bases[(turn + step) % len(bases)]
             recipe = _recipe(trap, vector, base, schema)
@@ -88,6 +111,13 @@ def build_plan(op: str, schema: str) -> tuple[Recipe, ...]:
             score = (shows, -len(json.dumps(base)) if trap in SIZES else changed)
             if best is None or score > best[0]:
                 best = (score, step, recipe)
+            reading = vector.partition("/")[0]
+            if shows and (reading not in by_reading or score > by_reading[reading][0]):
+                by_reading[reading] = (score, step, recipe)
+        if trap.name in _EVERY_READING and best is not None:
+            chosen = sorted(by_reading.values(), key=lambda found: found[0], reverse=True)
+            extra = [found[2] for found in chosen[:_READINGS_PER_SIZE] if found[2] != best[2]]
+            recipes.extend(extra[:_READINGS_PER_SIZE - 1])
         # A trap the answers never show is left out (it would only cost time), unless a port
         # that falls into it cannot answer at all (a nesting limit, a fixed buffer for the
         # request, refuses it).

@@ -161,6 +161,11 @@ def details_sources() -> Iterator[VectorSource]:
                        _details(_record(0, task="", output="ok"), _record(1, task="", output="ok"),
                                 _record(2, task="", output="z" * 1000),
                                 shared=300, task=0, output=0, diagnostic=0))
+    yield VectorSource(rule, "shares-past-32-bits", "a shared budget past 2^32 bytes, and a "
+                       "share past 2^31, are budgets like any other: two outputs of 5,000 bytes "
+                       "are kept whole",
+                       _details(*(_record(i, task="", output=str(i) * 5000) for i in range(2)),
+                                shared=2**32 + 6000, task=0, output=0, diagnostic=0))
     yield VectorSource(rule, "spec-example", "the example of budget.md §5.7", _EXAMPLE)
     yield VectorSource(rule, "share-rounds-down", "a share is rounded down: 10 bytes over 3 "
                        "records give 3, 3 and 4",

@@ -217,6 +217,12 @@ def select_sources() -> Iterator[VectorSource]:
                        "a type this version does not know is still the last non-empty message",
                        _select(_message(_text("A")),
                                _message({"type": "citation", "url": "https://example.com/a"})))
+    yield VectorSource(rule, "empty-texts-count", "a message of empty text blocks is non-empty "
+                       "(content length decides, not its text) and replaces an earlier one",
+                       _select(_message(_text("earlier")), _message(_text(""), _text(""))))
+    yield VectorSource(rule, "usage-on-a-tool-call", "a message carrying usage is empty only when "
+                       "its content is: a tool call with usage is the output",
+                       _select(_message(_text("earlier")), _message(_tool_call(), usage=True)))
     yield VectorSource(rule, "unknown-members-kept", "members a block carries beyond the pinned "
                        "ones are returned with it",
                        _select(_message({"type": "text", "text": "A", "cacheControl": {"ttl": 60}},
@@ -227,6 +233,9 @@ def select_sources() -> Iterator[VectorSource]:
     yield VectorSource(rule, "concatenated-in-order", "without a message, every text delta is "
                        "concatenated in log order as one text block",
                        _select(_delta("Hel", 0), _delta("lo, ", 0), _delta("world", 2)))
+    yield VectorSource(rule, "log-order-not-index", "text deltas are joined in log order, "
+                       "whatever their index: a later delta with a smaller index comes after",
+                       _select(_delta("B", 1), _delta("A", 0), _delta("C", 2), _delta("D", 0)))
     yield VectorSource(rule, "reasoning-deltas-never", "reasoning deltas alone give no output",
                        _select(_reasoning_delta("hmm"), _reasoning_delta("..."),
                                _turn_end("completed")))

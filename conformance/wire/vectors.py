@@ -200,6 +200,15 @@ def project_sources() -> Iterator[VectorSource]:
     yield VectorSource(rule, "no-usage", "a message without usage gives a line without the "
                        "usage key", _project(_message_update(
                            "thinking_delta", delta="hm", message=_assistant(usage=False))))
+    yield VectorSource(rule, "empty-usage-kept", "a message whose usage is {} gives a line "
+                       "with usage {}: an empty object is a value, not an absence",
+                       _project(_message_update("text_delta", delta="lo", message={
+                           "role": "assistant", "content": [_wire_text("Hello")], "usage": {}})))
+    yield VectorSource(rule, "usage-of-the-message", "usage is the message's, never the "
+                       "partial's, when the two differ",
+                       _project(_message_update("text_delta", delta="lo", partial={
+                           "role": "assistant", "content": [_wire_text("Hel")],
+                           "usage": {"input": 99, "output": 1, "totalTokens": 100}})))
     yield VectorSource(rule, "toolcall-start", "toolcall_start also carries the id and name of "
                        "the tool call at contentIndex, appended",
                        _project(_message_update(
@@ -369,6 +378,16 @@ def bound_sources() -> Iterator[VectorSource]:
                                      _wire_text("A"), {"type": "image", "data": "x"},
                                      {"type": "text", "text": 7}, "loose string",
                                      {"type": "text"}, _wire_text("B")]}},
+                                max_bytes=_SMALL), BOTH)
+
+    yield VectorSource(rule, "text-member-of-other-types", "elements of another type carrying "
+                       "a text member do not contribute: only type text does",
+                       _project({"type": "tool_execution_update", "toolCallId": "t1",
+                                 "toolName": "bash", "args": huge_args,
+                                 "partialResult": {"content": [
+                                     {"type": "thinking", "text": "not read"}, _wire_text("A"),
+                                     {"type": "image", "text": "nor this", "data": "x"},
+                                     {"type": "Text", "text": "nor this"}, _wire_text("B")]}},
                                 max_bytes=_SMALL), BOTH)
 
     rule = "bound.ids"

@@ -266,6 +266,63 @@ class TextCutAt4096(_Cut):
     size = 4096
 
 
+#: Member names whose values name a thing from a fixed set (the spec compares them exactly).
+NAMING_MEMBERS = ("type", "role", "kind", "status", "stopReason")
+
+
+class TrimmedNames(_Reading):
+    """A port that trims every type, role, kind and status before it compares it (they are exact
+    names: ``completed `` is an unknown kind, ``message_update `` an unknown type)."""
+
+    def read(self, op: str, input: Any) -> Any:
+        return _rebuild(input, lambda node, name: node.strip()
+                        if isinstance(node, str) and name in NAMING_MEMBERS else node)
+
+
+class CompatibilityNames(_Reading):
+    """A port that normalizes every type, role, kind and status to NFKC before it compares it,
+    so that a fullwidth look-alike (``ｍessage_update``) is taken for the name it resembles."""
+
+    def read(self, op: str, input: Any) -> Any:
+        return _rebuild(input, lambda node, name: unicodedata.normalize("NFKC", node)
+                        if isinstance(node, str) and name in NAMING_MEMBERS else node)
+
+
+class Uint32Numbers(_Reading):
+    """C#, Go or Rust: every integer read into 32 unsigned bits, so ``2^32 + 1`` is ``1`` (turn
+    numbers, counts and times are any integers, selection.md §1, budget.md §1)."""
+
+    def read(self, op: str, input: Any) -> Any:
+        return _rebuild(input, lambda node, _: node % 2**32
+                        if isinstance(node, int) and not isinstance(node, bool) and node >= 2**32
+                        else node)
+
+
+class InnerItemsKept(_Reading):
+    """A port copying every list inside a request (a message's blocks, a result's messages) into
+    a fixed array of 16 items (a list has any length, selection.md §2.5, wire.md §4)."""
+
+    def read(self, op: str, input: Any) -> Any:
+        def cut(node: Any, depth: int) -> Any:
+            if isinstance(node, dict):
+                return {key: cut(item, depth + 1) for key, item in node.items()}
+            if isinstance(node, list):
+                # The request's own lists (events, pushes, records, updates) are read whole.
+                return [cut(item, depth + 1) for item in (node if depth <= 1 else node[:16])]
+            return node
+        return cut(input, 0)
+
+
+class FifteenDigitDoubles(_Reading):
+    """C# before .NET Core 3.0, or C's ``%.15g``: every double held to 15 significant digits,
+    so ``0.30000000000000004`` is ``0.3`` (a number is carried as it was written, as a double
+    reads it: selection.md §1, wire.md §7)."""
+
+    def read(self, op: str, input: Any) -> Any:
+        return _rebuild(input, lambda node, _: float(f"{node:.15g}")
+                        if isinstance(node, float) else node)
+
+
 #: Each wrong implementation and the operations whose quick run must catch it.
 TRAP_MINIATURES: dict[type[Reference], tuple[str, ...]] = {
     ProtoMemberDropped: ("select", "fold", "settle", "project"),
@@ -284,4 +341,9 @@ TRAP_MINIATURES: dict[type[Reference], tuple[str, ...]] = {
     FirstItemsKept: ("select", "fold", "settle", "details", "roster", "lane", "publish"),
     TextCutAt65536: ("select", "fold", "settle", "project", "details", "lane"),
     TextCutAt4096: ("select", "fold", "settle", "project", "details", "lane"),
+    TrimmedNames: ("settle", "classify", "project"),
+    CompatibilityNames: ("settle", "classify", "project"),
+    Uint32Numbers: ("settle", "details", "lane", "publish"),
+    InnerItemsKept: ("select", "settle", "project"),
+    FifteenDigitDoubles: ("select", "project", "publish"),
 }

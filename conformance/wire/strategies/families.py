@@ -453,6 +453,7 @@ def project_families(capabilities: Capabilities) -> tuple[Family, ...]:
 #: ``project.agrees``; tests/unit/test_where.py holds every rule to at least one family).
 FAMILY_AIMS: dict[str, tuple[str, ...]] = {
     "events": ("classify.kind", "project.frame-opt-in", "project.fact-passthrough"),
+    "shipped-vectors": (),
     "language-traps": (),
     "past-fixed-sizes": (),
     "message-updates": ("project.message-update", "project.frame-opt-in"),
