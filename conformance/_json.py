@@ -35,6 +35,7 @@ from typing import Any, Final, Literal
 
 from ._clip import foreign_text
 
+_orjson_dumps: Callable[[Any], bytes] | None
 try:
     from orjson import dumps as _orjson_dumps
 except ImportError:  # pragma: no cover - the bare install's tests run this path
