@@ -12,7 +12,9 @@ reports) uses these three functions, so "the same JSON value" means one thing ev
   string as the astral character it encodes (a UTF-16 reader cannot tell them apart), while a
   lone surrogate is only ever the same as itself;
 - numbers: by value. ``exact`` (the selection and budget profiles, which echo their input)
-  compares mathematically, so ``2**53 + 1`` is not ``2.0**53``; ``double`` (the wire profile,
+  compares mathematically, so ``2**53 + 1`` is not ``2.0**53`` (a double is the number its
+  shortest writing denotes: ``1.2345678901234568e+20`` is ``123456789012345680000``);
+  ``double`` (the wire profile,
   whose lines a JavaScript reader parses into doubles) compares the doubles the two literals
   read as, integer literals included. NaN and the infinities are no JSON value: they are never
   the same as anything, themselves included.
@@ -30,6 +32,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any, Final, Literal
 
@@ -219,7 +222,13 @@ def _same_number(a: float, b: float, numbers: Numbers) -> bool:
     if isinstance(b, float) and not math.isfinite(b):
         return False
     if numbers == "exact":
-        return a == b  # Python compares an int with a float exactly
+        if isinstance(a, float) == isinstance(b, float):
+            return a == b  # two integers, or two doubles
+        # A double stands for the literal it is written as, its shortest (repr, JSON.stringify,
+        # Go): 1.2345678901234568e+20 is the integer 123456789012345680000, not the double's
+        # binary value 123456789012345683968.
+        integer, double = (b, a) if isinstance(a, float) else (a, b)
+        return Decimal(repr(double)) == integer
     # Two integer literals are the same number when they read as the same double
     # (31471699093648992 and 31471699093648990 are both 3.147169909364899e16).
     left, right = as_double(a), as_double(b)

@@ -198,3 +198,16 @@ def _strings(value: Any) -> list[str]:
     if isinstance(value, list):
         return [text for item in value for text in _strings(item)]
     return [value] if isinstance(value, str) else []
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: x == int(x)))
+def test_an_integral_double_is_the_integer_its_shortest_writing_denotes(double: float) -> None:
+    """Under the exact rule a double is the number its shortest writing denotes (§1.1): the
+    integer ``JSON.stringify`` or Go writes for it (``123456789012345680000`` for
+    ``1.2345678901234568e+20``) is the same number, and an integer one away from that is not."""
+    from decimal import Decimal
+
+    written = int(Decimal(repr(double)))
+    assert same_json(written, double) and same_json(double, written)
+    assert not same_json(written + 1, double)
+    assert not same_json([written - 1], [double])
