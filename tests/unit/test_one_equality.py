@@ -208,6 +208,7 @@ def test_an_integral_double_is_the_integer_its_shortest_writing_denotes(double: 
     from decimal import Decimal
 
     written = int(Decimal(repr(double)))
-    assert same_json(written, double) and same_json(double, written)
+    assert same_json(written, double)
+    assert same_json(double, written)
     assert not same_json(written + 1, double)
     assert not same_json([written - 1], [double])
