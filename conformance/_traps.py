@@ -729,6 +729,11 @@ def _refusals(error: Any) -> tuple[list[Path], list[Path]]:
 def _stand_in(trap: Trap, op_input: Any) -> Trap:
     """The trap validated in ``trap``'s place: itself, or for long arrays the same arrays two
     copies longer (the copies are of an item the schema took; only counts can differ)."""
+    if trap.plant.how == "nested-items":
+        longest = max((len(node) for path, node in _nodes(op_input)
+                       if len(path) > 1 and isinstance(node, list)), default=0)
+        return Trap(trap.name, trap.ports, trap.mistake,
+                    Plant(trap.plant.how, min(trap.plant.value, longest + 2)))
     if trap.plant.how != "many-items" or not isinstance(op_input, dict):
         return trap
     longest = max((len(item) for item in op_input.values() if isinstance(item, list)),
