@@ -26,17 +26,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
-from importlib.resources import files
 from typing import Any
 
 from eventproof.reference import DEFAULT_MAX_BYTES
 
 from ._model import Capabilities, Family
 
-__all__ = ["PLANTS", "SIZES", "TRAPS", "Plant", "Trap", "checklist_table", "plant", "trap_families",
-           "trap_inputs"]
+__all__ = ["MISREADS", "PLANTS", "SIZES", "TRAPS", "Plant", "Trap", "checklist_table", "plant",
+           "trap_families", "trap_inputs"]
 
 Path = tuple[str | int, ...]
 
@@ -497,6 +496,20 @@ PLANTS: dict[str, tuple[str, Callable[[Any, Blocked, Any], Any]]] = {
                    "of its first, {which} its own", _items_long),
 }
 
+def _wrapped(value: Any, width: int) -> Any:
+    """``value`` as a port holding ``width`` bits reads it: every integer of ``width`` or more
+    taken modulo ``width``."""
+    def edit(path: Path, node: Any) -> Any:
+        return node % width if _is_int(node) and node >= width else node
+    return _rebuild(value, edit)
+
+
+#: How a port that falls into a trap reads an input it was planted in, for the plants whose
+#: input the reference may answer as before (two integers that are one once wrapped): such a
+#: trap shows where this reading's answer differs (``tools/trap_build.py``), and is planted even
+#: where the reference's own answer stays.
+MISREADS: dict[str, Callable[[Any, Any], Any]] = {"alias": _wrapped, "wrap": _wrapped}
+
 #: The traps, one line each: name, ports, what such a port does, and the input that exposes it.
 TRAPS: tuple[Trap, ...] = (
     Trap("prototype-members", "JavaScript, TypeScript",
@@ -657,41 +670,24 @@ def _vectors() -> dict[str, tuple[str, Any]]:
     pinned to a fit strategy, holding a lone surrogate or a ``maxBytes`` other than the default
     (an implementation may not be sent those)."""
     from ._json import holds_lone_surrogate
+    from ._vectors import load_vectors, unsendable_reason
 
-    found: dict[str, tuple[str, Any]] = {}
-    for entry in sorted(files("eventproof.vectors").iterdir(), key=lambda entry: entry.name):
-        if not entry.name.endswith(".json"):
-            continue
-        for vector in json.loads(entry.read_text("utf-8"))["vectors"]:
-            op_input = vector["input"]
-            if ((vector.get("capabilities") or {}).get("fitStrategy") is not None
-                    or holds_lone_surrogate(op_input)
-                    or (isinstance(op_input, dict)
-                        and op_input.get("maxBytes") not in (None, 262144)
-                        and vector["op"] == "project")):
-                continue
-            found[vector["id"]] = (vector["op"], op_input)
-    return found
+    strictest = Capabilities(variable_max_bytes=False)
+    return {vector.id: (vector.op, vector.input) for vector in load_vectors()
+            if vector.fit_strategy is None and not holds_lone_surrogate(vector.input)
+            and unsendable_reason(vector, strictest) is None}
 
 
 @cache
-def _shipped(op: str, fit_strategy: str, variable_max_bytes: bool) -> tuple[Any, ...]:
-    """The inputs of ``op``'s shipped vectors an implementation of these capabilities may be
-    sent: those pinned to its fit strategy or to none, and those of another ``maxBytes`` only
-    when it declared it takes any."""
-    found = []
-    for entry in sorted(files("eventproof.vectors").iterdir(), key=lambda entry: entry.name):
-        if not entry.name.endswith(".json"):
-            continue
-        for vector in json.loads(entry.read_text("utf-8"))["vectors"]:
-            op_input = vector["input"]
-            pinned = (vector.get("capabilities") or {}).get("fitStrategy")
-            if (vector["op"] != op or pinned not in (None, fit_strategy)
-                    or (not variable_max_bytes and isinstance(op_input, dict)
-                        and op_input.get("maxBytes", DEFAULT_MAX_BYTES) != DEFAULT_MAX_BYTES)):
-                continue
-            found.append(op_input)
-    return tuple(found)
+def _shipped(op: str, capabilities: Capabilities) -> tuple[Any, ...]:
+    """The inputs of ``op``'s shipped vectors an implementation of ``capabilities`` may be sent
+    (:func:`._vectors.unsendable_reason`: those of its fit strategy or of none, of another
+    ``maxBytes`` only when it takes any)."""
+    from ._vectors import load_vectors, unsendable_reason
+
+    every_op = replace(capabilities, ops=frozenset({op}))
+    return tuple(vector.input for vector in load_vectors()
+                 if vector.op == op and unsendable_reason(vector, every_op) is None)
 
 
 def _blocker(exact: tuple[Path, ...], under: tuple[Path, ...]) -> Blocked:
@@ -807,7 +803,7 @@ def trap_families(op: str, capabilities: Capabilities | None) -> tuple[Family, .
     # bound is fixed is never sent another maxBytes (spec/protocol.md §4.2).
     fixed = capabilities is not None and not capabilities.variable_max_bytes
     families = []
-    shipped = _shipped(op, capabilities.fit_strategy if capabilities else "halving", not fixed)
+    shipped = _shipped(op, capabilities or Capabilities())
     planted = {kind: tuple(found for _, found in trap_inputs(op, kind))
                for kind in ("TRAPS", "SIZES")}
     for name, built in (("shipped-vectors", shipped), ("language-traps", planted["TRAPS"]),

@@ -298,23 +298,33 @@ def judge_vector(vector: Vector, response: Any, capabilities: Capabilities) -> V
                         unanswered=not verdict.judged)
 
 
-def _skip_reason(vector: Vector, capabilities: Capabilities) -> str | None:
+def unsendable_reason(vector: Vector, capabilities: Capabilities) -> str | None:
+    """Why ``vector``'s input is never sent to an implementation of ``capabilities`` (an op it
+    does not declare, the other fit strategy, a ``maxBytes`` it cannot take), or None: the one
+    rule for ``eventproof vectors`` and for the run's ``shipped-vectors`` family."""
     if vector.op not in capabilities.ops:
         return f"the implementation does not declare the op {vector.op!r}"
     if vector.fit_strategy is not None and vector.fit_strategy != capabilities.fit_strategy:
         return (f"the vector pins fitStrategy {vector.fit_strategy}; the implementation "
                 f"declares {capabilities.fit_strategy}")
-    if capabilities.reads(vector.input) is not vector.input:
-        # Its expected answer is for the input as written, which the implementation never reads.
-        return (f"the vector's input holds what the implementation declares it reads otherwise "
-                f"({', '.join(capabilities.limits)}): a lone surrogate, or an integer beyond "
-                "2^53 - 1")
     max_bytes = vector.input.get("maxBytes") if isinstance(vector.input, dict) else None
     if (vector.op == "project" and not capabilities.variable_max_bytes
             and max_bytes not in (None, DEFAULT_MAX_BYTES)):
         return (f"the vector uses maxBytes {max_bytes}; the implementation declares "
                 f"variableMaxBytes false (only {DEFAULT_MAX_BYTES})")
     return None
+
+
+def _skip_reason(vector: Vector, capabilities: Capabilities) -> str | None:
+    unsendable = unsendable_reason(vector, capabilities)
+    if unsendable is None and capabilities.reads(vector.input) is not vector.input:
+        # Its expected answer is for the input as written, which the implementation never reads
+        # (a run asks it all the same, judged against the reference's answer to the input as
+        # it is read).
+        return (f"the vector's input holds what the implementation declares it reads otherwise "
+                f"({', '.join(capabilities.limits)}): a lone surrogate, or an integer beyond "
+                "2^53 - 1")
+    return unsendable
 
 
 def run_vectors(

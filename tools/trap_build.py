@@ -23,7 +23,16 @@ from typing import Any
 from eventproof.conformance._json import same_json
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._operations import OPERATIONS, operation
-from eventproof.conformance._traps import SIZES, TRAPS, Recipe, _nodes, _recipe, _vectors, plant
+from eventproof.conformance._traps import (
+    MISREADS,
+    SIZES,
+    TRAPS,
+    Recipe,
+    _nodes,
+    _recipe,
+    _vectors,
+    plant,
+)
 from eventproof.reference import InvalidInput
 
 #: The module the plan is written to.
@@ -41,18 +50,6 @@ def _answer(op: str, op_input: Any) -> Any:
         return InvalidInput
 
 
-def _wrapped(value: Any, width: int) -> Any:
-    """``value`` with every integer of ``width`` or more read as a port holding ``width`` bits
-    reads it (modulo ``width``)."""
-    if isinstance(value, dict):
-        return {key: _wrapped(item, width) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_wrapped(item, width) for item in value]
-    if isinstance(value, int) and not isinstance(value, bool) and value >= width:
-        return value % width
-    return value
-
-
 def _changed(before: Any, after: Any) -> int:
     """How many values of ``before`` differ in ``after``."""
     old = dict(_nodes(before))
@@ -62,16 +59,18 @@ def _changed(before: Any, after: Any) -> int:
 
 def _shows(op: str, base: Any, recipe: Recipe) -> tuple[int, int]:
     """How well a planted input shows its trap: first 2 when the reference's answer changes
-    and is not ``errored``, 1 when it becomes ``errored``, 0 when it stays; then how many
-    values of the input it changed."""
+    (from its answer to the input, or for a plant with a :data:`MISREADS` entry to the input as
+    a port in the trap reads it) and is not ``errored``, 1 when it becomes ``errored``, 0 when
+    it stays; then how many values of the input it changed."""
     trap = next(trap for trap in TRAPS + SIZES if trap.name == recipe[0])
     planted = plant(trap, base, recipe[2], recipe[3])
     changed = _changed(base, planted)
-    if trap.plant.how in ("alias", "wrap"):
-        # Two integers that are one once wrapped: the reference answers as before, and what
-        # shows the trap is the answer of a port that wraps, the reference's to the wrapped
-        # input.
-        base = _wrapped(planted, trap.plant.value)
+    misread = MISREADS.get(trap.plant.how)
+    if misread is not None:
+        # A plant the reference may answer as before (two integers that are one once wrapped):
+        # what shows the trap is the answer of a port that falls into it, the reference's to
+        # the input as that port reads it.
+        base = misread(planted, trap.plant.value)
     before = _answer(op, base)
     after = _answer(op, planted)
     if after is InvalidInput:
@@ -83,7 +82,7 @@ def _shows(op: str, base: Any, recipe: Recipe) -> tuple[int, int]:
 #: opaque to the reference but a port keys its maps by them, and a block-end's text is one the
 #: reference does not read but a port may.
 _ALWAYS = ("deep-member", "block-end", "id", "repeated-id", "repeat-first", "index-ids",
-           "case-ids", "alias", "wrap")
+           "case-ids", *MISREADS)
 #: Sizes planted once for each kind of input that reads them in its own way (the vectors of
 #: each rule: a selected message and a streamed text fallback are read by different code), in
 #: as many as this many kinds.
