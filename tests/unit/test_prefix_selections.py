@@ -55,7 +55,7 @@ def test_every_prefix_of_a_log_of_deciding_events_selects_as_read_afresh(
     assert list(prefix_selections(events)) == _afresh(events)
 
 
-def _text_kept_after_a_message(events: Sequence[Any]) -> Iterator[list[Any] | None]:
+def _an_empty_message_resets_the_text(events: Sequence[Any]) -> Iterator[list[Any] | None]:
     """Wrong: an empty message resets what streamed before it."""
     text = ""
     last = None
@@ -83,7 +83,7 @@ def _an_empty_message_counts(events: Sequence[Any]) -> Iterator[list[Any] | None
         yield last if last is not None else ([{"type": "text", "text": text}] if text else None)
 
 
-@pytest.mark.parametrize("wrong", [_text_kept_after_a_message, _an_empty_message_counts])
+@pytest.mark.parametrize("wrong", [_an_empty_message_resets_the_text, _an_empty_message_counts])
 def test_a_wrong_one_pass_reading_is_told_apart(wrong: Any) -> None:
     """The comparison above would catch a one-pass reading wrong in one kind of event."""
     find(st.lists(_EVENTS, max_size=12), lambda events: list(wrong(events)) != _afresh(events),
