@@ -33,6 +33,7 @@ from typing import Any
 from eventproof.reference import DEFAULT_MAX_BYTES
 
 from ._model import Capabilities, Family
+from ._vector_files import shipped, unsendable_reason
 
 __all__ = ["MISREADS", "PLANTS", "SIZES", "TRAPS", "Plant", "Trap", "checklist_table", "plant",
            "trap_families", "trap_inputs"]
@@ -670,24 +671,21 @@ def _vectors() -> dict[str, tuple[str, Any]]:
     pinned to a fit strategy, holding a lone surrogate or a ``maxBytes`` other than the default
     (an implementation may not be sent those)."""
     from ._json import holds_lone_surrogate
-    from ._vectors import load_vectors, unsendable_reason
 
     strictest = Capabilities(variable_max_bytes=False)
-    return {vector.id: (vector.op, vector.input) for vector in load_vectors()
-            if vector.fit_strategy is None and not holds_lone_surrogate(vector.input)
-            and unsendable_reason(vector, strictest) is None}
+    return {vector: (op, op_input) for vector, op, op_input, pinned in shipped()
+            if pinned is None and not holds_lone_surrogate(op_input)
+            and unsendable_reason(op, op_input, pinned, strictest) is None}
 
 
 @cache
 def _shipped(op: str, capabilities: Capabilities) -> tuple[Any, ...]:
     """The inputs of ``op``'s shipped vectors an implementation of ``capabilities`` may be sent
-    (:func:`._vectors.unsendable_reason`: those of its fit strategy or of none, of another
+    (:func:`._vector_files.unsendable_reason`: those of its fit strategy or of none, of another
     ``maxBytes`` only when it takes any)."""
-    from ._vectors import load_vectors, unsendable_reason
-
     every_op = replace(capabilities, ops=frozenset({op}))
-    return tuple(vector.input for vector in load_vectors()
-                 if vector.op == op and unsendable_reason(vector, every_op) is None)
+    return tuple(op_input for _, of, op_input, pinned in shipped()
+                 if of == op and unsendable_reason(of, op_input, pinned, every_op) is None)
 
 
 def _blocker(exact: tuple[Path, ...], under: tuple[Path, ...]) -> Blocked:

@@ -23,13 +23,14 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from eventproof.reference import DEFAULT_MAX_BYTES, InvalidInput, Reference
+from eventproof.reference import InvalidInput, Reference
 
 from ._errors import VectorBuildError
 from ._json import render as render_value
 from ._model import FIT_STRATEGIES, Capabilities, Errored, FitStrategy, VectorSource
 from ._operations import GROUPS, RULES, RULES_BY_ID, group_of, operation
 from ._protocol import dumps_literal
+from ._vector_files import read_vector_files, unsendable_reason
 from ._verdict import judge
 
 if TYPE_CHECKING:
@@ -194,16 +195,11 @@ def parse_vector_file(name: str, content: Mapping[str, JSON]) -> list[Vector]:
 
 def load_vectors(directory: Path | None = None) -> list[Vector]:
     """Every shipped vector, file by file in group order."""
-    if directory is None:
-        root = files("eventproof.vectors")
-        texts = {entry.name: entry.read_text("utf-8") for entry in root.iterdir()
-                 if entry.name.endswith(".json")}
-    else:
-        texts = {path.name: path.read_text("utf-8") for path in directory.glob("*.json")}
+    contents = read_vector_files(directory)
     order = {f"{group.name}.json": index for index, group in enumerate(GROUPS)}
     vectors: list[Vector] = []
-    for name in sorted(texts, key=lambda n: (order.get(n, len(order)), n)):
-        vectors.extend(parse_vector_file(name, json.loads(texts[name])))
+    for name in sorted(contents, key=lambda n: (order.get(n, len(order)), n)):
+        vectors.extend(parse_vector_file(name, contents[name]))
     return vectors
 
 
@@ -298,25 +294,8 @@ def judge_vector(vector: Vector, response: Any, capabilities: Capabilities) -> V
                         unanswered=not verdict.judged)
 
 
-def unsendable_reason(vector: Vector, capabilities: Capabilities) -> str | None:
-    """Why ``vector``'s input is never sent to an implementation of ``capabilities`` (an op it
-    does not declare, the other fit strategy, a ``maxBytes`` it cannot take), or None: the one
-    rule for ``eventproof vectors`` and for the run's ``shipped-vectors`` family."""
-    if vector.op not in capabilities.ops:
-        return f"the implementation does not declare the op {vector.op!r}"
-    if vector.fit_strategy is not None and vector.fit_strategy != capabilities.fit_strategy:
-        return (f"the vector pins fitStrategy {vector.fit_strategy}; the implementation "
-                f"declares {capabilities.fit_strategy}")
-    max_bytes = vector.input.get("maxBytes") if isinstance(vector.input, dict) else None
-    if (vector.op == "project" and not capabilities.variable_max_bytes
-            and max_bytes not in (None, DEFAULT_MAX_BYTES)):
-        return (f"the vector uses maxBytes {max_bytes}; the implementation declares "
-                f"variableMaxBytes false (only {DEFAULT_MAX_BYTES})")
-    return None
-
-
 def _skip_reason(vector: Vector, capabilities: Capabilities) -> str | None:
-    unsendable = unsendable_reason(vector, capabilities)
+    unsendable = unsendable_reason(vector.op, vector.input, vector.fit_strategy, capabilities)
     if unsendable is None and capabilities.reads(vector.input) is not vector.input:
         # Its expected answer is for the input as written, which the implementation never reads
         # (a run asks it all the same, judged against the reference's answer to the input as
