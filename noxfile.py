@@ -128,9 +128,11 @@ def typing(session: nox.Session) -> None:
 
 @nox.session
 def spec(session: nox.Session) -> None:
-    """Validate every schema, schema example and vector file; run the vectors on the reference."""
+    """Validate every schema, schema example and vector file; check that the trap plan is the
+    one the traps and the shipped vectors make; run the vectors on the reference."""
     session.install(".")
     session.run("python", "-m", "tools.spec_check")
+    session.run("python", "-m", "tools.trap_build", "--check")
     session.run("eventproof", "vectors")
 
 

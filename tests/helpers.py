@@ -202,6 +202,32 @@ def conforms_on_a_quick_run(impl: Any, op: str, seed: int) -> bool:
     return report.verdict.conforms
 
 
+#: Between a catalogue case's miniature and the variant it is searched on, in its test id.
+VARIANT_MARK = "@"
+
+
+def tiered(cases: Sequence[tuple[Any, ...]], key: Any, variant: Any) -> list[Any]:
+    """``cases`` as pytest parameters in two tiers: the first case of each miniature (its
+    ``key``) runs in the default test run, every other one (another seed, another operation it
+    answers wrongly) only under ``-m slow``. So the default run catches every miniature once,
+    and ``nox -s slow`` measures that it is caught everywhere. Each case's id is
+    ``<key>@<variant>``; tests/unit/test_shared_setup.py holds every slow case of a test that
+    catches miniatures to one whose key the default run keeps."""
+    import pytest
+
+    seen: set[str] = set()
+    params = []
+    for case in cases:
+        name = str(key(*case))
+        if VARIANT_MARK in name:
+            raise ValueError(f"a miniature's key may not hold {VARIANT_MARK!r}: {name!r}")
+        marks = [pytest.mark.slow] if name in seen else []
+        seen.add(name)
+        params.append(pytest.param(*case, marks=marks,
+                                   id=f"{name}{VARIANT_MARK}{variant(*case)}"))
+    return params
+
+
 @functools.cache
 def quick_inputs(op_name: str, seed: int | None = None) -> tuple[Any, ...]:
     """The inputs a quick search of ``op_name`` draws under the default capabilities: each

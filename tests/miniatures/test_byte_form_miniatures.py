@@ -1,6 +1,10 @@
 """Ports that write or measure one byte form otherwise (miniatures/byte_forms.py) break a MUST
 rule on a quick search, on every seed: the ``byte-forms`` families build lines and fields a few
-bytes either side of the bound that hold every such form, so the form decides the answer."""
+bytes either side of the bound that hold every such form, so the form decides the answer.
+
+The default run searches each port from seed 0; seeds 1 and 2 run under ``-m slow``
+(``helpers.tiered``). That the built inputs alone catch each port, whatever the search draws,
+is held here in the default run."""
 
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ from eventproof.conformance.wire.strategies.byte_forms import (
 )
 from eventproof.conformance.wire.strategies.events import full_text_bounded_size
 from eventproof.reference import InvalidInput, Reference, canonical_bytes
-from helpers import conforms_on_a_quick_run
+from helpers import conforms_on_a_quick_run, tiered
 
 from miniatures.budget import BudgetPipeline
 from miniatures.byte_forms import BUDGET_BYTE_FORMS, WIRE_BYTE_FORMS
@@ -31,16 +35,17 @@ SEEDS = (0, 1, 2)
 BUDGET_CASES = [(cls, op) for cls, ops in BUDGET_BYTE_FORMS.items() for op in ops]
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize("name", sorted(WIRE_BYTE_FORMS))
+@pytest.mark.parametrize(("name", "seed"), tiered(
+    [(name, seed) for name in sorted(WIRE_BYTE_FORMS) for seed in SEEDS],
+    key=lambda name, seed: name, variant=lambda name, seed: f"seed{seed}"))
 def test_a_quick_project_search_catches_each_byte_form(name: str, seed: int) -> None:
     """A quick ``project`` search from any seed finds a MUST rule the port's byte form breaks."""
     assert not conforms_on_a_quick_run(WIRE_BYTE_FORMS[name](), "project", seed), name
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize(("cls", "op"), BUDGET_CASES,
-                         ids=[f"{cls.name}-{op}" for cls, op in BUDGET_CASES])
+@pytest.mark.parametrize(("cls", "op", "seed"), tiered(
+    [(cls, op, seed) for cls, op in BUDGET_CASES for seed in SEEDS],
+    key=lambda cls, op, seed: f"{cls.name}-{op}", variant=lambda cls, op, seed: f"seed{seed}"))
 def test_a_quick_budget_search_catches_each_measure(cls: type, op: str, seed: int) -> None:
     """A quick ``details`` or ``roster`` search from any seed finds a MUST rule the port's
     measure breaks."""

@@ -30,8 +30,8 @@ from helpers import conforms_on_a_quick_run
 from miniatures import Miniature
 
 #: Seeds the default run checks; ``-m slow`` checks more.
-DEFAULT_SEEDS = (0, 1, 2)
-SLOW_SEEDS = tuple(range(3, 12))
+DEFAULT_SEEDS = (0,)
+SLOW_SEEDS = tuple(range(1, 12))
 INTEGERS = {"details": ("sharedBytes", "taskFloorBytes", "outputFloorBytes",
                         "diagnosticFloorBytes"), "roster": ("maxBytes",)}
 

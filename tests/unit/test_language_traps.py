@@ -23,14 +23,6 @@ def test_the_checklist_table_is_the_list(traps: tuple[Any, ...]) -> None:
         "regenerate the table: paste eventproof.conformance._traps.checklist_table(...)")
 
 
-def test_the_plan_is_current() -> None:
-    """The plan module is what _trap_build writes from TRAPS and the shipped vectors."""
-    from tools.trap_build import PLAN_PATH, rendered_plan
-
-    assert PLAN_PATH.read_text("utf-8") == rendered_plan(), (
-        "run python -m tools.trap_build --write")
-
-
 def test_trap_names_are_unique() -> None:
     """Each trap and size has a name of its own."""
     names = [trap.name for trap in TRAPS + SIZES]

@@ -29,8 +29,8 @@ from miniatures import Miniature
 from miniatures.selection import _restated
 
 #: Seeds the default run checks; ``-m slow`` checks more.
-DEFAULT_SEEDS = (0, 1, 2)
-SLOW_SEEDS = tuple(range(3, 13))
+DEFAULT_SEEDS = (0,)
+SLOW_SEEDS = tuple(range(1, 13))
 
 #: The members of each event's ``data`` the schemas name (session-event.json).
 _PINNED: dict[str, frozenset[str]] = {
