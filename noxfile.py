@@ -214,7 +214,7 @@ def bench(session: nox.Session) -> None:
     """Benchmark projection against plain serialization; figures go to .benchmarks/ only.
 
     pytest-benchmark runs the benchmarks (saved under .benchmarks/storage for
-    --benchmark-compare; the posargs go to pytest), then tests/benchmarks/run.py writes the
+    --benchmark-compare; the posargs go to pytest), then tools/bench/run.py writes the
     paired figures, the plots and the README bullet it would publish to .benchmarks/latest/.
     """
     session.install(".", *_group("bench"))
@@ -222,7 +222,7 @@ def bench(session: nox.Session) -> None:
         "pytest", "tests/benchmarks", "-p", "no:xdist", "--benchmark-autosave",
         "--benchmark-storage", str(BENCH_SCRATCH / "storage"), *session.posargs,
     )
-    session.run("python", "tests/benchmarks/run.py", "--out", str(BENCH_SCRATCH / "latest"))
+    session.run("python", "tools/bench/run.py", "--out", str(BENCH_SCRATCH / "latest"))
 
 
 @nox.session(name="bench-publish", default=False)
@@ -230,7 +230,7 @@ def bench_publish(session: nox.Session) -> None:
     """Measure and rewrite the committed figures: docs/benchmark-results.md, docs/img/*.svg
     and the README's Throughput bullet, all from one run (posargs go to run.py)."""
     session.install(".", *_group("bench"))
-    session.run("python", "tests/benchmarks/run.py", "--out", str(ROOT),
+    session.run("python", "tools/bench/run.py", "--out", str(ROOT),
                 "--readme", str(ROOT / "README.md"), *session.posargs)
 
 

@@ -4,7 +4,7 @@ Speed is a benchmark, never a pass or a fail: pytest-benchmark times the pair (`
 of a log's lines, and the audit of the same log) each on its own, for ``--benchmark-compare``
 between two runs of one machine; the ratio that the goal speaks of (the audit at most 2x the
 time of ``orjson.loads`` of the same lines) is measured in one run, in paired interleaved rounds
-(tests/benchmarks/paired.py), and kept in the benchmark's ``extra_info``. Memory is a bound:
+(tools/bench/paired.py), and kept in the benchmark's ``extra_info``. Memory is a bound:
 auditing a 1 GiB naive log grows the process by at most 8x its largest line plus 100 bytes per
 digest of a distinct heavy value (the log is read a line at a time, never loaded).
 """

@@ -1,4 +1,4 @@
-"""The budget profile's figures (tests/benchmarks/budget_figures.py): byte counts, not timings.
+"""The budget profile's figures (tools/bench/budget_figures.py): byte counts, not timings.
 
 The seed's measured batches, naive (its defective behaviours, from tests/miniatures/budget.py)
 against bounded (the reference): the naive bytes grow with the children's output, the bounded

@@ -291,16 +291,16 @@ def test_heavy_stream_bounds_about_one_event_in_200() -> None:
     assert max(map(len, results)) <= _workloads.HEAVY_RESULT_CHARS
 
 
-# -- the paired measurement and the publisher (tests/benchmarks/) ----------------------------
+# -- the paired measurement and the publisher (tools/bench/) --------------------------------
 
 
 def _benchmarks_module(name: str) -> Any:
-    """A module of tests/benchmarks/, imported the way its scripts import each other."""
+    """A module of tools/bench/, imported the way its scripts import each other."""
     import importlib
     import sys
     from pathlib import Path
 
-    folder = Path(__file__).resolve().parents[1] / "benchmarks"
+    folder = Path(__file__).resolve().parents[2] / "tools" / "bench"
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
     return importlib.import_module(name)

@@ -2,16 +2,16 @@
 inputs an implementation is sent fails here.
 
 Speed-ups of the strategies must leave every input as it was, so that every verdict, counterexample
-and catch rate stays what it was. ``tests/benchmarks/generation-digests.json`` records, for every
+and catch rate stays what it was. ``tools/bench/generation-digests.json`` records, for every
 family of every operation, the inputs of three searches run the way the engine runs one (see
-tests/benchmarks/generation.py); this test repeats the short one. The long ones (300 inputs per
+tools/bench/generation.py); this test repeats the short one. The long ones (300 inputs per
 family, and a search that fails and shrinks) are checked by::
 
-    python tests/benchmarks/generation.py check
+    python tools/bench/generation.py check
 
 When a change of inputs is intended, regenerate the record with::
 
-    python tests/benchmarks/generation.py digest --out tests/benchmarks/generation-digests.json
+    python tools/bench/generation.py digest --out tools/bench/generation-digests.json
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from eventproof.reference import ID_CLIP_CODE_POINTS, well_formed
 from hypothesis import given
 from hypothesis import strategies as st
 
-BENCHMARK = Path(__file__).resolve().parents[1] / "benchmarks" / "generation.py"
-REGENERATE = ("python tests/benchmarks/generation.py digest --out "
-              "tests/benchmarks/generation-digests.json")
+BENCHMARK = Path(__file__).resolve().parents[2] / "tools" / "bench" / "generation.py"
+REGENERATE = ("python tools/bench/generation.py digest --out "
+              "tools/bench/generation-digests.json")
 
 
 def _load() -> ModuleType:

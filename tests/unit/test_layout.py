@@ -102,3 +102,14 @@ def test_lower_layers_never_reach_up(module: str, imports: set[str]) -> None:
 def test_the_cycle_finder_finds_a_cycle() -> None:
     """A planted cycle is found (the test above can fail)."""
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_the_measuring_apparatus_lives_in_tools() -> None:
+    """tests/benchmarks holds benchmarks and tests only (and their conftest); the scripts that
+    measure and publish figures, and the workloads they share, live in tools/bench/ with the
+    other maintainer tools, outside the suite."""
+    folder = ROOT.parent / "tests" / "benchmarks"
+    strays = sorted(path.name for path in folder.glob("*.py")
+                    if not (path.name.startswith("test_") or path.name == "conftest.py"))
+    assert not strays, f"move these to tools/bench/: {strays}"
+    assert (ROOT.parent / "tools" / "bench" / "run.py").is_file()

@@ -121,7 +121,7 @@ def _answer(size: int, unit: str) -> str:
 #: What a seed-scale batch asks of the budget: several times the host's shared budget, so the
 #: budget is spent long before the last record, as in the seed's batches. Each field is sized so
 #: that the batch costs about this much: the seed's record counts at a size an example can
-#: afford (its 300 KB answers are measured by tests/benchmarks/budget_figures.py instead).
+#: afford (its 300 KB answers are measured by tools/bench/budget_figures.py instead).
 SEED_SCALE_DEMAND = 4 * DEFAULT_SHARED_BYTES
 
 

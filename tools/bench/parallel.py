@@ -2,7 +2,7 @@
 
 Usage (from the repository root, default effort, 3 rounds)::
 
-    python tests/benchmarks/parallel.py [--rounds 3] [--effort default] [--jobs 2]
+    python tools/bench/parallel.py [--rounds 3] [--effort default] [--jobs 2]
 
 Each round runs ``eventproof run --deterministic`` (the CLI, in a subprocess, the implementation
 isolated as by default) once with ``--jobs 1`` and once with ``--jobs N``, back to back, in an

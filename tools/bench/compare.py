@@ -1,6 +1,6 @@
 """Compare the reference at another commit with this one, paired, on whole streams.
 
-    python tests/benchmarks/compare.py REV [--rounds N] [--streams light,heavy]
+    python tools/bench/compare.py REV [--rounds N] [--streams light,heavy]
 
 The reference of commit ``REV`` (``git archive REV reference``) is imported beside the installed
 one, and every round runs ``orjson.dumps``, then both references with each fit strategy, on

@@ -2,7 +2,7 @@
 each kind, best of 5 rounds on fresh objects, with the compiled walks and with the Python ones
 (``EVENTPROOF_NO_EXTENSIONS=1``), each in a process of its own (docs/benchmark.md §5)::
 
-    python tests/benchmarks/walks.py
+    python tools/bench/walks.py
 """
 
 from __future__ import annotations

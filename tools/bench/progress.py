@@ -2,7 +2,7 @@
 
 Usage (from the repository root, quick budget)::
 
-    python tests/benchmarks/progress.py [--effort quick] [--jobs 1 2]
+    python tools/bench/progress.py [--effort quick] [--jobs 1 2]
 
 Each run checks an implementation (the bundled reference, then :class:`SeveralBugs`, a wrong
 implementation breaking rules in six operations: many rounds) in this process with ``jobs``

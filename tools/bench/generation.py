@@ -6,11 +6,11 @@ derandomized run must send exactly the same requests before and after, so that e
 counterexample and catch rate stays what it was. This script measures the one and checks the
 other.
 
-    python tests/benchmarks/generation.py digest --out FILE     # record the inputs of every family
-    python tests/benchmarks/generation.py check [FILE]          # compare them with a record
-    python tests/benchmarks/generation.py digest --tree DIR ... # the same for the code in DIR
-    python tests/benchmarks/generation.py speed                 # examples/s per operation
-    python tests/benchmarks/generation.py speed --base DIR      # the same, DIR's code against ours
+    python tools/bench/generation.py digest --out FILE     # record the inputs of every family
+    python tools/bench/generation.py check [FILE]          # compare them with a record
+    python tools/bench/generation.py digest --tree DIR ... # the same for the code in DIR
+    python tools/bench/generation.py speed                 # examples/s per operation
+    python tools/bench/generation.py speed --base DIR      # the same, DIR's code against ours
 
 ``digest`` runs every family of every operation the way the engine searches one
 (``Engine._search_family``: ``given(strategy)``, derandomized, no database, the engine's
@@ -30,9 +30,9 @@ adds, which climbs the observers' scores.
 
 ``project`` is recorded twice: with the reference's capabilities, and with ``variableMaxBytes:
 false`` (every line sized for the default 262144 bytes). tests/unit/test_generation_stable.py
-holds the committed record ``tests/benchmarks/generation-digests.json`` to the ``quick``
+holds the committed record ``tools/bench/generation-digests.json`` to the ``quick``
 searches; ``check`` compares all of it. Regenerate it with ``python
-tests/benchmarks/generation.py digest --out tests/benchmarks/generation-digests.json`` only when
+tools/bench/generation.py digest --out tools/bench/generation-digests.json`` only when
 a change of inputs is intended. The record is made with ``PYTHONHASHSEED=0`` by convention; with
 the generation tree's nodes kept alive (:func:`stable_tree_ids`) it does not depend on the seed.
 

@@ -4,7 +4,7 @@ paired rounds.
 
 Usage (from the repository root; needs ``go`` and ``npm``)::
 
-    python tests/benchmarks/ports.py [--rounds 3] [--effort default]
+    python tools/bench/ports.py [--rounds 3] [--effort default]
 
 Both templates are built from clean copies of their committed sources into a temporary
 directory, as their READMEs say. Each round runs ``eventproof run --deterministic --jobs 1`` once

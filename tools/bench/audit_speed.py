@@ -6,16 +6,16 @@ every line with ``orjson.loads`` (the least any audit must do), once auditing it
 (``eventproof.conformance.audit``, one process), and, with ``--without-orjson``, once auditing
 it with orjson hidden from the audit and the reference (the standard library's path, which an
 install without orjson takes) and once parsing every line with ``json.loads``; a figure is the
-median of the per-round ratios (tests/benchmarks/paired.py). The logs are the kit's light
+median of the per-round ratios (tools/bench/paired.py). The logs are the kit's light
 workload written two ways: facts-only (as the reference projects it) and naive (every event as
 it is: the amplified log).
 
 Memory: the audit of a 1 GiB naive log runs in a child process, whose peak resident size
 (``VmHWM``, Linux) is compared with the largest line of the log; a log is never loaded whole.
 
-    python tests/benchmarks/audit_speed.py                 # both figures
-    python tests/benchmarks/audit_speed.py --skip-memory   # speed only
-    python tests/benchmarks/audit_speed.py --skip-memory --without-orjson   # and the pure path
+    python tools/bench/audit_speed.py                 # both figures
+    python tools/bench/audit_speed.py --skip-memory   # speed only
+    python tools/bench/audit_speed.py --skip-memory --without-orjson   # and the pure path
 """
 
 from __future__ import annotations

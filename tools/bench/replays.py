@@ -4,7 +4,7 @@ rounds.
 
 Usage (from the repository root, default effort, 3 rounds)::
 
-    python tests/benchmarks/replays.py [--rounds 3] [--effort default]
+    python tools/bench/replays.py [--rounds 3] [--effort default]
 
 This is what the second and later implementations of ``eventproof run --impl A --impl B``
 gain. Each round clears the traces, checks the bundled reference once (untimed: it leaves the
@@ -25,7 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parents[1] / "tests"), str(HERE)]
 
 from eventproof.conformance import check_implementation  # noqa: E402
 from eventproof.conformance._engine import Replays  # noqa: E402

@@ -16,7 +16,7 @@ bugs:
   header, counted from the merged roster after clearing ``omittedResults`` (naive) against the
   update's own total.
 
-Byte counts, not timings. Run ``python tests/benchmarks/budget_figures.py`` to print the table.
+Byte counts, not timings. Run ``python tools/bench/budget_figures.py`` to print the table.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any
 
 from eventproof.reference import Reference, canonical_bytes
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
 from miniatures.budget import (  # the miniatures live under tests/
     FirstComeBudget,

@@ -17,7 +17,7 @@ message's canonical size plus the commas between them, which is exactly how a JS
 serializes (spec/wire.md §6). ``verify_every`` serializes real lines through the reference and
 checks the arithmetic against them; the tests verify every line of a small child.
 
-Run ``python tests/benchmarks/amplification.py`` to print the table.
+Run ``python tools/bench/amplification.py`` to print the table.
 """
 
 from __future__ import annotations
