@@ -420,8 +420,13 @@ def dumps_literal(value: Any, *, indent: int | None = None) -> str:
     """Compact ASCII JSON in which an infinity is written as the literal a parser reads as one:
     ``1e400`` (``-1e400``), never the non-JSON token ``Infinity`` (wire.md §7: an overflowing
     number is how an infinity reaches a program). NaN has no JSON spelling and is refused."""
-    marked, found = _mark_overflows(value)
     separators = (",", ":") if indent is None else (",", ": ")
+    try:  # the common case, no infinity: one pass of the C encoder, no walk
+        return json.dumps(value, ensure_ascii=True, allow_nan=False, separators=separators,
+                          indent=indent)
+    except ValueError:  # an infinity (or a NaN, refused below), or a cycle
+        pass
+    marked, found = _mark_overflows(value)
     text = json.dumps(marked, ensure_ascii=True, allow_nan=False, separators=separators,
                       indent=indent)
     if found:

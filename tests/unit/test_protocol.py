@@ -29,6 +29,7 @@ from eventproof.conformance._protocol import (
     decode_request,
     decode_run_response,
     decode_start_response,
+    dumps_literal,
     encode,
 )
 from eventproof.conformance._schemas import all_schemas, schema_issues
@@ -353,3 +354,30 @@ def test_a_huge_integer_is_refused_in_words_for_any_language() -> None:
     text = str(caught.value)
     assert "an integer literal of 5000 digits" in text
     assert "set_int_max_str_digits" not in text
+
+
+def _no_constant(name: str) -> Any:
+    raise AssertionError(f"{name} is not JSON")
+
+
+_LEAVES = (st.none() | st.booleans() | st.integers() | st.text(max_size=8)
+           | st.floats(allow_nan=False))  # infinities included: wire.md §7's overflow
+
+
+@given(st.recursive(_LEAVES, lambda inner: st.lists(inner, max_size=4)
+                    | st.dictionaries(st.text(max_size=4), inner, max_size=4), max_leaves=12))
+def test_a_literal_reads_back_as_the_value_with_every_infinity_an_overflow(value: Any) -> None:
+    """Compact ASCII JSON a parser reads back as ``value``; an infinity is the literal 1e400 or
+    -1e400, never the token Infinity; a value without one is written as json.dumps writes it."""
+    text = dumps_literal(value)
+    assert text.isascii()
+    assert json.loads(text, parse_constant=_no_constant) == value
+    if "1e400" not in text:
+        assert text == json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+
+
+@pytest.mark.parametrize("value", [float("nan"), [1, {"a": float("nan")}],
+                                   [float("inf"), float("nan")]])
+def test_a_literal_refuses_nan(value: Any) -> None:
+    with pytest.raises(ValueError, match="not JSON compliant"):
+        dumps_literal(value)
