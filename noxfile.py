@@ -74,9 +74,10 @@ OPTIONAL_SPEEDUPS = ("orjson", "zstandard")
 @nox.session(default=False)
 def slow(session: nox.Session) -> None:
     """Run only the tests marked slow: searches the tests session leaves out because every
-    miniature is caught without them, second copies of its checks (the JavaScript port's whole
-    planted-bug matrix, more wrong implementations under replays and --jobs), and the action's
-    real install."""
+    miniature is caught without them (each catalogued wrong implementation on its other seeds
+    and operations), second copies of its checks (the JavaScript port's whole planted-bug
+    matrix, more wrong implementations under replays and --jobs), and the action's real
+    install."""
     session.install(".", *_group("test"))
     session.run("pytest", "-n", "auto", "-q", "-m", "slow", *session.posargs,
                 env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")})
