@@ -93,8 +93,7 @@ def check(impl: ImplementationLike, options: CheckOptions, *,
     started_at = time.time()
     begun = time.monotonic()
     run_seed = RunSettings.seed_for(options)
-    adapter = _adapters.adapter_for(impl, timeout=options.timeout, use_shell=options.use_shell,
-                                    isolate=options.isolate)
+    adapter = options.adapter_for(impl)
     scheduler: Scheduler
     if options.jobs > 1:
         from ._parallel import Workers

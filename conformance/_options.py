@@ -11,7 +11,7 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import InitVar, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._errors import HarnessError
 from ._model import Capabilities
@@ -20,6 +20,9 @@ from ._protocol import StartResponse
 from ._results import Invocation
 from ._settings import SETTINGS
 from ._shard import shard_ops
+
+if TYPE_CHECKING:
+    from ._adapters import Adapter
 
 __all__ = ["EFFORTS", "NOT_INVOKED", "CheckOptions", "RunSettings", "default_max_time"]
 
@@ -135,6 +138,14 @@ class CheckOptions:
             chosen = tuple(op for op in chosen
                            if any(RULES_BY_ID[rule].op == op for rule in self.rules))
         return tuple(op.name for op in OPERATIONS if op.name in chosen)
+
+    def adapter_for(self, impl: Any) -> Adapter:
+        """The adapter for ``impl`` under these options (their timeout, shell and isolation):
+        how every scheduler and the command line start an implementation."""
+        from ._adapters import adapter_for
+
+        return adapter_for(impl, timeout=self.timeout, use_shell=self.use_shell,
+                           isolate=self.isolate)
 
 
 #: The settings of a check that no rerun command states, each with the reason: every other

@@ -175,8 +175,7 @@ def _start_implementation(impl: Any, options: CheckOptions, stop_flags: Any, not
     notices.cancel_join_thread()  # a notice the driver no longer reads never holds up an exit
     _WORKER.in_task = True  # a signal ends the start too, not only a search
     try:
-        adapter = _adapters.adapter_for(impl, timeout=options.timeout,
-                                        use_shell=options.use_shell, isolate=options.isolate)
+        adapter = options.adapter_for(impl)
         threading.Thread(target=_watch_driver, args=(os.getppid(), adapter), daemon=True,
                          name="eventproof-driver-watch").start()
         # Run when the worker process ends, however it was started (a forked process skips

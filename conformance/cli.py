@@ -651,16 +651,12 @@ class _Checked:
 def _start_each(specs: list[str], options: CheckOptions) -> dict[str, str]:
     """Start each implementation and take its handshake, then stop it: the ones that cannot
     start, each with its error (printed once, here)."""
-    from . import _adapters
-
     unusable: dict[str, str] = {}
     for spec in dict.fromkeys(specs):
         remember: list[str] = []
         try:
             with _user_errors(remember):
-                adapter = _adapters.adapter_for(spec, timeout=options.timeout,
-                                                use_shell=options.use_shell,
-                                                isolate=options.isolate)
+                adapter = options.adapter_for(spec)
                 try:
                     adapter.start()
                 finally:

@@ -258,3 +258,45 @@ def test_a_check_of_no_operation_is_refused_before_it_runs(ops: Any) -> None:
         CheckOptions(ops=ops)
     with pytest.raises(HarnessError, match=r"names no operation"):
         check_implementation(Reference, ops=ops)
+
+
+def _options_copied_into_calls(source: str) -> list[str]:
+    """Each call in ``source`` that is handed a field of a ``CheckOptions`` named ``options``
+    (``f(timeout=options.timeout)``), as ``f:field``."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        name = getattr(node.func, "attr", getattr(node.func, "id", "?"))
+        for argument in [*node.args, *(keyword.value for keyword in node.keywords)]:
+            if (isinstance(argument, ast.Attribute) and isinstance(argument.value, ast.Name)
+                    and argument.value.id == "options" and name == "adapter_for"):
+                found.append(f"{name}:{argument.attr}")
+    return found
+
+
+def test_an_implementation_is_started_under_its_options_in_one_place() -> None:
+    """How the options start an implementation (timeout, shell, isolation) is
+    ``CheckOptions.adapter_for``; no scheduler or face copies those fields into its own call,
+    where one could be left behind."""
+    root = Path(__file__).resolve().parents[2] / "conformance"
+    copies = {str(path.relative_to(root)): found for path in sorted(root.rglob("*.py"))
+              if (found := _options_copied_into_calls(path.read_text("utf-8")))}
+    assert copies == {}
+    # The finder finds such a copy (the shape every call site had).
+    assert _options_copied_into_calls(
+        "adapter_for(impl, timeout=options.timeout, use_shell=options.use_shell)") == [
+        "adapter_for:timeout", "adapter_for:use_shell"]
+
+
+def test_the_options_adapter_carries_every_option_that_starts_an_implementation() -> None:
+    from eventproof.conformance._adapters import InProcessAdapter, IsolatedAdapter
+
+    adapter = CheckOptions(timeout=3.5, use_shell=True).adapter_for("true")
+    assert adapter.timeout == 3.5
+    assert adapter._use_shell is True  # type: ignore[attr-defined]
+    spec = "python:eventproof.reference:Reference"
+    assert isinstance(CheckOptions(isolate=True).adapter_for(spec), IsolatedAdapter)
+    assert isinstance(CheckOptions(isolate=False).adapter_for(spec), InProcessAdapter)
