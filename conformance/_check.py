@@ -57,6 +57,10 @@ class Scheduler(Protocol):
     def check_ops(self, engine: Engine, names: Sequence[str]) -> list[RuleResult]:
         """The result of every rule of the operations ``names``, in order."""
 
+    def finish(self) -> list[_adapters.AfterLastAnswer]:
+        """At the end of a run: stop the implementation wherever the scheduler runs it, and
+        say what each copy wrote after its last answer."""
+
     def close(self) -> None:
         """Stop every process the scheduler started."""
 
@@ -72,6 +76,11 @@ class Serial:
 
     def check_ops(self, engine: Engine, names: Sequence[str]) -> list[RuleResult]:
         return [result for name in names for result in engine.check_op(name)]
+
+    def finish(self) -> list[_adapters.AfterLastAnswer]:
+        self.adapter.stop()
+        found = self.adapter.after_last_answer()
+        return [] if found is None else [found]
 
     def close(self) -> None:
         self.adapter.stop()
@@ -107,6 +116,7 @@ def check(impl: ImplementationLike, options: CheckOptions, *,
         engine = Engine(adapter, settings, on_event=on_event,
                         replays=replays if options.jobs == 1 else None)
         results = scheduler.check_ops(engine, options.checked_ops)
+        results = engine.judge_after_last_answers(results, scheduler.finish())
         if options.rules:
             results = [result for result in results if result.rule.id in options.rules]
         return RunReport(

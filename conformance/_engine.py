@@ -1134,6 +1134,30 @@ class Engine:
                                           coverage=coverage[rule.id]))
         return _settle_seconds(results, round_seconds, sum(search.round_seconds))
 
+    def judge_after_last_answers(self, results: list[RuleResult],
+                                 found: list[_adapters.AfterLastAnswer]) -> list[RuleResult]:
+        """``results`` with what a program wrote after its last answer (found when it was
+        stopped, at the end of the run) judged as that answer: a broken protocol message, which
+        breaks its operation's agreement rule (outcome ``error``) unless a failure of that rule
+        is already reported (spec/protocol.md §6)."""
+        results = list(results)
+        for written in found:
+            op = operation(written.op)
+            verdict = judge(op, written.input, written.broken, self.capabilities)
+            for violation in verdict.violations:
+                index = next((at for at, result in enumerate(results)
+                              if result.rule.id == violation.rule), None)
+                if index is None or results[index].outcome in FAILING:
+                    continue
+                expected = expected_answer(op, written.input, self.capabilities)
+                results[index] = replace(results[index], outcome=verdict.outcome, note="",
+                                         counterexample=Counterexample(
+                    op=op.name, input=written.input, expected=shown(expected),
+                    actual=verdict.actual, message=violation.message, seed=self.run_seed,
+                    stderr=verdict.stderr, kind=violation.kind))
+                self.broken.add(violation.rule)
+        return results
+
     def _explain_catch_alls(self, op: Operation, state: _OpState,
                             found: dict[str, RuleResult]) -> None:
         """A catch-all rule whose violations a found rule explained is failed by that rule's

@@ -108,6 +108,9 @@ class _Worker:
         self.families: dict[str, dict[str, Family]] = {}
         self.stop_flags: Any = None
         self.notices: Any = None
+        #: Where each worker waits, at the end of a run, until every worker has stopped its
+        #: implementation (so that each stops its own, once).
+        self.finishing: Any = None
         self.in_task = False
 
 
@@ -146,10 +149,11 @@ def share_restarts(adapter: _adapters.Adapter, restarts: RestartCount) -> None:
 
 
 def _start_worker(impl: Any, options: CheckOptions, stop_flags: Any, notices: Any,
-                  restarts: RestartCount, starts: Any) -> None:
+                  restarts: RestartCount, starts: Any, finishing: Any) -> None:
     """Pool initializer: start the implementation once for every task of this process, and
     tell the driver on ``starts`` how it went (None, or the error its start raised)."""
     starts.cancel_join_thread()  # an entry the driver no longer reads never holds up an exit
+    _WORKER.finishing = finishing
     try:
         _start_implementation(impl, options, stop_flags, notices, restarts)
     finally:
@@ -233,6 +237,25 @@ def _engine_for(settings: RunSettings) -> Engine:
         _WORKER.states.clear()
         _WORKER.families.clear()
     return _WORKER.engine
+
+
+#: Seconds a worker waits at the end of a run for every other to have stopped its
+#: implementation (each stop takes at most two grace periods, spec/protocol.md §6).
+FINISH_SECONDS = 10.0
+
+
+def _stop_and_report() -> bytes:
+    """Stop this worker's implementation at the end of a run; what it wrote after its last
+    answer (:class:`._adapters.AfterLastAnswer`, or None), pickled flat. The task then waits
+    until every worker has taken one, so that each worker takes exactly one."""
+    adapter, found = _WORKER.adapter, None
+    if adapter is not None:
+        adapter.stop()
+        found = adapter.after_last_answer()
+    if _WORKER.finishing is not None:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            _WORKER.finishing.wait(timeout=FINISH_SECONDS)
+    return _flat.dumps(found)
 
 
 def _search(task: _Task) -> bytes:
@@ -356,7 +379,8 @@ class Workers:
         self._starts = context.Queue()
         self._pool = ProcessPoolExecutor(
             max_workers=jobs, mp_context=context, initializer=_start_worker,
-            initargs=(impl, options, self._flags, self._notices, self.restarts, self._starts))
+            initargs=(impl, options, self._flags, self._notices, self.restarts, self._starts,
+                      context.Barrier(jobs)))
         self._readies = [self._pool.submit(_ready) for _ in range(jobs)]
         self._numbers = 0
         #: Family searches that ran ahead in vain (a family before them found a violation, or
@@ -410,6 +434,23 @@ class Workers:
     def forward(self, engine: Engine, event: ProgressEvent) -> None:
         """Hand ``event``, sent by a worker's search as it went, to the run's listener, at once."""
         engine.tell(event)
+
+    def finish(self) -> list[_adapters.AfterLastAnswer]:
+        """Stop the implementation in every worker, each its own once; what each wrote after
+        its last answer. Nothing is asked of a run past --max-time (its workers are
+        abandoned, not waited for)."""
+        if self._past_deadline:
+            return []
+        futures = [self._pool.submit(_stop_and_report) for _ in range(self.jobs)]
+        found = []
+        for future in futures:
+            try:
+                written = _flat.loads(future.result(timeout=FINISH_SECONDS * 2))
+            except (BrokenProcessPool, TimeoutError, HarnessError):
+                continue  # a worker gone: its implementation went with it, unread
+            if written is not None:
+                found.append(written)
+        return found
 
     def close(self) -> None:
         self._flags[self.jobs] = 1  # nothing more is wanted from any task

@@ -562,6 +562,7 @@ def replay(
     cases = list(cases)
     adapter = _adapters.adapter_for(impl, timeout=timeout, use_shell=use_shell, isolate=isolate)
     results: list[ReplayResult] = []
+    last_asked: int | None = None
     try:
         handshake = adapter.start()
         capabilities = handshake.capabilities
@@ -581,6 +582,7 @@ def replay(
                                             f"declare the operation {case.op!r}"))
                 continue
             op = operation(case.op)
+            last_asked = len(results)  # the index this case's result gets
             verdict = judge(op, case.input, adapter.run(case.op, case.input), capabilities)
             if verdict.outcome == "skip":
                 results.append(ReplayResult(case, "skipped", f"the implementation skipped it: "
@@ -611,6 +613,16 @@ def replay(
                        f"{', '.join(others)}: {verdict.violations[0].message}" if others
                        else f"{case.rule} holds on this input now")
             results.append(ReplayResult(case, "fixed", message, verdict.actual))
+        adapter.stop()
+        written = adapter.after_last_answer()
+        if written is not None and last_asked is not None and (
+                results[last_asked].status == "fixed"):
+            # What it wrote after its last answer is that answer now (spec/protocol.md §6).
+            verdict = judge(operation(written.op), written.input, written.broken, capabilities)
+            first = verdict.first
+            results[last_asked] = ReplayResult(
+                results[last_asked].case, verdict.outcome,  # type: ignore[arg-type]
+                first.message if first else verdict.outcome, verdict.actual)
     finally:
         adapter.stop()
     return results

@@ -327,10 +327,21 @@ def run_vectors(
                                 capabilities=capabilities,
                                 impl_spec=impl if isinstance(impl, str) else None,
                                 rule_prefix=rule_prefix, timeout=timeout, use_shell=use_shell)
+        last_sent: int | None = None
         for vector in vectors:
             started = time.perf_counter()
             result = _run_one(adapter, vector, capabilities)
+            if result.status != "skip" and not result.unanswered:
+                last_sent = len(outcome.results)
             outcome.results.append(replace(result, seconds=time.perf_counter() - started))
+        adapter.stop()
+        written = adapter.after_last_answer()
+        if written is not None and last_sent is not None and (
+                outcome.results[last_sent].status == "pass"):
+            # What it wrote after its last answer is that answer now (spec/protocol.md §6).
+            last = outcome.results[last_sent]
+            outcome.results[last_sent] = replace(
+                judge_vector(last.vector, written.broken, capabilities), seconds=last.seconds)
         return outcome
     finally:
         adapter.stop()

@@ -117,6 +117,17 @@ class Broken:
 Response = Ok | Skipped | ImplErrored | Crashed | TimedOut | Broken
 
 
+@dataclass(frozen=True)
+class AfterLastAnswer:
+    """What a program wrote on stdout after its last answer, found when it was stopped: the
+    request that answer was for (its operation and input) and the protocol error, the answer
+    to that request as it now stands (spec/protocol.md §6)."""
+
+    op: str
+    input: Any
+    broken: Broken
+
+
 class Adapter(Protocol):
     """One implementation under test behind start/run/stop, however it runs."""
 
@@ -140,6 +151,11 @@ class Adapter(Protocol):
 
     def stop(self) -> None:
         """Release the implementation; idempotent."""
+        ...
+
+    def after_last_answer(self) -> AfterLastAnswer | None:
+        """Once stopped: what the implementation wrote after its last answer, which no request
+        was left to read (None: nothing, or no stdout of its own to write on)."""
         ...
 
     def stderr_tail(self) -> str:

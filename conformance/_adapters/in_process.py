@@ -418,6 +418,11 @@ class InProcessAdapter:
     def stop(self) -> None:
         self._stopped = True
 
+    def after_last_answer(self) -> None:
+        """Nothing: an object in process answers by returning, and has no stdout of its own
+        to write on after that (what it prints is kept, as its stderr would be)."""
+        return None
+
     def stderr_tail(self) -> str:
         """What the implementation printed on stdout (its stderr is the harness's own)."""
         return self._output.tail()

@@ -327,8 +327,11 @@ class _Program:
         self._signal_group(getattr(signal, "SIGKILL", signal.SIGTERM))
         return self._reap(code)
 
-    def stop(self) -> None:
-        """Ask politely (spec §6), then terminate, then kill."""
+    def stop(self) -> _Line | None:
+        """Ask politely (spec §6), then terminate, then kill. Returns what the program wrote on
+        stdout after its last answer (before the stop request or in answer to it): its first
+        line, a line over the limit, or the end of stdout after bytes no newline ended; None
+        when it wrote nothing."""
         if self.alive():
             self.writer.send(encode(STOP))
             self.writer.close()
@@ -342,7 +345,13 @@ class _Program:
                     self.kill()
         # What the program left behind (a process it started that outlived it) goes too.
         self._signal_group(getattr(signal, "SIGKILL", signal.SIGTERM))
+        # Every process that could hold stdout is gone: the end of stdout comes at once, after
+        # whatever was written before it.
+        written = self.lines.next_line(time.monotonic() + STOP_GRACE_SECONDS)
         self._finish()
+        if isinstance(written, _EndOfStream) and not written.pending:
+            return None
+        return written
 
     def _finish(self) -> int | None:
         try:

@@ -38,6 +38,7 @@ from .._protocol import (
 from ._base import (
     DEFAULT_MAX_LINE_BYTES,
     STDERR_TAIL_BYTES,
+    AfterLastAnswer,
     Broken,
     Crashed,
     Ok,
@@ -128,6 +129,8 @@ class SubprocessAdapter:
         self._stopped = False
         self._seq = 0
         self._previous: RunRequest | None = None
+        #: What the program wrote after its last answer, found when it was stopped.
+        self._after_last: AfterLastAnswer | None = None
         self._peak_line_bytes = 0
         #: How long the last request waited for its answer (restarts and handshakes excluded).
         self.last_exchange_seconds = 0.0
@@ -299,8 +302,36 @@ class SubprocessAdapter:
         self._stopped = True
         program, self._program = self._program, None
         if program is not None:
-            program.stop()
+            mark = self._stderr.mark()
+            written = program.stop()
             self._note_peak(program)
+            previous = self._previous
+            if written is not None and previous is not None:
+                self._after_last = AfterLastAnswer(previous.op, previous.input, Broken(
+                    self._written_after(written, previous), self._stderr.since(mark)))
+
+    def after_last_answer(self) -> AfterLastAnswer | None:
+        return self._after_last
+
+    def _written_after(self, written: Any, previous: RunRequest) -> ProtocolError:
+        """The protocol error of output that came after the answer to ``previous``, the last
+        request, once the program was stopped (spec/protocol.md §6)."""
+        if isinstance(written, _Overlong):
+            text = f"a line of more than {self.max_line_bytes} bytes"
+        elif isinstance(written, _EndOfStream):
+            text = f"{written.pending} bytes that no newline ended, then the end of stdout"
+        else:
+            text = shown(bytes(written), 160)
+        return ProtocolError(
+            message=f"the program's stdout after answering {previous.describe()}, its last "
+                    "request", field="the line",
+            expected="nothing: no run request was left to answer, and the stop request has "
+                     "no answer",
+            received=f"{text}: a second answer to {previous.describe()} (input "
+                     f"{shown(previous.input, 160)}), or an answer to the stop request",
+            fix="Answer every run request with exactly one line, write nothing else on stdout, "
+                "and answer the stop request with nothing (spec/protocol.md §5.1, §6).",
+        )
 
     def stderr_tail(self) -> str:
         return self._stderr.tail()
