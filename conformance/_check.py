@@ -23,7 +23,7 @@ from ._errors import HarnessError
 from ._options import _PYTHON, NOT_INVOKED, CheckOptions, RunSettings
 from ._progress import Listener, listener
 from ._protocol import StartResponse
-from ._results import RuleResult, RunReport, group_byte_forms, group_refusals
+from ._results import EARLY_STOPS, RuleResult, RunReport, group_byte_forms, group_refusals
 
 __all__ = ["NOT_INVOKED", "CheckOptions", "Implementation", "RunSettings", "Scheduler", "check",
            "check_implementation"]
@@ -116,7 +116,11 @@ def check(impl: ImplementationLike, options: CheckOptions, *,
         engine = Engine(adapter, settings, on_event=on_event,
                         replays=replays if options.jobs == 1 else None)
         results = scheduler.check_ops(engine, options.checked_ops)
-        results = engine.judge_after_last_answers(results, scheduler.finish())
+        if not engine.cut_short or engine.cut_short in EARLY_STOPS:
+            # A run that ran its course, or stopped at what it looked for: what the program
+            # wrote after its last answer is judged with it. A run ended by a signal or
+            # --max-time abandoned its program mid-answer: nothing after that is an answer.
+            results = engine.judge_after_last_answers(results, scheduler.finish())
         if options.rules:
             results = [result for result in results if result.rule.id in options.rules]
         return RunReport(
