@@ -206,6 +206,22 @@ def limits_line(report: RunReport) -> str:
             f"implementation reads them" + (f"; {left}" if left else ""))
 
 
+def skips_line(report: RunReport) -> str:
+    """How many requests the implementation answered ``skipped``, per operation, in one line
+    ("" when none): a skip judges nothing, so a verdict reached around skips says how many
+    (spec/protocol.md §5.3)."""
+    by_op: dict[str, int] = {}
+    for result in report.results:
+        if result.coverage is not None and result.coverage.skipped:
+            by_op[result.rule.op] = max(by_op.get(result.rule.op, 0), result.coverage.skipped)
+    if not by_op:
+        return ""
+    each = ", ".join(f"{op} {count}" for op, count in by_op.items())
+    return (f"answered skipped: {_plural(sum(by_op.values()), 'request')} ({each}), judged by "
+            "no rule; a skip is for a whole feature the implementation lacks and must not hide "
+            "a disagreement (spec/protocol.md §5.3)")
+
+
 def _verdict_line(report: RunReport) -> str:
     """The verdict and what it means for the exit code (:meth:`RunVerdict.line`)."""
     return report.verdict.line()
@@ -789,6 +805,9 @@ def markdown_summary(
     limited = limits_line(report)
     if limited:
         lines += ["", _cell(limited)]
+    skipped = skips_line(report)
+    if skipped:
+        lines += ["", _cell(skipped)]
     unjudged = _unjudged_line(report)
     if unjudged:
         lines += ["", _cell(unjudged)]
@@ -958,6 +977,10 @@ def render_console(
     if limited:
         _out(console)
         _out(console, Text(limited, style="dim"))
+    skipped = skips_line(report)
+    if skipped:
+        _out(console)
+        _out(console, Text(skipped, style=_STYLE["untested"]))
     unjudged = _unjudged_line(report)
     if unjudged:
         _out(console)

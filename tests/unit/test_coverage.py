@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 import time
 from typing import Any
@@ -12,9 +13,16 @@ from eventproof.conformance._engine import _SET_ASIDE_BEFORE_ANY_JUDGED
 from eventproof.conformance._json import holds_lone_surrogate
 from eventproof.conformance._model import Capabilities
 from eventproof.conformance._operations import operation
-from eventproof.conformance._reports import limits_line, report_document
+from eventproof.conformance._reports import (
+    limits_line,
+    markdown_summary,
+    render_console,
+    report_document,
+    skips_line,
+)
 from eventproof.conformance._schemas import schema_issues
 from eventproof.reference import Reference
+from rich.console import Console
 
 
 class SkipsEverything(Reference):
@@ -96,6 +104,19 @@ def test_skipping_some_requests_passes_with_the_skips_counted() -> None:
         assert result.coverage is not None
         assert result.coverage.judged > 0
         assert result.coverage.skipped > 0
+    # The console and the Markdown summary say how many requests were skipped, per operation.
+    skipped = max(result.coverage.skipped for result in report.results if result.coverage)
+    line = skips_line(report)
+    assert line.startswith(f"answered skipped: {skipped} requests (select {skipped})"), line
+    assert "§5.3" in line
+    console = io.StringIO()
+    render_console(report, Console(file=console, width=400, color_system=None))
+    assert line in console.getvalue()
+    assert line in markdown_summary(report)
+
+
+def test_a_run_without_skips_says_nothing_of_them() -> None:
+    assert skips_line(check_implementation(Reference, ops=["classify"], effort="quick")) == ""
 
 
 def test_hanging_after_the_first_answer_leaves_the_rest_untested() -> None:
