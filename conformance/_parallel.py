@@ -55,7 +55,7 @@ from types import FrameType
 from typing import Any
 
 from . import _adapters, _flat
-from ._adapters.restarts import RestartCount
+from ._adapters.restarts import RestartCount, SeqCounter
 from ._adapters.subprocess import SubprocessAdapter
 from ._engine import (
     ABANDONED_REASON,
@@ -141,21 +141,25 @@ def _quiet_signals(unraisable: Any) -> None:
     sys.__unraisablehook__(unraisable)
 
 
-def share_restarts(adapter: _adapters.Adapter, restarts: RestartCount) -> None:
+def share_run_counts(adapter: _adapters.Adapter, restarts: RestartCount,
+                     seqs: SeqCounter) -> None:
     """Make ``adapter`` count its restarts in the run's shared ``restarts`` (spec/protocol.md
-    §7.4: one restart limit per run, whatever the number of worker processes)."""
+    §7.4: one restart limit per run, whatever the number of worker processes) and number its
+    requests from the run's shared ``seqs`` (§5.1: one seq per request over the whole run)."""
     if isinstance(adapter, SubprocessAdapter):
         adapter.restart_count = restarts
+        adapter.seqs = seqs
 
 
 def _start_worker(impl: Any, options: CheckOptions, stop_flags: Any, notices: Any,
-                  restarts: RestartCount, starts: Any, finishing: Any) -> None:
+                  restarts: RestartCount, seqs: SeqCounter, starts: Any,
+                  finishing: Any) -> None:
     """Pool initializer: start the implementation once for every task of this process, and
     tell the driver on ``starts`` how it went (None, or the error its start raised)."""
     starts.cancel_join_thread()  # an entry the driver no longer reads never holds up an exit
     _WORKER.finishing = finishing
     try:
-        _start_implementation(impl, options, stop_flags, notices, restarts)
+        _start_implementation(impl, options, stop_flags, notices, restarts, seqs)
     finally:
         failed = _WORKER.failed
         try:
@@ -166,7 +170,7 @@ def _start_worker(impl: Any, options: CheckOptions, stop_flags: Any, notices: An
 
 
 def _start_implementation(impl: Any, options: CheckOptions, stop_flags: Any, notices: Any,
-                          restarts: RestartCount) -> None:
+                          restarts: RestartCount, seqs: SeqCounter) -> None:
     """Start the implementation once for every task of this worker process."""
     for number in ENDING_SIGNALS:
         if signal.getsignal(number) is not signal.SIG_IGN:  # as the driver: nohup's SIGHUP
@@ -185,7 +189,7 @@ def _start_implementation(impl: Any, options: CheckOptions, stop_flags: Any, not
         # Run when the worker process ends, however it was started (a forked process skips
         # atexit).
         multiprocessing_util.Finalize(adapter, adapter.stop, exitpriority=10)
-        share_restarts(adapter, restarts)
+        share_run_counts(adapter, restarts, seqs)
         _WORKER.handshake = adapter.start()
     except Exception as error:  # raised by every task, as one process's start would raise it
         _WORKER.failed = error
@@ -375,12 +379,14 @@ class Workers:
         self._notices = context.Queue()
         #: The run's restart limit, shared by every worker's implementation.
         self.restarts = RestartCount(context=context)
+        #: The run's request numbers, shared by every worker's implementation.
+        self.seqs = SeqCounter(context=context)
         #: How each worker's start went: None, or the error it raised (one entry per worker).
         self._starts = context.Queue()
         self._pool = ProcessPoolExecutor(
             max_workers=jobs, mp_context=context, initializer=_start_worker,
-            initargs=(impl, options, self._flags, self._notices, self.restarts, self._starts,
-                      context.Barrier(jobs)))
+            initargs=(impl, options, self._flags, self._notices, self.restarts, self.seqs,
+                      self._starts, context.Barrier(jobs)))
         self._readies = [self._pool.submit(_ready) for _ in range(jobs)]
         self._numbers = 0
         #: Family searches that ran ahead in vain (a family before them found a violation, or

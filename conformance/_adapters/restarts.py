@@ -1,6 +1,8 @@
-"""The restart limit of a run (spec/protocol.md §7.4): one count for the whole run, shared by
-every operation, family search and worker process of ``--jobs``, so that a program that can no
-longer answer costs a bounded time in all, not a bounded time per search or per worker."""
+"""The counts a run keeps once for all its worker processes of ``--jobs``: the restart limit
+(spec/protocol.md §7.4), one count for the whole run shared by every operation, family search
+and worker, so that a program that can no longer answer costs a bounded time in all, not a
+bounded time per search or per worker; and the run requests' seq (§5.1), one number per
+request over the whole run."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import threading
 import time
 from typing import Any
 
-__all__ = ["MAX_RESTARTS", "RestartCount"]
+__all__ = ["MAX_RESTARTS", "RestartCount", "SeqCounter"]
 
 #: Restarts in a row without an answered request before the program is given up on.
 MAX_RESTARTS = 3
@@ -85,3 +87,26 @@ class RestartCount:
     def given_up_at(self) -> float | None:
         """Seconds into the run when the program was given up on, or None."""
         return self._numbers[_GIVEN_UP_AT] if self._numbers[_GIVEN_UP] else None
+
+
+class SeqCounter:
+    """The ``seq`` of the run's next run request: different for every run request over the
+    harness's whole run, and increasing (spec/protocol.md §5.1). Local to one process by
+    default; with a :mod:`multiprocessing` ``context``, in shared memory that the worker
+    processes started from that context inherit, so that the programs of ``--jobs`` never
+    see one seq twice."""
+
+    def __init__(self, *, context: Any | None = None) -> None:
+        self._last: Any
+        self._lock: Any
+        if context is None:
+            self._last, self._lock = [0], threading.Lock()
+        else:
+            self._last, self._lock = context.Array("q", [0], lock=False), context.Lock()
+
+    def next(self) -> int:
+        """The next seq of the run (from 1)."""
+        with self._lock:
+            self._last[0] += 1
+            return int(self._last[0])
+

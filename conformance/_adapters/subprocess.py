@@ -58,7 +58,7 @@ from .pipes import (
     _StartFailed,
     _StderrRing,
 )
-from .restarts import MAX_RESTARTS, RestartCount
+from .restarts import MAX_RESTARTS, RestartCount, SeqCounter
 
 _STILL_OPEN = (" (a process it started kept its stdout open; it was killed with the whole "
                "process group)")
@@ -127,7 +127,8 @@ class SubprocessAdapter:
         #: Set once a restarted program answered another handshake (the run must stop).
         self._changed: HandshakeChanged | None = None
         self._stopped = False
-        self._seq = 0
+        #: Where each run request's seq comes from (shared by the worker processes of --jobs).
+        self.seqs = SeqCounter()
         self._previous: RunRequest | None = None
         #: What the program wrote after its last answer, found when it was stopped.
         self._after_last: AfterLastAnswer | None = None
@@ -199,8 +200,7 @@ class SubprocessAdapter:
         assert program is not None
         seconds = self.timeout if timeout is None else timeout
         self.last_exchange_seconds = 0.0
-        self._seq += 1
-        request = RunRequest(self._seq, op, input)
+        request = RunRequest(self.seqs.next(), op, input)
         previous, self._previous = self._previous, request
         payload = encode(request)
         mark = self._stderr.mark()
