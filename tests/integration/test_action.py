@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -401,9 +402,16 @@ def test_install_makes_the_environment_and_installs_the_checkout(
 
 @pytest.mark.slow  # a real install (about 12 s of pip); the test above holds install.sh's logic
 def test_install_then_check_as_the_action_does(tmp_path: Path) -> None:
-    """install.sh builds a private environment from the action's checkout; run.py runs in it."""
+    """install.sh builds a private environment from the action's checkout; run.py runs in it.
+    The checkout is a copy, as a runner's is its own clone: pip builds in it (setuptools writes
+    build/ there), which must not touch this one."""
     env, runner, _ = runner_env(tmp_path)
     (runner / "temp").mkdir()
+    checkout = tmp_path / "action"
+    shutil.copytree(ROOT, checkout, ignore=shutil.ignore_patterns(
+        ".git", "build", "dist", ".nox", ".venv", "*.egg-info", "__pycache__", ".hypothesis",
+        ".pytest_cache", ".ruff_cache", ".mypy_cache", ".benchmarks", "node_modules"))
+    env["GITHUB_ACTION_PATH"] = str(checkout)
     installed = subprocess.run(["bash", str(INSTALL)], env=env, capture_output=True, text=True,
                                timeout=600, check=False)
     assert installed.returncode == 0, installed.stdout + installed.stderr
