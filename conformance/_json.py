@@ -62,8 +62,17 @@ MISSING: Final = _Missing()
 SHOWN_CHARACTERS = 240
 
 
+#: The JSON kind of each plain type, looked up before the checks that subclasses need.
+_KIND_OF_TYPE: Final[dict[type, str]] = {
+    type(None): "null", bool: "boolean", int: "number", float: "number", str: "string",
+    list: "array", tuple: "array", dict: "object"}
+
+
 def kind(value: Any) -> str:
     """The JSON kind of ``value``: null, boolean, number, string, array or object."""
+    plain = _KIND_OF_TYPE.get(type(value))
+    if plain is not None:
+        return plain
     if value is None:
         return "null"
     if isinstance(value, bool):

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import collections
+import collections.abc
 import math
+import types
+from typing import Any
 
 import pytest
-from eventproof.conformance._json import MISSING, first_difference, render, same_json
+from eventproof.conformance._json import MISSING, first_difference, kind, render, same_json
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -74,3 +78,42 @@ def test_render_shows_hidden_characters_and_elides_long_values() -> None:
     assert long.endswith("(1000 code points)")
     assert render(MISSING) == "(absent)"
     assert render(math.nan) == "NaN"
+
+
+def _kind_by_its_definition(value: Any) -> str:
+    """What ``kind`` says, from the checks alone (no table)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, collections.abc.Mapping):
+        return "object"
+    return type(value).__name__
+
+
+class _Text(str):
+    pass
+
+
+class _Number(int):
+    pass
+
+
+@given(st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=3),
+    st.lists(st.integers(), max_size=2), st.tuples(st.integers()),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+    st.builds(_Text, st.text(max_size=3)), st.builds(_Number, st.integers()),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2).map(
+        types.MappingProxyType),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2).map(
+        collections.OrderedDict),
+    st.binary(max_size=2), st.frozensets(st.integers(), max_size=2)))
+def test_kind_is_its_definition_for_plain_values_and_subclasses(value: Any) -> None:
+    assert kind(value) == _kind_by_its_definition(value)
