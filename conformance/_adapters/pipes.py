@@ -25,6 +25,8 @@ from ._base import _READ_CHUNK, EXIT_GRACE_SECONDS, STOP_GRACE_SECONDS
 _POLL_SECONDS = 0.05
 #: How long an answer the exited leader left in the pipe gets to arrive.
 _EXIT_SECONDS = 0.25
+#: How long a stopped program's stdout may take to end, once every process of its group is gone.
+_DRAIN_SECONDS = 5.0
 #: How many bytes of each end of an unfinished line a message shows.
 _SHOWN_BYTES = 80
 
@@ -346,8 +348,9 @@ class _Program:
         # What the program left behind (a process it started that outlived it) goes too.
         self._signal_group(getattr(signal, "SIGKILL", signal.SIGTERM))
         # Every process that could hold stdout is gone: the end of stdout comes at once, after
-        # whatever was written before it.
-        written = self.lines.next_line(time.monotonic() + STOP_GRACE_SECONDS)
+        # whatever was written before it (the bound is for a loaded machine's reader thread,
+        # and for a process that left the group still holding stdout).
+        written = self.lines.next_line(time.monotonic() + _DRAIN_SECONDS)
         self._finish()
         if isinstance(written, _EndOfStream) and not written.pending:
             return None
