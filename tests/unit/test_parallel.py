@@ -248,8 +248,10 @@ def test_a_worker_saying_it_met_a_violation_its_result_does_not_hold_changes_not
     on mid-shrink): the families after it are then needed after all. Here every search of every
     worker says so, wrongly, before or after searching: the report is still one process's.
     (Once, such a word left a round with nothing to send and the run ended in 'the searches
-    under --jobs stalled with a round open'; forked workers inherit the patch.)"""
+    under --jobs stalled with a round open'; the workers are forked, so that they inherit the
+    patch whatever threads earlier tests left in this process.)"""
     monkeypatch.setattr(Engine, "search_family", _says_it_met_a_violation(when))
+    monkeypatch.setattr(_parallel, "_start_method", lambda: "fork")
     one, two = both(BudgetAndWireBugs, ops=("classify", "roster"), max_examples=30,
                     timeout=2.0)
     assert not one.conforms
@@ -367,9 +369,13 @@ class WaitsToBeHeard(Reference):
 
 
 def _heard_in_time(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> bool:
-    """Whether, under jobs=2, the driver heard the workers' counts while their searches ran."""
+    """Whether, under jobs=2, the driver heard the workers' counts while their searches ran.
+    The workers are forked, whatever threads earlier tests left in this process (which make
+    the scheduler spawn them instead): a wrong scheduler patched into this process must reach
+    them."""
     monkeypatch.setenv(HEARD, str(tmp_path))
     monkeypatch.setenv(DRIVER, str(os.getpid()))
+    monkeypatch.setattr(_parallel, "_start_method", lambda: "fork")
 
     def hear(event: ProgressEvent) -> None:
         if isinstance(event, ExamplesJudged) and event.judged:
