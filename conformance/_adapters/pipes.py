@@ -265,6 +265,9 @@ class _Program:
         self._stderr.start()
         #: How long the last :meth:`exchange` waited, from sending to its answer or deadline.
         self.seconds = 0.0
+        #: True while :meth:`exchange` waits for an answer (a stop from another thread, as when
+        #: the run is ending, then leaves stdout to that wait).
+        self._exchanging = False
 
     def exchange(self, payload: bytes, seconds: float,
                  abandon: Callable[[], bool] | None = None) -> _Line | _Abandoned | None:
@@ -275,6 +278,14 @@ class _Program:
         no end of stream ever comes: that is a crash with the leader's exit status, reported
         once the answer it may have left in the pipe has had a moment to arrive.
         """
+        self._exchanging = True
+        try:
+            return self._exchange(payload, seconds, abandon)
+        finally:
+            self._exchanging = False
+
+    def _exchange(self, payload: bytes, seconds: float,
+                  abandon: Callable[[], bool] | None) -> _Line | _Abandoned | None:
         started = time.monotonic()
         deadline = started + seconds
         self.writer.send(payload)
@@ -341,16 +352,17 @@ class _Program:
                 self.popen.wait(timeout=STOP_GRACE_SECONDS)
             except subprocess.TimeoutExpired:
                 self._signal_group(signal.SIGTERM)
-                try:
+                with contextlib.suppress(subprocess.TimeoutExpired):
                     self.popen.wait(timeout=STOP_GRACE_SECONDS)
-                except subprocess.TimeoutExpired:
-                    self.kill()
-        # What the program left behind (a process it started that outlived it) goes too.
+        # Killed if still running, and what the program left behind (a process it started
+        # that outlived it) goes too. Its stdout is still read (below), then closed.
         self._signal_group(getattr(signal, "SIGKILL", signal.SIGTERM))
         # Every process that could hold stdout is gone: the end of stdout comes at once, after
         # whatever was written before it (the bound is for a loaded machine's reader thread,
-        # and for a process that left the group still holding stdout).
-        written = self.lines.next_line(time.monotonic() + _DRAIN_SECONDS)
+        # and for a process that left the group still holding stdout). Stopped in the middle of
+        # a request, nothing it wrote comes after its last answer.
+        written = (None if self._exchanging
+                   else self.lines.next_line(time.monotonic() + _DRAIN_SECONDS))
         self._finish()
         if isinstance(written, _EndOfStream) and not written.pending:
             return None
