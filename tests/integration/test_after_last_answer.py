@@ -17,7 +17,7 @@ from eventproof.conformance._vectors import run_vectors
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-PROGRAM = Path(__file__).resolve().parent / "programs" / "after_last.py"
+PROGRAM = Path(__file__).resolve().parent / "programs" / "reference_port.py"
 
 
 def _command(written: bytes, when: str = "stop") -> str:

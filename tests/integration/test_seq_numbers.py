@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from eventproof.conformance import check_implementation
 
-PROGRAM = Path(__file__).resolve().parent / "programs" / "seq_log.py"
+PROGRAM = Path(__file__).resolve().parent / "programs" / "reference_port.py"
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_every_run_request_of_a_run_has_its_own_seq(tmp_path: Path, jobs: int) -> None:
     log = tmp_path / "seqs"
-    report = check_implementation(shlex.join([sys.executable, str(PROGRAM), str(log)]),
+    report = check_implementation(shlex.join([sys.executable, str(PROGRAM), "", "stop", str(log)]),
                                   ops=["classify", "select"], max_examples=20, jobs=jobs)
     assert report.verdict.conforms
     sent = [tuple(map(int, line.split())) for line in log.read_text("ascii").splitlines()]
